@@ -1,0 +1,1 @@
+"""Policies that play Skip-Bo: the policy interface, heuristic bots, saved models."""

@@ -1,0 +1,75 @@
+"""The 145 action ids every agent, environment and tool shares (RULES.md, "Action ids").
+
+Layout::
+
+    id   0 .. 91   play:    id = source * 4 + pile        pile = building slot 0..3
+                   source   0 .. 12  a hand card of value source + 1 (12 = SKIP-BO)
+                            13       own stockpile top (the team's pile with team_stock="shared")
+                            14 .. 17 top of own discard pile 0..3
+                            18       partner's stockpile top          (partners, own stockpiles)
+                            19 .. 22 top of partner's discard pile 0..3 (partners)
+    id  92 .. 143  discard: id = 92 + (value - 1) * 4 + pile   own discard slot 0..3, ends the turn
+    id 144         end turn (only with an empty hand when nothing can be drawn)
+
+Human-readable descriptions number piles from 1, as players do: slot 0 is "pile 1".
+"""
+
+from __future__ import annotations
+
+from skipbo_env.cards import NUM_BUILDING_PILES, WILD, card_name
+
+NUM_ACTIONS = 145
+HAND_SOURCES = 13
+STOCK_SOURCE = 13
+DISCARD_SOURCE = 14
+PARTNER_STOCK_SOURCE = 18
+PARTNER_DISCARD_SOURCE = 19
+NUM_SOURCES = 23
+FIRST_DISCARD = NUM_SOURCES * NUM_BUILDING_PILES  # 92
+END_TURN = 144
+
+
+def play_action(source: int, pile: int) -> int:
+    return source * NUM_BUILDING_PILES + pile
+
+
+def hand_play_action(value: int, pile: int) -> int:
+    return (value - 1) * NUM_BUILDING_PILES + pile
+
+
+def discard_action(value: int, pile: int) -> int:
+    return FIRST_DISCARD + (value - 1) * NUM_BUILDING_PILES + pile
+
+
+def is_play(action: int) -> bool:
+    return 0 <= action < FIRST_DISCARD
+
+
+def is_discard(action: int) -> bool:
+    return FIRST_DISCARD <= action < END_TURN
+
+
+def describe_source(source: int) -> str:
+    if source < HAND_SOURCES:
+        return f"hand {card_name(source + 1)}"
+    if source == STOCK_SOURCE:
+        return "stockpile top"
+    if source < PARTNER_STOCK_SOURCE:
+        return f"discard pile {source - DISCARD_SOURCE + 1} top"
+    if source == PARTNER_STOCK_SOURCE:
+        return "partner's stockpile top"
+    return f"partner's discard pile {source - PARTNER_DISCARD_SOURCE + 1} top"
+
+
+def describe_action(action: int) -> str:
+    """A human-readable action, e.g. ``describe_action(16) == "play hand 5 on building pile 1"``."""
+    if not isinstance(action, int) or isinstance(action, bool) or not 0 <= action < NUM_ACTIONS:
+        raise ValueError(f"action {action!r} is not an action id: use an integer from 0 to {NUM_ACTIONS - 1}")
+    if action == END_TURN:
+        return "end turn (empty hand, nothing to draw)"
+    if is_discard(action):
+        value, pile = divmod(action - FIRST_DISCARD, NUM_BUILDING_PILES)
+        return f"discard {card_name(value + 1)} onto discard pile {pile + 1}"
+    source, pile = divmod(action, NUM_BUILDING_PILES)
+    return f"play {describe_source(source)} on building pile {pile + 1}"
+

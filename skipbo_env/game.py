@@ -1,0 +1,491 @@
+"""One hand of Skip-Bo: the rules engine (RULES.md, "A turn" to "Scoring and matches").
+
+The engine knows nothing of observations, rewards or agents. Chance events (the deal,
+draws, recycling the completed piles) happen inside :meth:`Game.new` and :meth:`Game.step`,
+all from one seeded ``numpy.random.Generator``.
+
+Internal layout, read by the encoders (treat it as read-only):
+
+- ``hand_counts[seat][v]``: how many cards of value ``v`` (1..13) the seat holds;
+  ``hand_sizes[seat]`` their total. Hands are multisets, so order is not kept.
+- ``stocks[seat]``, ``discards[seat][0..3]``, ``building[0..3]``, ``completed``,
+  ``draw_pile``: lists of card values whose last element is the top card. With
+  ``team_stock="shared"`` both partners' entries in ``stocks`` are the same list object.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+
+import numpy as np
+
+from skipbo_env import state_io
+from skipbo_env.actions import (
+    DISCARD_SOURCE,
+    END_TURN,
+    FIRST_DISCARD,
+    NUM_ACTIONS,
+    PARTNER_DISCARD_SOURCE,
+    PARTNER_STOCK_SOURCE,
+    STOCK_SOURCE,
+    describe_action,
+)
+from skipbo_env.cards import HAND_SIZE, NUM_VALUES, TOP_VALUE, WILD, card_name, new_deck, shuffled
+from skipbo_env.rules import Rules
+
+RECORD_FORMAT = "skipbo-record/1"
+
+
+class IllegalActionError(ValueError):
+    """An action id that is not legal in the current position; the game is unchanged."""
+
+
+class Game:
+    """One hand. Create with :meth:`new` (a fresh deal) or :meth:`from_dict` (a saved position)."""
+
+    __slots__ = (
+        "rules", "num_players", "hand_counts", "hand_sizes", "stocks", "discards", "building",
+        "completed", "draw_pile", "current_seat", "dealer", "turn", "phase", "plays_this_turn",
+        "quiet_turns", "outcome", "winners", "_partner", "_rng", "_seed", "_start", "_actions",
+        "_legal",
+    )
+
+    def __init__(self, rules: Rules, seed: int) -> None:
+        n = rules.num_players
+        self.rules = rules
+        self.num_players = n
+        self.hand_counts = [[0] * (NUM_VALUES + 1) for _ in range(n)]
+        self.hand_sizes = [0] * n
+        self.stocks: list[list[int]] = [[] for _ in range(n)]
+        self.discards = [[[] for _ in range(4)] for _ in range(n)]
+        self.building: list[list[int]] = [[] for _ in range(4)]
+        self.completed: list[int] = []
+        self.draw_pile: list[int] = []
+        self.current_seat = self.dealer = self.turn = 0
+        self.phase = "play"
+        self.plays_this_turn = self.quiet_turns = 0
+        self.outcome: str | None = None
+        self.winners: tuple[int, ...] = ()
+        self._partner = [rules.partner_of(seat) for seat in range(n)]
+        self._seed = seed
+        self._rng = np.random.default_rng(seed)
+        self._start: dict | None = None
+        self._actions: list[int] = []
+        self._legal: list[int] | None = None
+
+    # ------------------------------------------------------------------ creation
+    @classmethod
+    def new(cls, rules: Rules | None = None, seed: int | None = None, dealer: int | None = None) -> "Game":
+        """A new hand: the whole deck shuffled, the stockpiles dealt, the first seat drawn up.
+
+        The generator first draws one number that picks the dealer (RULES.md, "Deal": the
+        first dealer is chosen at random), then shuffles; ``dealer`` overrides the pick.
+        ``seed=None`` takes fresh entropy, which :meth:`record` keeps.
+        """
+        rules = rules if rules is not None else Rules()
+        if seed is None:
+            seed = int(np.random.SeedSequence().entropy % 2**63)
+        game = cls(rules, seed)
+        n = rules.num_players
+        drawn_dealer = int(game._rng.random() * n)
+        if dealer is None:
+            dealer = drawn_dealer
+        elif not isinstance(dealer, (int, np.integer)) or not 0 <= dealer < n:
+            raise ValueError(f"dealer={dealer!r} is not a seat: use 0 to {n - 1}")
+        game.dealer = int(dealer)
+        game._deal(shuffled(new_deck(rules.decks), game._rng))
+        game.current_seat = (game.dealer + 1) % n
+        game._draw_up_to_five()
+        return game
+
+    def _deal(self, deck: list[int]) -> None:
+        """RULES.md, "Deal": one stockpile per seat (per team when shared), the rest is the draw pile."""
+        size = self.rules.stock_size
+        piles = [deck[i * size:(i + 1) * size] for i in range(self.rules.num_stockpiles)]
+        for seat in range(self.num_players):
+            self.stocks[seat] = piles[self._stockpile_index(seat)]
+        self.draw_pile = deck[len(piles) * size:]
+
+    def _stockpile_index(self, seat: int) -> int:
+        return self.rules.team_of(seat) if self.rules.team_stock == "shared" else seat
+
+    @classmethod
+    def from_dict(cls, state: dict, seed: int | None = None) -> "Game":
+        """Load a position in the state format of RULES.md, refusing a broken one with ``ValueError``.
+
+        Later shuffles draw from ``seed``; ``None`` derives it from the state, so loading the
+        same position twice gives the same game. A state in phase ``"draw"`` performs the draw.
+        """
+        rules = state_io.check_state(state)
+        if seed is None:
+            digest = hashlib.sha256(json.dumps(state, sort_keys=True).encode()).digest()
+            seed = int.from_bytes(digest[:8], "little") >> 1
+        game = cls(rules, seed)
+        game._start = json.loads(json.dumps(state))
+        game._load(state)
+        if game.outcome is None and game.phase == "draw":
+            game.phase = "play"
+            game._draw_up_to_five()
+        return game
+
+    def _load(self, state: dict) -> None:
+        for seat, seat_state in enumerate(state["seats"]):
+            for value in seat_state["hand"]:
+                self.hand_counts[seat][value] += 1
+            self.hand_sizes[seat] = len(seat_state["hand"])
+            self.discards[seat] = [list(pile) for pile in seat_state["discards"]]
+        for seat in range(self.num_players):
+            owner = self._stockpile_owner(seat)
+            self.stocks[seat] = self.stocks[owner] if owner != seat else list(state["seats"][seat]["stock"])
+        self.building = [list(pile) for pile in state["building"]]
+        self.completed = list(state["completed"])
+        self.draw_pile = list(state["draw_pile"])
+        for key in ("current_seat", "dealer", "turn", "phase", "plays_this_turn", "quiet_turns"):
+            setattr(self, key, state[key])
+        if "outcome" in state:
+            self.outcome = state["outcome"]
+            self.winners = tuple(state.get("winners", ()))
+
+    def _stockpile_owner(self, seat: int) -> int:
+        """The seat whose ``stock`` entry holds this seat's stockpile in the state format."""
+        return self.rules.team_of(seat) if self.rules.team_stock == "shared" else seat
+
+    # ------------------------------------------------------------------ queries
+    @property
+    def is_over(self) -> bool:
+        return self.outcome is not None
+
+    @property
+    def seed(self) -> int:
+        return self._seed
+
+    def can_draw(self) -> bool:
+        """Whether a card could be drawn now (from the draw pile or recycled completed piles)."""
+        return bool(self.draw_pile or self.completed)
+
+    def partner_of(self, seat: int) -> int | None:
+        return self._partner[seat]
+
+    def legal_actions(self) -> list[int]:
+        """The legal action ids for the seat to act, ascending; empty once the hand is over."""
+        if self._legal is None:
+            self._legal = [] if self.outcome is not None else self._compute_legal_actions()
+        return self._legal
+
+    def action_mask(self) -> np.ndarray:
+        mask = np.zeros(NUM_ACTIONS, dtype=bool)
+        mask[self.legal_actions()] = True
+        return mask
+
+    def _open_building_piles(self) -> list[tuple[int, int]]:
+        """(slot, value needed) of every pile a card may go on: started piles and the lowest empty slot."""
+        building = self.building
+        return [(slot, len(building[slot]) + 1) for slot in _canonical(building)]
+
+    def _play_sources(self, seat: int) -> list[tuple[int, int]]:
+        """(source, card) for every stockpile and discard top the seat may play from."""
+        sources = []
+        stock = self.stocks[seat]
+        if stock:
+            sources.append((STOCK_SOURCE, stock[-1]))
+        for index, pile in enumerate(self.discards[seat]):
+            if pile:
+                sources.append((DISCARD_SOURCE + index, pile[-1]))
+        partner = self._partner[seat]
+        if partner is not None:
+            partner_stock = self.stocks[partner]
+            if partner_stock and partner_stock is not stock:
+                sources.append((PARTNER_STOCK_SOURCE, partner_stock[-1]))
+            for index, pile in enumerate(self.discards[partner]):
+                if pile:
+                    sources.append((PARTNER_DISCARD_SOURCE + index, pile[-1]))
+        return sources
+
+    def _compute_legal_actions(self) -> list[int]:
+        seat = self.current_seat
+        counts = self.hand_counts[seat]
+        piles = self._open_building_piles()
+        actions = []
+        for slot, need in piles:
+            if counts[need]:
+                actions.append((need - 1) * 4 + slot)
+            if counts[WILD]:
+                actions.append((WILD - 1) * 4 + slot)
+        for source, card in self._play_sources(seat):
+            for slot, need in piles:
+                if card == need or card == WILD:
+                    actions.append(source * 4 + slot)
+        if self.hand_sizes[seat]:
+            slots = _canonical(self.discards[seat])
+            for value in range(1, NUM_VALUES + 1):
+                if counts[value]:
+                    base = FIRST_DISCARD + (value - 1) * 4
+                    actions.extend(base + slot for slot in slots)
+        else:
+            actions.append(END_TURN)
+        actions.sort()
+        return actions
+
+    # ------------------------------------------------------------------ actions
+    def step(self, action: int) -> None:
+        """Take one action for the seat to act; draws and recycling follow as chance events.
+
+        Raises :class:`IllegalActionError` (the game unchanged) when the id is not legal.
+        """
+        legal = self._legal if self._legal is not None else self.legal_actions()
+        if action not in legal or isinstance(action, bool):
+            raise IllegalActionError(self._why_illegal(action))
+        action = int(action)
+        self._actions.append(action)
+        self._legal = None
+        if action < FIRST_DISCARD:
+            self._play(action)
+        elif action < END_TURN:
+            self._discard(action)
+        else:
+            self._end_turn()
+
+    def _play(self, action: int) -> None:
+        """RULES.md, "Play": one card onto a building pile; a pile of 12 is set aside at once."""
+        source, slot = divmod(action, 4)
+        seat = self.current_seat
+        if source < STOCK_SOURCE:
+            card = source + 1
+            self.hand_counts[seat][card] -= 1
+            self.hand_sizes[seat] -= 1
+        elif source == STOCK_SOURCE:
+            card = self.stocks[seat].pop()
+        elif source < PARTNER_STOCK_SOURCE:
+            card = self.discards[seat][source - DISCARD_SOURCE].pop()
+        elif source == PARTNER_STOCK_SOURCE:
+            card = self.stocks[self._partner[seat]].pop()
+        else:
+            card = self.discards[self._partner[seat]][source - PARTNER_DISCARD_SOURCE].pop()
+        pile = self.building[slot]
+        pile.append(card)
+        if len(pile) == TOP_VALUE:
+            self._set_aside_completed_pile(slot)
+        self.plays_this_turn += 1
+        if (source == STOCK_SOURCE or source == PARTNER_STOCK_SOURCE) and self._stockpiles_emptied(seat):
+            self._finish("win", self._team_seats(seat))
+            return
+        if self.hand_sizes[seat] == 0:
+            self._draw(HAND_SIZE)
+
+    def _set_aside_completed_pile(self, slot: int) -> None:
+        """RULES.md: a pile that reaches 12 is taken away and set aside; its slot is free again."""
+        self.completed.extend(self.building[slot])
+        self.building[slot] = []
+
+    def _stockpiles_emptied(self, seat: int) -> bool:
+        """RULES.md, "Winning a hand" and "Partners" (``team_win``): is the hand won?"""
+        partner = self._partner[seat]
+        if partner is None or self.rules.team_stock == "shared":
+            return not self.stocks[seat]
+        if self.rules.team_win == "both":
+            return not self.stocks[seat] and not self.stocks[partner]
+        return not self.stocks[seat] or not self.stocks[partner]
+
+    def _team_seats(self, seat: int) -> tuple[int, ...]:
+        partner = self._partner[seat]
+        return (seat,) if partner is None else tuple(sorted((seat, partner)))
+
+    def _discard(self, action: int) -> None:
+        """RULES.md, "Discard": a hand card onto one of the player's own discard piles ends the turn."""
+        value, slot = divmod(action - FIRST_DISCARD, 4)
+        value += 1
+        seat = self.current_seat
+        self.hand_counts[seat][value] -= 1
+        self.hand_sizes[seat] -= 1
+        self.discards[seat][slot].append(value)
+        self._end_turn()
+
+    def _end_turn(self) -> None:
+        """Count quiet turns (``exhausted_draw``), apply ``max_turns``, pass to the left and draw."""
+        quiet = self.plays_this_turn == 0 and not self.can_draw()
+        self.quiet_turns = self.quiet_turns + 1 if quiet else 0
+        self.turn += 1
+        self.current_seat = (self.dealer + 1 + self.turn) % self.num_players
+        self.plays_this_turn = 0
+        self.phase = "draw"
+        if self.rules.exhausted_draw == "play_on" and self.quiet_turns >= self.num_players:
+            self._finish("draw", ())
+            return
+        if self.rules.max_turns is not None and self.turn >= self.rules.max_turns:
+            self._finish("truncated", ())
+            return
+        self.phase = "play"
+        self._draw_up_to_five()
+
+    def _draw_up_to_five(self) -> None:
+        """RULES.md, "A turn", step 1: draw until the hand holds 5 cards."""
+        self._draw(HAND_SIZE - self.hand_sizes[self.current_seat])
+
+    def _draw(self, count: int) -> None:
+        """Draw ``count`` cards for the seat to act, recycling completed piles when the draw pile is empty.
+
+        RULES.md, "Running out of cards to draw": with ``exhausted_draw="draw"`` the hand ends
+        as a draw when a card must be drawn and none is left; with ``"play_on"`` the seat takes
+        what there is.
+        """
+        seat = self.current_seat
+        counts = self.hand_counts[seat]
+        for _ in range(count):
+            if not self.draw_pile:
+                if not self.completed:
+                    if self.rules.exhausted_draw == "draw":
+                        self._finish("draw", ())
+                    return
+                self._recycle_completed_piles()
+            counts[self.draw_pile.pop()] += 1
+            self.hand_sizes[seat] += 1
+
+    def _recycle_completed_piles(self) -> None:
+        """RULES.md: only when the draw pile is empty are the completed piles shuffled into a new one."""
+        self.draw_pile = shuffled(self.completed, self._rng)
+        self.completed = []
+
+    def _finish(self, outcome: str, winners: tuple[int, ...]) -> None:
+        self.outcome = outcome
+        self.winners = winners
+        self._legal = []
+
+    # ------------------------------------------------------------------ results
+    def points(self) -> tuple[int, ...]:
+        """This hand's points per seat (RULES.md, "Scoring"): only the winner (team) scores."""
+        n = self.num_players
+        if self.outcome != "win":
+            return (0,) * n
+        winning_team = self.rules.team_of(self.winners[0])
+        cards_left = sum(
+            len(self.stocks[seat])
+            for seat in range(n)
+            if self._stockpile_owner(seat) == seat and self.rules.team_of(seat) != winning_team
+        )
+        score = self.rules.win_points + self.rules.stock_card_points * cards_left
+        return tuple(score if seat in self.winners else 0 for seat in range(n))
+
+    # ------------------------------------------------------------------ errors
+    def _why_illegal(self, action) -> str:
+        if isinstance(action, bool) or not isinstance(action, (int, np.integer)) or not 0 <= action < NUM_ACTIONS:
+            return f"{action!r} is not an action id: use an integer from 0 to {NUM_ACTIONS - 1}"
+        action = int(action)
+        what = f"action {action} ({describe_action(action)}) is not legal"
+        if self.outcome is not None:
+            return f"{what}: the hand is over ({self.outcome})"
+        seat = self.current_seat
+        if action == END_TURN:
+            return f"{what}: end turn needs an empty hand and nothing to draw; seat {seat} holds {self.hand_sizes[seat]} cards"
+        if action >= FIRST_DISCARD:
+            value, slot = divmod(action - FIRST_DISCARD, 4)
+            if not self.hand_counts[seat][value + 1]:
+                return f"{what}: seat {seat} holds no {card_name(value + 1)} in hand (only hand cards can be discarded)"
+            return f"{what}: a new discard pile must use the lowest empty slot, discard pile {_canonical(self.discards[seat])[-1] + 1}"
+        source, slot = divmod(action, 4)
+        card, reason = self._source_card(seat, source)
+        if reason:
+            return f"{what}: {reason}"
+        needed = dict(self._open_building_piles())
+        if slot not in needed:
+            lowest = next(s for s, pile in enumerate(self.building) if not pile)
+            return f"{what}: a new building pile must use the lowest empty slot, building pile {lowest + 1}"
+        return f"{what}: building pile {slot + 1} needs a {needed[slot]} (or SKIP-BO), not a {card_name(card)}"
+
+    def _source_card(self, seat: int, source: int) -> tuple[int, str]:
+        """The card a play would take and, if there is none, why."""
+        if source < STOCK_SOURCE:
+            has = self.hand_counts[seat][source + 1]
+            return source + 1, "" if has else f"seat {seat} holds no {card_name(source + 1)} in hand"
+        if source == STOCK_SOURCE:
+            stock = self.stocks[seat]
+            return (stock[-1], "") if stock else (0, f"seat {seat}'s stockpile is empty")
+        if source < PARTNER_STOCK_SOURCE:
+            pile = self.discards[seat][source - DISCARD_SOURCE]
+            return (pile[-1], "") if pile else (0, f"discard pile {source - DISCARD_SOURCE + 1} is empty")
+        partner = self._partner[seat]
+        if partner is None:
+            return 0, "plays from a partner's piles exist only in partners games"
+        if source == PARTNER_STOCK_SOURCE:
+            if self.rules.team_stock == "shared":
+                return 0, f"with team_stock='shared' the team's stockpile is played as the own stockpile (ids {STOCK_SOURCE * 4}-{STOCK_SOURCE * 4 + 3})"
+            stock = self.stocks[partner]
+            return (stock[-1], "") if stock else (0, "the partner's stockpile is empty")
+        pile = self.discards[partner][source - PARTNER_DISCARD_SOURCE]
+        index = source - PARTNER_DISCARD_SOURCE + 1
+        return (pile[-1], "") if pile else (0, f"the partner's discard pile {index} is empty")
+
+    # ------------------------------------------------------------------ saving
+    def to_dict(self) -> dict:
+        """The position in the state format of RULES.md (JSON-ready)."""
+        seats = []
+        for seat in range(self.num_players):
+            counts = self.hand_counts[seat]
+            hand = [value for value in range(1, NUM_VALUES + 1) for _ in range(counts[value])]
+            stock = list(self.stocks[seat]) if self._stockpile_owner(seat) == seat else []
+            seats.append({"hand": hand, "stock": stock, "discards": [list(p) for p in self.discards[seat]]})
+        state = {
+            "format": state_io.STATE_FORMAT,
+            "rules": self.rules.to_dict(),
+            "seats": seats,
+            "building": [list(pile) for pile in self.building],
+            "completed": list(self.completed),
+            "draw_pile": list(self.draw_pile),
+            "current_seat": self.current_seat,
+            "phase": self.phase,
+            "dealer": self.dealer,
+            "turn": self.turn,
+            "plays_this_turn": self.plays_this_turn,
+            "quiet_turns": self.quiet_turns,
+        }
+        if self.outcome is not None:
+            state["outcome"] = self.outcome
+            state["winners"] = list(self.winners)
+        return state
+
+    def record(self) -> dict:
+        """The game record: seed, deal (rules and dealer, or the loaded start state) and actions."""
+        record = {"format": RECORD_FORMAT, "seed": self._seed}
+        if self._start is not None:
+            record["start"] = self._start
+        else:
+            record["rules"] = self.rules.to_dict()
+            record["dealer"] = self.dealer
+        record["actions"] = list(self._actions)
+        return record
+
+    @classmethod
+    def replay(cls, record: dict) -> "Game":
+        """The game a :meth:`record` describes, every action taken again."""
+        if not isinstance(record, dict) or record.get("format") != RECORD_FORMAT:
+            raise ValueError(f"not a game record: expected a mapping with format {RECORD_FORMAT!r}")
+        missing = [key for key in ("seed", "actions") if key not in record]
+        if missing:
+            raise ValueError(f"game record lacks {', '.join(missing)}")
+        if "start" in record:
+            game = cls.from_dict(record["start"], seed=record["seed"])
+        else:
+            game = cls.new(Rules.from_dict(record["rules"]), seed=record["seed"], dealer=record["dealer"])
+        for index, action in enumerate(record["actions"]):
+            try:
+                game.step(action)
+            except IllegalActionError as error:
+                raise ValueError(f"game record action #{index} does not replay: {error}") from None
+        return game
+
+    def __repr__(self) -> str:
+        status = f"outcome={self.outcome!r}, winners={self.winners}" if self.outcome else f"seat {self.current_seat} to act"
+        return f"Game({self.num_players} players, turn {self.turn}, {status})"
+
+
+def _canonical(piles: list[list[int]]) -> list[int]:
+    """Started slots plus the lowest empty slot: RULES.md's canonical slots."""
+    slots = []
+    empty_offered = False
+    for slot, pile in enumerate(piles):
+        if pile:
+            slots.append(slot)
+        elif not empty_offered:
+            empty_offered = True
+            slots.append(slot)
+    return slots

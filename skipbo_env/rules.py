@@ -1,0 +1,157 @@
+"""The settings of a hand and a match (RULES.md: every setting, with its default)."""
+
+from __future__ import annotations
+
+import dataclasses
+from typing import Any
+
+from skipbo_env.cards import CARDS_PER_DECK, HAND_SIZE
+
+MIN_PLAYERS, MAX_PLAYERS = 2, 6
+TEAM_WIN_MODES = ("both", "either")
+TEAM_STOCK_MODES = ("own", "shared")
+EXHAUSTED_DRAW_MODES = ("play_on", "draw")
+
+
+def default_stock_size(num_players: int) -> int:
+    """RULES.md, "Deal": 30 cards with 2-4 players, 20 with 5-6."""
+    return 30 if num_players <= 4 else 20
+
+
+def _is_int(value: Any) -> bool:
+    return isinstance(value, int) and not isinstance(value, bool)
+
+
+@dataclasses.dataclass(frozen=True)
+class Rules:
+    """Every setting of RULES.md. Invalid values raise ``ValueError`` naming the setting.
+
+    ``stock_size=None`` means the table-size default (30 for 2-4 players, 20 for 5-6).
+    ``match_end`` is one of ``{"target": N}``, ``{"rounds": N}``, ``{"single_hand": True}``.
+    """
+
+    num_players: int = 2
+    stock_size: int | None = None
+    decks: int = 1
+    partners: bool = False
+    team_win: str = "both"
+    team_stock: str = "own"
+    exhausted_draw: str = "play_on"
+    max_turns: int | None = None
+    win_points: int = 25
+    stock_card_points: int = 5
+    match_end: dict = dataclasses.field(default_factory=lambda: {"target": 500})
+
+    def __post_init__(self) -> None:
+        if not _is_int(self.num_players) or not MIN_PLAYERS <= self.num_players <= MAX_PLAYERS:
+            raise ValueError(
+                f"num_players={self.num_players!r} is not allowed: use an integer from "
+                f"{MIN_PLAYERS} to {MAX_PLAYERS}"
+            )
+        if self.stock_size is None:
+            object.__setattr__(self, "stock_size", default_stock_size(self.num_players))
+        self._check_positive_int("stock_size")
+        self._check_positive_int("decks")
+        self._check_choice("team_win", TEAM_WIN_MODES)
+        self._check_choice("team_stock", TEAM_STOCK_MODES)
+        self._check_choice("exhausted_draw", EXHAUSTED_DRAW_MODES)
+        if not isinstance(self.partners, bool):
+            raise ValueError(f"partners={self.partners!r} is not allowed: use true or false")
+        self._check_partners()
+        if self.max_turns is not None:
+            self._check_positive_int("max_turns", "or None for no limit")
+        for name in ("win_points", "stock_card_points"):
+            value = getattr(self, name)
+            if not _is_int(value) or value < 0:
+                raise ValueError(f"{name}={value!r} is not allowed: use an integer >= 0")
+        object.__setattr__(self, "match_end", _checked_match_end(self.match_end))
+        self._check_deck_holds_the_deal()
+
+    def _check_positive_int(self, name: str, extra: str = "") -> None:
+        value = getattr(self, name)
+        if not _is_int(value) or value < 1:
+            raise ValueError(f"{name}={value!r} is not allowed: use an integer >= 1 {extra}".rstrip())
+
+    def _check_choice(self, name: str, allowed: tuple[str, ...]) -> None:
+        value = getattr(self, name)
+        if value not in allowed:
+            raise ValueError(f"{name}={value!r} is not allowed: use one of {', '.join(map(repr, allowed))}")
+
+    def _check_partners(self) -> None:
+        if self.partners and self.num_players not in (4, 6):
+            raise ValueError(
+                f"partners=True needs 4 or 6 players (partners sit opposite each other); "
+                f"num_players is {self.num_players}"
+            )
+        if not self.partners:
+            for name, default in (("team_win", "both"), ("team_stock", "own")):
+                if getattr(self, name) != default:
+                    raise ValueError(f"{name}={getattr(self, name)!r} needs partners=True")
+
+    def _check_deck_holds_the_deal(self) -> None:
+        """RULES.md, "Deal": the deck holds every stockpile plus one full hand per seat."""
+        needed = self.stock_size * self.num_stockpiles + HAND_SIZE * self.num_players
+        available = CARDS_PER_DECK * self.decks
+        if needed > available:
+            largest = (available - HAND_SIZE * self.num_players) // self.num_stockpiles
+            raise ValueError(
+                f"stock_size={self.stock_size} is too large for {self.num_players} players with "
+                f"decks={self.decks}: the deal needs {needed} cards and the deck has {available}; "
+                f"use stock_size <= {largest} or more decks"
+            )
+
+    @property
+    def num_teams(self) -> int:
+        return self.num_players // 2 if self.partners else self.num_players
+
+    @property
+    def num_stockpiles(self) -> int:
+        return self.num_teams if self.team_stock == "shared" else self.num_players
+
+    @property
+    def deck_size(self) -> int:
+        return CARDS_PER_DECK * self.decks
+
+    def team_of(self, seat: int) -> int:
+        """Team index of a seat: seats ``i`` and ``i + n/2`` are partners."""
+        return seat % self.num_teams
+
+    def partner_of(self, seat: int) -> int | None:
+        """The partner's seat, or ``None`` in a singles game."""
+        if not self.partners:
+            return None
+        return (seat + self.num_players // 2) % self.num_players
+
+    def to_dict(self) -> dict:
+        return {field.name: _copy(getattr(self, field.name)) for field in dataclasses.fields(self)}
+
+    @classmethod
+    def from_dict(cls, settings: dict) -> "Rules":
+        if not isinstance(settings, dict):
+            raise ValueError(f"rules must be a mapping of settings, got {type(settings).__name__}")
+        unknown = sorted(set(settings) - set(SETTING_NAMES))
+        if unknown:
+            raise ValueError(
+                f"unknown setting(s) {', '.join(unknown)}; the settings are {', '.join(SETTING_NAMES)}"
+            )
+        return cls(**settings)
+
+
+def _copy(value: Any) -> Any:
+    return dict(value) if isinstance(value, dict) else value
+
+
+def _checked_match_end(match_end: Any) -> dict:
+    """RULES.md, "Scoring and matches": target score, fixed rounds, or a single hand."""
+    allowed = 'use {"target": N}, {"rounds": N} or {"single_hand": true}'
+    if not isinstance(match_end, dict) or len(match_end) != 1:
+        raise ValueError(f"match_end={match_end!r} is not allowed: {allowed}")
+    (key, value), = match_end.items()
+    if key in ("target", "rounds") and _is_int(value) and value >= 1:
+        return {key: value}
+    if key == "single_hand" and value is True:
+        return {key: True}
+    raise ValueError(f"match_end={match_end!r} is not allowed: {allowed} with N >= 1")
+
+
+SETTING_NAMES = tuple(field.name for field in dataclasses.fields(Rules))

@@ -1,0 +1,1 @@
+"""Self-play training, evaluation tournaments and the ``skipbo`` command line."""

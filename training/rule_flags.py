@@ -1,0 +1,52 @@
+"""Every ``Rules`` setting as a command-line flag, the same in every ``skipbo`` command.
+
+``--num-players`` (alias ``--players``), ``--stock-size 20``, ``--decks 2``, ``--partners``,
+``--team-win either``, ``--team-stock shared``, ``--exhausted-draw draw``, ``--max-turns N``,
+``--win-points N``, ``--stock-card-points N``, and ``--match-end target:500|rounds:N|single_hand``.
+"""
+
+from __future__ import annotations
+
+import argparse
+
+from skipbo_env.rules import EXHAUSTED_DRAW_MODES, TEAM_STOCK_MODES, TEAM_WIN_MODES, Rules
+
+
+def add_rule_flags(parser: argparse.ArgumentParser) -> None:
+    group = parser.add_argument_group("rule settings (RULES.md; defaults as there)")
+    group.add_argument("--num-players", "--players", type=int, default=None, metavar="N", help="2 to 6 (default 2)")
+    group.add_argument("--stock-size", type=int, default=None, metavar="N", help="default 30 (2-4 players) or 20 (5-6)")
+    group.add_argument("--decks", type=int, default=None, metavar="N", help="copies of the 162-card deck (default 1)")
+    group.add_argument("--partners", action="store_true", default=None, help="partners game (4 or 6 players)")
+    group.add_argument("--team-win", choices=TEAM_WIN_MODES, default=None, help="partners: both stockpiles or either")
+    group.add_argument("--team-stock", choices=TEAM_STOCK_MODES, default=None, help="partners: own or shared stockpile")
+    group.add_argument("--exhausted-draw", choices=EXHAUSTED_DRAW_MODES, default=None, help="when nothing can be drawn")
+    group.add_argument("--max-turns", type=int, default=None, metavar="N", help="truncate a hand after N turns")
+    group.add_argument("--win-points", type=int, default=None, metavar="N", help="points for winning a hand (25)")
+    group.add_argument("--stock-card-points", type=int, default=None, metavar="N", help="points per opponent stock card (5)")
+    group.add_argument("--match-end", type=_match_end, default=None, metavar="MODE",
+                       help="target:500 (default), rounds:N or single_hand")
+
+
+def _match_end(text: str) -> dict:
+    if text == "single_hand":
+        return {"single_hand": True}
+    key, _, number = text.partition(":")
+    if key in ("target", "rounds") and number.isdigit():
+        return {key: int(number)}
+    raise argparse.ArgumentTypeError(f"{text!r} is not a match end: use target:N, rounds:N or single_hand")
+
+
+def rule_settings(args: argparse.Namespace) -> dict:
+    """The rule settings given on the command line (only those given)."""
+    names = ("num_players", "stock_size", "decks", "partners", "team_win", "team_stock",
+             "exhausted_draw", "max_turns", "win_points", "stock_card_points", "match_end")
+    return {name: getattr(args, name) for name in names if getattr(args, name, None) is not None}
+
+
+def rules_from_args(args: argparse.Namespace, **defaults) -> Rules:
+    """``Rules`` from the flags given, over ``defaults``; a bad combination exits with its message."""
+    try:
+        return Rules(**{**defaults, **rule_settings(args)})
+    except ValueError as error:
+        raise SystemExit(f"skipbo: error: {error}") from None
