@@ -69,7 +69,7 @@ class Game:
         self.winners: tuple[int, ...] = ()
         self._partner = [rules.partner_of(seat) for seat in range(n)]
         self._seed = seed
-        self._rng = np.random.default_rng(seed)
+        self._rng = np.random.default_rng(seed)  # a loaded game may then restore a saved state
         self._start: dict | None = None
         self._actions: list[int] = []
         self._legal: list[int] | None = None
@@ -114,14 +114,18 @@ class Game:
     def from_dict(cls, state: dict, seed: int | None = None) -> "Game":
         """Load a position in the state format of RULES.md, refusing a broken one with ``ValueError``.
 
-        Later shuffles draw from ``seed``; ``None`` derives it from the state, so loading the
-        same position twice gives the same game. A state in phase ``"draw"`` performs the draw.
+        Later shuffles draw from ``seed`` when given; otherwise from the generator state saved
+        under ``"rng"`` by :meth:`to_dict` (so a saved game resumes exactly, future shuffles
+        included); otherwise from a seed derived from the state, so loading the same position
+        twice gives the same game. A state in phase ``"draw"`` performs the draw.
         """
         rules = state_io.check_state(state)
-        if seed is None:
+        if seed is None and "rng" not in state:
             digest = hashlib.sha256(json.dumps(state, sort_keys=True).encode()).digest()
             seed = int.from_bytes(digest[:8], "little") >> 1
         game = cls(rules, seed)
+        if seed is None:
+            game._rng.bit_generator.state = state_io.checked_rng_state(state["rng"])
         game._start = json.loads(json.dumps(state))
         game._load(state)
         if game.outcome is None and game.phase == "draw":
@@ -351,6 +355,27 @@ class Game:
         self.winners = winners
         self._legal = []
 
+    def copy(self) -> "Game":
+        """An independent copy: same position, same generator state, same record so far."""
+        game = Game.__new__(Game)
+        for name in ("rules", "num_players", "current_seat", "dealer", "turn", "phase", "plays_this_turn",
+                     "quiet_turns", "outcome", "winners", "_partner", "_seed", "_start", "_legal"):
+            setattr(game, name, getattr(self, name))
+        game.hand_counts = [counts[:] for counts in self.hand_counts]
+        game.hand_sizes = self.hand_sizes[:]
+        game.stocks = [[] for _ in range(self.num_players)]
+        for seat in range(self.num_players):
+            owner = self._stockpile_owner(seat)
+            game.stocks[seat] = game.stocks[owner] if owner != seat else self.stocks[seat][:]
+        game.discards = [[pile[:] for pile in piles] for piles in self.discards]
+        game.building = [pile[:] for pile in self.building]
+        game.completed = self.completed[:]
+        game.draw_pile = self.draw_pile[:]
+        game._rng = np.random.Generator(np.random.PCG64())
+        game._rng.bit_generator.state = self._rng.bit_generator.state
+        game._actions = self._actions[:]
+        return game
+
     # ------------------------------------------------------------------ results
     def points(self) -> tuple[int, ...]:
         """This hand's points per seat (RULES.md, "Scoring"): only the winner (team) scores."""
@@ -437,6 +462,7 @@ class Game:
             "turn": self.turn,
             "plays_this_turn": self.plays_this_turn,
             "quiet_turns": self.quiet_turns,
+            "rng": self._rng.bit_generator.state,
         }
         if self.outcome is not None:
             state["outcome"] = self.outcome

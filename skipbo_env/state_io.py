@@ -8,6 +8,8 @@ from __future__ import annotations
 
 from collections import Counter
 
+import numpy as np
+
 from skipbo_env.cards import (
     HAND_SIZE,
     NUM_BUILDING_PILES,
@@ -45,6 +47,16 @@ def check_state(state: dict) -> Rules:
     _check_turn(state, rules)
     _check_outcome(state, rules)
     return rules
+
+
+def checked_rng_state(rng_state) -> dict:
+    """The saved generator state (``"rng"``), refused unless it is numpy's PCG64 state."""
+    bit_generator = np.random.PCG64()
+    try:
+        bit_generator.state = rng_state
+    except (TypeError, ValueError, KeyError) as error:
+        raise ValueError(f"rng is not a numpy PCG64 generator state ({error})") from None
+    return bit_generator.state
 
 
 def _card_list(cards, where: str) -> list[int]:

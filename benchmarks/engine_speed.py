@@ -1,0 +1,64 @@
+"""Rules-engine speed: random legal play, actions per second and games per second.
+
+    python benchmarks/engine_speed.py [--seconds 5] [--players 2 4 6] [--seed 0] [--json]
+
+One action is one ``Game.step`` of a legal id chosen uniformly at random (the legal list is
+computed for every action). Games start with ``Game.new`` (shuffle and deal included).
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import platform
+import sys
+import time
+from collections import Counter
+
+import numpy as np
+
+import skipbo_env
+from skipbo_env import Game, Rules
+
+
+def measure(players: int, seconds: float, seed: int) -> dict:
+    rules = Rules(num_players=players)
+    rng = np.random.default_rng(seed)
+    uniforms = rng.random(1 << 16).tolist()
+    actions = games = 0
+    outcomes = Counter()
+    start = time.perf_counter()
+    while time.perf_counter() - start < seconds:
+        game = Game.new(rules, seed=seed + games)
+        while not game.is_over:
+            legal = game.legal_actions()
+            game.step(legal[int(uniforms[actions & 0xFFFF] * len(legal))])
+            actions += 1
+        games += 1
+        outcomes[game.outcome] += 1
+    elapsed = time.perf_counter() - start
+    return {"players": players, "actions_per_s": actions / elapsed, "games_per_s": games / elapsed,
+            "actions_per_game": actions / games, "games": games, "outcomes": dict(outcomes)}
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--seconds", type=float, default=5.0, help="time per table size")
+    parser.add_argument("--players", type=int, nargs="+", default=[2, 4, 6])
+    parser.add_argument("--seed", type=int, default=0)
+    parser.add_argument("--json", action="store_true", help="end with one line of JSON")
+    args = parser.parse_args()
+    print(f"command: python {' '.join(sys.argv)}")
+    print(f"skipbo-lab {skipbo_env.__version__}, numpy {np.__version__}, Python {platform.python_version()}, "
+          f"{platform.machine()}, seed {args.seed}")
+    results = [measure(players, args.seconds, args.seed) for players in args.players]
+    print(f"{'players':>7} {'actions/s':>11} {'games/s':>9} {'actions/game':>13}  outcomes")
+    for r in results:
+        print(f"{r['players']:>7} {r['actions_per_s']:>11,.0f} {r['games_per_s']:>9,.1f} "
+              f"{r['actions_per_game']:>13,.1f}  {r['outcomes']}")
+    if args.json:
+        print(json.dumps({str(r["players"]): r for r in results}))
+
+
+if __name__ == "__main__":
+    main()
