@@ -304,3 +304,26 @@ def test_singles_the_last_stockpile_card_wins_on_the_spot_with_no_discard():
     assert game.legal_actions() == [] and game.hand_sizes[0] == 5
     with pytest.raises(IllegalActionError, match="the hand is over"):
         game.step(discard_action(9, 0))
+
+
+def test_rule_page_example_one_turn_using_every_kind_of_pile():
+    """The rule page's worked turn: 5 from hand, 6 from stock, 7 from a discard pile, SKIP-BO as 8,
+    9 from stock, 12 finishes the other pile (set aside), then a 3 is discarded."""
+    game = load(
+        seats=[{"hand": [5, W, 12, 3, 3], "stock": [8, 2, 9, 6], "discards": [[3, 7], [2], [], []]}, {"stock": [8]}],
+        building=[[1, 2, 3, 4], list(range(1, 12)), [], []],
+    )
+    game.step(hand_play_action(5, 0))
+    game.step(play_action(STOCK_SOURCE, 0))
+    assert game.stocks[0][-1] == 9
+    game.step(play_action(DISCARD_SOURCE, 0))
+    assert game.discards[0][0] == [3]
+    game.step(hand_play_action(W, 0))
+    game.step(play_action(STOCK_SOURCE, 0))
+    assert game.building[0] == [1, 2, 3, 4, 5, 6, 7, W, 9] and game.stocks[0][-1] == 2
+    assert play_action(STOCK_SOURCE, 0) not in game.legal_actions()
+    game.step(hand_play_action(12, 1))
+    assert game.building[1] == [] and len(game.completed) == 12
+    assert not [a for a in game.legal_actions() if a < 92]
+    game.step(discard_action(3, 2))
+    assert game.current_seat == 1 and game.discards[0][2] == [3]
