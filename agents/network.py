@@ -1,0 +1,97 @@
+"""A trained policy network that plays like a bot: ``act(observation) -> action id``.
+
+The network is a multi-layer perceptron from the observation vector to 145 action logits,
+laid out like the policy half of a Stable-Baselines3 ``MlpPolicy``::
+
+    policy_net.0.weight  [hidden[0], obs_size]     policy_net.0.bias  [hidden[0]]
+    policy_net.2.weight  [hidden[1], hidden[0]]    policy_net.2.bias  [hidden[1]]   (one pair per layer,
+    ...                                                                              activations between)
+    action_net.weight    [145, hidden[-1]]         action_net.bias    [145]
+
+Inference runs in numpy (one small matrix product per layer), so a policy plays on any CPU
+without torch overhead and without a GPU. Illegal actions are masked out before the choice.
+"""
+
+from __future__ import annotations
+
+from typing import Mapping
+
+import numpy as np
+
+from skipbo_env.actions import NUM_ACTIONS
+
+ACTIVATIONS = ("relu", "tanh")
+
+
+def parameter_shapes(obs_size: int, hidden: list[int]) -> dict[str, tuple[int, ...]]:
+    """The name and shape of every tensor of a network (the layout in the module docstring)."""
+    shapes = {}
+    inputs = obs_size
+    for layer, width in enumerate(hidden):
+        shapes[f"policy_net.{2 * layer}.weight"] = (width, inputs)
+        shapes[f"policy_net.{2 * layer}.bias"] = (width,)
+        inputs = width
+    shapes["action_net.weight"] = (NUM_ACTIONS, inputs)
+    shapes["action_net.bias"] = (NUM_ACTIONS,)
+    return shapes
+
+
+class NetworkPolicy:
+    """Plays the action the network rates highest among the legal ones (or samples from it).
+
+    ``weights`` maps the names of :func:`parameter_shapes` to arrays. ``deterministic=False``
+    samples from the masked softmax with a generator seeded by ``seed`` (and :meth:`reset`).
+    """
+
+    def __init__(self, weights: Mapping[str, np.ndarray], hidden: list[int], activation: str = "relu",
+                 deterministic: bool = True, seed: int | None = None, metadata: dict | None = None) -> None:
+        if activation not in ACTIVATIONS:
+            raise ValueError(f"activation={activation!r} is not allowed: use one of {', '.join(ACTIVATIONS)}")
+        self.hidden = list(hidden)
+        self.activation = activation
+        self.deterministic = deterministic
+        self.metadata = dict(metadata or {})
+        self._layers = [
+            (np.asarray(weights[f"policy_net.{2 * layer}.weight"], dtype=np.float32).T.copy(),
+             np.asarray(weights[f"policy_net.{2 * layer}.bias"], dtype=np.float32))
+            for layer in range(len(hidden))
+        ]
+        self._out = (np.asarray(weights["action_net.weight"], dtype=np.float32).T.copy(),
+                     np.asarray(weights["action_net.bias"], dtype=np.float32))
+        self.obs_size = self._layers[0][0].shape[0] if self._layers else self._out[0].shape[0]
+        self._rng = np.random.default_rng(seed)
+
+    def reset(self, seed: int | None = None) -> None:
+        if seed is not None:
+            self._rng = np.random.default_rng(seed)
+
+    def logits(self, observation: np.ndarray) -> np.ndarray:
+        """Raw action logits for one observation vector (or a batch of them)."""
+        x = np.asarray(observation, dtype=np.float32)
+        for weight, bias in self._layers:
+            x = x @ weight + bias
+            x = np.maximum(x, 0.0) if self.activation == "relu" else np.tanh(x)
+        weight, bias = self._out
+        return x @ weight + bias
+
+    def action_probabilities(self, observation: dict) -> np.ndarray:
+        """The masked softmax over the 145 ids (zero for every illegal id)."""
+        mask = np.asarray(observation["action_mask"], dtype=bool)
+        logits = np.where(mask, self.logits(observation["observation"]), -np.inf)
+        logits = logits - logits.max()
+        probabilities = np.exp(logits.astype(np.float64))
+        return probabilities / probabilities.sum()
+
+    def act(self, observation: dict) -> int:
+        mask = np.asarray(observation["action_mask"], dtype=bool)
+        if not mask.any():
+            raise ValueError("the action mask allows no action: the game is over or the mask is wrong")
+        if self.deterministic:
+            logits = np.where(mask, self.logits(observation["observation"]), -np.inf)
+            return int(np.argmax(logits))
+        probabilities = self.action_probabilities(observation)
+        return int(self._rng.choice(NUM_ACTIONS, p=probabilities))
+
+    def __repr__(self) -> str:
+        mode = "argmax" if self.deterministic else "sampling"
+        return f"NetworkPolicy(obs_size={self.obs_size}, hidden={self.hidden}, {self.activation}, {mode})"

@@ -1,0 +1,189 @@
+"""Saving and loading trained policies safely: tensors plus plain JSON, never pickled objects.
+
+A model file holds the policy network's weights (the layout of :mod:`agents.network`) and a
+JSON metadata record: format, observation size, network shape, and how it was made (rules,
+config, seed, steps, library versions). Two containers, the same content:
+
+- ``model.zip``: a zip archive with ``skipbo-model.json`` (the metadata, readable with
+  ``unzip -p model.zip skipbo-model.json``) and ``policy.pt`` (the weights as a dict of tensors);
+- ``model.pt``: one ``torch.save`` file of ``{"format", "metadata" (a JSON string), "state_dict"}``.
+
+Loading uses ``torch.load(..., weights_only=True)``, which accepts tensors and plain containers
+only, so a file from a stranger cannot run code. A file that is not a model, a model for another
+observation size, or a Stable-Baselines3 archive (whose ``data`` entry is cloudpickled) is
+refused with :class:`SavedModelError` saying why.
+"""
+
+from __future__ import annotations
+
+import io
+import json
+import os
+import tempfile
+import zipfile
+from pathlib import Path
+
+import numpy as np
+
+from agents.network import ACTIVATIONS, NetworkPolicy, parameter_shapes
+from skipbo_env.actions import NUM_ACTIONS
+
+MODEL_FORMAT = "skipbo-model/1"
+METADATA_ENTRY = "skipbo-model.json"
+WEIGHTS_ENTRY = "policy.pt"
+
+
+class SavedModelError(ValueError):
+    """A file that cannot be loaded as a skipbo model; the message says why."""
+
+
+def save_model(path: str | Path, state_dict: dict, metadata: dict) -> Path:
+    """Write a model file (``.zip`` or ``.pt``, by the suffix) atomically; returns the path.
+
+    ``state_dict`` maps the :func:`agents.network.parameter_shapes` names to tensors or arrays;
+    ``metadata`` must give ``obs_size``, ``hidden`` and ``activation`` and may add anything
+    JSON-serialisable (rules, config, seed, versions).
+    """
+    import torch
+
+    path = Path(path)
+    metadata = {"format": MODEL_FORMAT, "num_actions": NUM_ACTIONS, **metadata}
+    tensors = {name: torch.as_tensor(np.asarray(value, dtype=np.float32)).clone()
+               for name, value in state_dict.items()}
+    _check_weights(tensors, metadata, str(path))
+    buffer = io.BytesIO()
+    if path.suffix == ".zip":
+        weights = io.BytesIO()
+        torch.save(tensors, weights)
+        with zipfile.ZipFile(buffer, "w", zipfile.ZIP_DEFLATED) as archive:
+            archive.writestr(METADATA_ENTRY, json.dumps(metadata, indent=2, sort_keys=True))
+            archive.writestr(WEIGHTS_ENTRY, weights.getvalue())
+    elif path.suffix == ".pt":
+        torch.save({"format": MODEL_FORMAT, "metadata": json.dumps(metadata, sort_keys=True),
+                    "state_dict": tensors}, buffer)
+    else:
+        raise SavedModelError(f"cannot save a model as {path.name!r}: use a .zip or .pt file name")
+    _write_atomically(path, buffer.getvalue())
+    return path
+
+
+def load_saved_policy(path: str | Path, deterministic: bool = True, seed: int | None = None) -> NetworkPolicy:
+    """The policy stored in a model file, ready to ``act(observation)``; refuses anything else."""
+    tensors, metadata = read_model(path)
+    weights = {name: tensor.numpy() for name, tensor in tensors.items()}
+    return NetworkPolicy(weights, metadata["hidden"], metadata["activation"],
+                         deterministic=deterministic, seed=seed, metadata=metadata)
+
+
+def read_model(path: str | Path) -> tuple[dict, dict]:
+    """``(tensors, metadata)`` of a model file, checked against the current observation size."""
+    path = Path(path)
+    if not path.is_file():
+        raise SavedModelError(f"no model file at {str(path)!r}")
+    data = path.read_bytes()
+    name = str(path)
+    if _is_zip(data):
+        with zipfile.ZipFile(io.BytesIO(data)) as archive:
+            entries = set(archive.namelist())
+            if METADATA_ENTRY in entries:
+                metadata = _parse_metadata(archive.read(METADATA_ENTRY), name)
+                tensors = _load_tensors(archive.read(WEIGHTS_ENTRY) if WEIGHTS_ENTRY in entries else None, name)
+                return _checked(tensors, metadata, name)
+            if {"data", "policy.pth"} <= entries:
+                raise SavedModelError(
+                    f"{name} is a Stable-Baselines3 archive, whose 'data' entry holds pickled objects; "
+                    "it is not loaded. Use the model.zip that `skipbo train` exports into the run folder."
+                )
+    else:
+        raise SavedModelError(f"{name} is not a skipbo model file: it is neither a model .zip nor a torch tensor file")
+    payload = _load_tensors(data, name)
+    if not isinstance(payload, dict) or payload.get("format") != MODEL_FORMAT:
+        raise SavedModelError(f"{name} is not a skipbo model file (no {MODEL_FORMAT!r} record in it)")
+    metadata = _parse_metadata(payload.get("metadata", ""), name)
+    return _checked(payload.get("state_dict"), metadata, name)
+
+
+def _is_zip(data: bytes) -> bool:
+    return data[:4] == b"PK\x03\x04" and zipfile.is_zipfile(io.BytesIO(data))
+
+
+def _load_tensors(data: bytes | None, name: str):
+    import pickle
+
+    import torch
+
+    if data is None:
+        raise SavedModelError(f"{name} is not a skipbo model file: it has no {WEIGHTS_ENTRY} entry")
+    try:
+        return torch.load(io.BytesIO(data), map_location="cpu", weights_only=True)
+    except pickle.UnpicklingError as error:
+        lines = [line.strip() for line in str(error).splitlines() if line.strip()]
+        reason = next((line for line in lines if "unsupported" in line.lower()), "objects other than tensors")
+        raise SavedModelError(
+            f"refused to load {name}: it is not a file of plain tensors, and loading it would run "
+            f"pickled Python code ({reason})"
+        ) from None
+    except Exception as error:  # torch raises RuntimeError, EOFError, ... for bytes that are not a torch file
+        raise SavedModelError(f"{name} is not a skipbo model file ({type(error).__name__}: {error})") from None
+
+
+def _parse_metadata(raw: bytes | str, name: str) -> dict:
+    try:
+        metadata = json.loads(raw)
+    except (ValueError, TypeError):
+        raise SavedModelError(f"{name} is not a skipbo model file: its metadata is not JSON") from None
+    if not isinstance(metadata, dict) or metadata.get("format") != MODEL_FORMAT:
+        raise SavedModelError(f"{name} is not a skipbo model file: metadata format is not {MODEL_FORMAT!r}")
+    return metadata
+
+
+def _checked(tensors, metadata: dict, name: str) -> tuple[dict, dict]:
+    from skipbo_env.encoding import OBS_SIZE
+
+    hidden, activation, obs_size = metadata.get("hidden"), metadata.get("activation"), metadata.get("obs_size")
+    if not isinstance(hidden, list) or not hidden or not all(isinstance(h, int) and h > 0 for h in hidden):
+        raise SavedModelError(f"{name}: metadata 'hidden' must be a list of layer sizes, not {hidden!r}")
+    if activation not in ACTIVATIONS:
+        raise SavedModelError(f"{name}: metadata 'activation' must be one of {ACTIVATIONS}, not {activation!r}")
+    if obs_size != OBS_SIZE:
+        raise SavedModelError(
+            f"{name} was trained on observations of size {obs_size!r}, but this version of skipbo_env "
+            f"encodes observations of size {OBS_SIZE}: the model does not fit; retrain it"
+        )
+    if metadata.get("num_actions") != NUM_ACTIONS:
+        raise SavedModelError(f"{name}: the model has {metadata.get('num_actions')!r} actions, not {NUM_ACTIONS}")
+    _check_weights(tensors, metadata, name)
+    return tensors, metadata
+
+
+def _check_weights(tensors, metadata: dict, name: str) -> None:
+    import torch
+
+    if not isinstance(tensors, dict):
+        raise SavedModelError(f"{name}: the weights are not a mapping of tensors")
+    expected = parameter_shapes(metadata["obs_size"], metadata["hidden"])
+    if set(tensors) != set(expected):
+        missing, extra = sorted(set(expected) - set(tensors)), sorted(set(tensors) - set(expected))
+        raise SavedModelError(f"{name}: the weights do not match the network (missing {missing}, unexpected {extra})")
+    for key, shape in expected.items():
+        tensor = tensors[key]
+        if not isinstance(tensor, torch.Tensor) or tuple(tensor.shape) != shape:
+            found = tuple(tensor.shape) if isinstance(tensor, torch.Tensor) else type(tensor).__name__
+            raise SavedModelError(f"{name}: tensor {key} has shape {found}, expected {shape}")
+        if not torch.isfinite(tensor).all():
+            raise SavedModelError(f"{name}: tensor {key} holds NaN or infinite values")
+
+
+def _write_atomically(path: Path, data: bytes) -> None:
+    """Write to a temporary file beside ``path``, then rename: a reader never sees half a file."""
+    path.parent.mkdir(parents=True, exist_ok=True)
+    handle, temporary = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
+    try:
+        with os.fdopen(handle, "wb") as stream:
+            stream.write(data)
+            stream.flush()
+            os.fsync(stream.fileno())
+        os.replace(temporary, path)
+    except BaseException:
+        Path(temporary).unlink(missing_ok=True)
+        raise

@@ -1,0 +1,86 @@
+"""The training config schema: defaults, overrides, and refusals that name the key."""
+
+from __future__ import annotations
+
+import pytest
+
+from training.config import ConfigError, apply_overrides, config_from_dict, describe_schema, load_config
+
+
+def write(tmp_path, text):
+    path = tmp_path / "run.yaml"
+    path.write_text(text)
+    return path
+
+
+def test_an_empty_file_gives_every_default(tmp_path):
+    config = load_config(write(tmp_path, ""))
+    assert config.rules == {"num_players": 2}
+    assert config.ppo.learning_rate == 3e-4
+    assert config.make_rules().stock_size == 30
+
+
+def test_the_shipped_configs_load():
+    for name in ("quickstart", "pretrained_2p"):
+        config = load_config(f"configs/{name}.yaml")
+        assert config.make_rules().num_players == 2
+
+
+def test_an_override_sets_a_single_nested_key(tmp_path):
+    config = load_config(write(tmp_path, "ppo:\n  n_epochs: 3\n"),
+                         ["ppo.learning_rate=1e-4", "network.hidden=[64, 32]", "rules.stock_size=10"])
+    assert config.ppo.learning_rate == 1e-4
+    assert config.ppo.n_epochs == 3
+    assert config.network.hidden == [64, 32]
+    assert config.make_rules().stock_size == 10
+
+
+def test_yaml_scientific_integers_are_accepted(tmp_path):
+    config = load_config(write(tmp_path, "budget:\n  total_timesteps: 2e6\n"))
+    assert config.budget.total_timesteps == 2_000_000
+
+
+@pytest.mark.parametrize("text, named", [
+    ("ppo:\n  learning_rat: 0.1\n", "ppo.learning_rat"),
+    ("bogus: 1\n", "bogus"),
+    ("ppo:\n  learning_rate: -1\n", "ppo.learning_rate"),
+    ("ppo:\n  learning_rate: fast\n", "ppo.learning_rate"),
+    ("network:\n  activation: gelu\n", "network.activation"),
+    ("env:\n  num_envs: 0\n", "env.num_envs"),
+    ("env:\n  random_seat: 1\n", "env.random_seat"),
+    ("rules:\n  num_players: 9\n", "num_players"),
+    ("rules:\n  colour: red\n", "rules"),
+    ("opponents:\n  mix: {greedy: -1}\n", "opponents.mix.greedy"),
+    ("ppo:\n  batch_size: 100000\n", "ppo.batch_size"),
+    ("evaluation:\n  opponents: greedy\n", "evaluation.opponents"),
+    ("ppo: 3\n", "ppo"),
+])
+def test_a_bad_key_or_value_is_refused_by_name(tmp_path, text, named):
+    with pytest.raises(ConfigError, match=named.replace(".", r"\.").replace("[", r"\[")):
+        load_config(write(tmp_path, text))
+
+
+def test_an_unknown_override_key_is_refused_by_name(tmp_path):
+    with pytest.raises(ConfigError, match=r"unknown key ppo\.lr: allowed keys in ppo are learning_rate"):
+        load_config(write(tmp_path, ""), ["ppo.lr=0.1"])
+
+
+def test_an_override_without_a_value_is_refused():
+    with pytest.raises(ConfigError, match="KEY=VALUE"):
+        apply_overrides({}, ["ppo.learning_rate"])
+
+
+def test_a_missing_file_is_refused(tmp_path):
+    with pytest.raises(ConfigError, match="does not exist"):
+        load_config(tmp_path / "nope.yaml")
+
+
+def test_the_resolved_config_round_trips():
+    config = config_from_dict({"seed": 5, "ppo": {"gamma": 0.99}})
+    assert config_from_dict(config.to_dict()) == config
+
+
+def test_the_schema_description_lists_every_section():
+    text = describe_schema()
+    for key in ("ppo.learning_rate", "opponents.mix", "pretrain.teacher", "checkpoint.every_steps"):
+        assert key in text

@@ -1,0 +1,128 @@
+"""Saved models: a round trip plays the same moves; anything else is refused without unpickling."""
+
+from __future__ import annotations
+
+import io
+import json
+import os
+import pickle
+import zipfile
+
+import numpy as np
+import pytest
+import torch
+
+from agents.network import NetworkPolicy, parameter_shapes
+from agents.saved_model import SavedModelError, load_saved_policy, read_model, save_model
+from skipbo_env import Game, Rules
+from skipbo_env.encoding import OBS_SIZE, observe
+
+HIDDEN = [16, 8]
+
+
+def random_weights(obs_size=OBS_SIZE, seed=0):
+    rng = np.random.default_rng(seed)
+    return {name: rng.normal(size=shape).astype(np.float32)
+            for name, shape in parameter_shapes(obs_size, HIDDEN).items()}
+
+
+def metadata(obs_size=OBS_SIZE):
+    return {"obs_size": obs_size, "hidden": HIDDEN, "activation": "relu", "rules": Rules().to_dict(), "seed": 3}
+
+
+@pytest.mark.parametrize("suffix", [".zip", ".pt"])
+def test_a_saved_model_plays_the_same_moves_after_loading(tmp_path, suffix):
+    weights = random_weights()
+    path = save_model(tmp_path / f"model{suffix}", weights, metadata())
+    original = NetworkPolicy(weights, HIDDEN, "relu")
+    loaded = load_saved_policy(path)
+    assert loaded.metadata["seed"] == 3 and loaded.metadata["obs_size"] == OBS_SIZE
+    game = Game.new(Rules(), seed=1)
+    for _ in range(40):
+        observation = observe(game, game.current_seat)
+        action = loaded.act(observation)
+        assert action == original.act(observation)
+        assert observation["action_mask"][action]
+        game.step(action)
+        if game.is_over:
+            break
+
+
+def test_the_zip_metadata_is_plain_json(tmp_path):
+    path = save_model(tmp_path / "model.zip", random_weights(), metadata())
+    with zipfile.ZipFile(path) as archive:
+        record = json.loads(archive.read("skipbo-model.json"))
+    assert record["format"] == "skipbo-model/1" and record["hidden"] == HIDDEN
+
+
+def test_random_bytes_are_refused(tmp_path):
+    path = tmp_path / "model.pt"
+    path.write_bytes(os.urandom(4096))
+    with pytest.raises(SavedModelError, match="not a skipbo model file"):
+        load_saved_policy(path)
+
+
+class Payload:
+    def __reduce__(self):
+        return (os.system, ("touch PWNED",))
+
+
+@pytest.mark.parametrize("suffix", [".pt", ".zip"])
+def test_a_pickle_with_a_code_payload_is_refused_without_running_it(tmp_path, monkeypatch, suffix):
+    monkeypatch.chdir(tmp_path)
+    buffer = io.BytesIO()
+    torch.save({"format": "skipbo-model/1", "payload": Payload()}, buffer)
+    path = tmp_path / f"evil{suffix}"
+    if suffix == ".zip":
+        with zipfile.ZipFile(path, "w") as archive:
+            archive.writestr("skipbo-model.json", json.dumps({"format": "skipbo-model/1", **metadata(),
+                                                              "num_actions": 145}))
+            archive.writestr("policy.pt", buffer.getvalue())
+    else:
+        path.write_bytes(buffer.getvalue())
+    with pytest.raises(SavedModelError, match="refused to load"):
+        load_saved_policy(path)
+    assert not (tmp_path / "PWNED").exists()
+
+
+def test_a_plain_pickle_file_is_refused(tmp_path, monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    path = tmp_path / "model.pt"
+    path.write_bytes(pickle.dumps(Payload()))
+    with pytest.raises(SavedModelError):
+        load_saved_policy(path)
+    assert not (tmp_path / "PWNED").exists()
+
+
+def test_a_model_for_another_observation_size_is_refused(tmp_path):
+    path = save_model(tmp_path / "old.zip", random_weights(obs_size=100), metadata(obs_size=100))
+    with pytest.raises(SavedModelError, match=f"size 100.*size {OBS_SIZE}"):
+        load_saved_policy(path)
+
+
+def test_weights_that_do_not_match_the_metadata_are_refused(tmp_path):
+    weights = random_weights()
+    weights["action_net.bias"] = np.zeros(3, dtype=np.float32)
+    with pytest.raises(SavedModelError, match="action_net.bias has shape"):
+        save_model(tmp_path / "model.zip", weights, metadata())
+
+
+def test_a_stable_baselines_archive_is_refused_with_advice(tmp_path):
+    path = tmp_path / "ppo.zip"
+    with zipfile.ZipFile(path, "w") as archive:
+        archive.writestr("data", "{}")
+        archive.writestr("policy.pth", b"")
+    with pytest.raises(SavedModelError, match="Stable-Baselines3 archive"):
+        load_saved_policy(path)
+
+
+def test_a_missing_file_is_refused(tmp_path):
+    with pytest.raises(SavedModelError, match="no model file"):
+        read_model(tmp_path / "absent.zip")
+
+
+def test_load_policy_loads_a_model_file(tmp_path):
+    from agents.loading import load_policy
+
+    path = save_model(tmp_path / "model.zip", random_weights(), metadata())
+    assert isinstance(load_policy(str(path)), NetworkPolicy)

@@ -1,0 +1,220 @@
+"""Run folders and checkpoints: atomic writes, and resuming a run that was killed.
+
+A run folder::
+
+    runs/NAME-YYYYmmdd-HHMMSS/
+        config.yaml            the resolved config (every key), as the run started
+        run.json               rules, seed, versions, command line, start time
+        tensorboard/           TensorBoard event files (PPO losses, episode length, win rates)
+        checkpoints/
+            latest.json        {"checkpoint": "step_000100000", ...}: the last complete checkpoint
+            step_000100000/    one checkpoint (see below); the oldest are pruned
+        model.zip              the final policy (agents.load_policy("runs/.../model.zip"))
+        evaluation.json        the final evaluation tables
+
+A checkpoint folder holds ``learner.pt`` (the whole actor-critic ``state_dict``),
+``optimizer.pt`` (Adam's state), ``pool.pt`` (the snapshot weights of the opponent pool),
+``state.json`` (steps, schedules, generator states, evaluation history), a copy of
+``run.json`` and ``config.yaml``, and ``model.zip`` (the policy at that step, loadable like any
+model). Every file is written to a temporary name and renamed, and the folder itself is built
+under a temporary name and renamed into place before ``latest.json`` points to it, so a kill at
+any moment leaves the previous checkpoint whole. Every tensor file is read back with
+``torch.load(weights_only=True)``: resuming never unpickles objects either.
+"""
+
+from __future__ import annotations
+
+import datetime
+import io
+import json
+import os
+import platform
+import shutil
+import sys
+import tempfile
+from pathlib import Path
+
+CHECKPOINTS = "checkpoints"
+LATEST = "latest.json"
+TENSORBOARD = "tensorboard"
+
+
+def versions() -> dict:
+    """Versions of Python and of the libraries a run depends on."""
+    import gymnasium
+    import numpy
+    import sb3_contrib
+    import stable_baselines3
+    import torch
+
+    import skipbo_env
+
+    return {
+        "skipbo_lab": skipbo_env.__version__,
+        "python": platform.python_version(),
+        "numpy": numpy.__version__,
+        "torch": torch.__version__,
+        "gymnasium": gymnasium.__version__,
+        "stable_baselines3": stable_baselines3.__version__,
+        "sb3_contrib": sb3_contrib.__version__,
+    }
+
+
+# ---------------------------------------------------------------------- atomic writes
+def write_bytes_atomically(path: str | Path, data: bytes) -> None:
+    """Write ``data`` to a temporary file beside ``path``, flush it to disk, then rename it."""
+    path = Path(path)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    handle, temporary = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
+    try:
+        with os.fdopen(handle, "wb") as stream:
+            stream.write(data)
+            stream.flush()
+            os.fsync(stream.fileno())
+        os.replace(temporary, path)
+    except BaseException:
+        Path(temporary).unlink(missing_ok=True)
+        raise
+
+
+def write_text_atomically(path: str | Path, text: str) -> None:
+    write_bytes_atomically(path, text.encode())
+
+
+def write_json_atomically(path: str | Path, data) -> None:
+    write_text_atomically(path, json.dumps(data, indent=2, sort_keys=True) + "\n")
+
+
+def tensors_to_bytes(tensors) -> bytes:
+    """``torch.save`` of plain containers of tensors, into bytes."""
+    import torch
+
+    buffer = io.BytesIO()
+    torch.save(tensors, buffer)
+    return buffer.getvalue()
+
+
+def load_tensors(path: str | Path):
+    """Read a tensor file written by :func:`tensors_to_bytes`, never unpickling objects."""
+    import torch
+
+    return torch.load(Path(path), map_location="cpu", weights_only=True)
+
+
+# ---------------------------------------------------------------------- run folders
+class RunFolder:
+    """The folder of one training run: its checkpoints, logs and final model."""
+
+    def __init__(self, path: str | Path) -> None:
+        self.path = Path(path)
+
+    @classmethod
+    def create(cls, output_dir: str | Path, name: str, config_yaml: str, run_info: dict) -> "RunFolder":
+        """A new, uniquely named run folder with ``config.yaml`` and ``run.json`` written in it."""
+        stamp = datetime.datetime.now().strftime("%Y%m%d-%H%M%S")
+        base = Path(output_dir) / f"{name}-{stamp}"
+        path, suffix = base, 1
+        while True:
+            try:
+                path.mkdir(parents=True)
+                break
+            except FileExistsError:
+                suffix += 1
+                path = base.with_name(f"{base.name}-{suffix}")
+        folder = cls(path)
+        write_text_atomically(folder.config_path, config_yaml)
+        write_json_atomically(folder.run_info_path, run_info)
+        return folder
+
+    @classmethod
+    def open(cls, path: str | Path) -> "RunFolder":
+        """An existing run folder, checked to be one (for ``--resume``)."""
+        folder = cls(path)
+        if not folder.path.is_dir():
+            raise FileNotFoundError(f"run folder {str(folder.path)!r} does not exist")
+        if not folder.config_path.is_file():
+            raise FileNotFoundError(f"{str(folder.path)!r} is not a run folder: it has no config.yaml")
+        return folder
+
+    @property
+    def config_path(self) -> Path:
+        return self.path / "config.yaml"
+
+    @property
+    def run_info_path(self) -> Path:
+        return self.path / "run.json"
+
+    @property
+    def tensorboard_dir(self) -> Path:
+        return self.path / TENSORBOARD
+
+    @property
+    def checkpoints_dir(self) -> Path:
+        return self.path / CHECKPOINTS
+
+    @property
+    def model_path(self) -> Path:
+        return self.path / "model.zip"
+
+    @property
+    def evaluation_path(self) -> Path:
+        return self.path / "evaluation.json"
+
+    def run_info(self) -> dict:
+        return json.loads(self.run_info_path.read_text())
+
+    # ------------------------------------------------------------------ checkpoints
+    def save_checkpoint(self, step: int, files: dict[str, bytes], state: dict, keep: int) -> Path:
+        """Write a complete checkpoint folder atomically, point ``latest.json`` at it, prune old ones."""
+        self.checkpoints_dir.mkdir(parents=True, exist_ok=True)
+        name = f"step_{step:09d}"
+        staging = Path(tempfile.mkdtemp(dir=self.checkpoints_dir, prefix=f".{name}."))
+        try:
+            for file_name, data in files.items():
+                write_bytes_atomically(staging / file_name, data)
+            write_json_atomically(staging / "state.json", state)
+            shutil.copy2(self.run_info_path, staging / "run.json")
+            shutil.copy2(self.config_path, staging / "config.yaml")
+            final = self.checkpoints_dir / name
+            if final.exists():
+                shutil.rmtree(final)
+            os.replace(staging, final)
+        except BaseException:
+            shutil.rmtree(staging, ignore_errors=True)
+            raise
+        _fsync_directory(self.checkpoints_dir)
+        write_json_atomically(self.checkpoints_dir / LATEST, {"checkpoint": name, "step": step})
+        self._prune(keep, name)
+        return final
+
+    def latest_checkpoint(self) -> Path | None:
+        """The last complete checkpoint folder, or ``None`` when the run has none yet."""
+        pointer = self.checkpoints_dir / LATEST
+        if not pointer.is_file():
+            return None
+        checkpoint = self.checkpoints_dir / json.loads(pointer.read_text())["checkpoint"]
+        if not (checkpoint / "state.json").is_file():
+            raise FileNotFoundError(f"{pointer} points to {checkpoint.name}, which is missing or incomplete")
+        return checkpoint
+
+    def _prune(self, keep: int, latest: str) -> None:
+        finished = sorted(p for p in self.checkpoints_dir.glob("step_*") if p.is_dir())
+        for old in finished[:-keep]:
+            if old.name != latest:
+                shutil.rmtree(old, ignore_errors=True)
+        for leftover in self.checkpoints_dir.glob(".step_*"):
+            shutil.rmtree(leftover, ignore_errors=True)
+
+
+def read_checkpoint_state(checkpoint: Path) -> dict:
+    return json.loads((checkpoint / "state.json").read_text())
+
+
+def _fsync_directory(path: Path) -> None:
+    if sys.platform.startswith("win"):
+        return
+    handle = os.open(path, os.O_RDONLY)
+    try:
+        os.fsync(handle)
+    finally:
+        os.close(handle)

@@ -1,0 +1,313 @@
+"""Training configurations: the YAML schema of ``configs/*.yaml``, its checks and overrides.
+
+A run is described by one YAML file. Every section and key is listed below with its default;
+a key the schema does not know, or a value of the wrong type or range, raises
+:class:`ConfigError` naming the dotted key and what is allowed, before anything is trained.
+
+``skipbo train CONFIG key.path=value ...`` overrides single keys; each value is read as YAML
+(``ppo.learning_rate=1e-4``, ``network.hidden=[128,128]``, ``pretrain.enabled=false``).
+
+Sections (see ``configs/quickstart.yaml`` for a commented example):
+
+- top level: ``name``, ``seed``, ``device``, ``output_dir``
+- ``rules``: any ``skipbo_env.Rules`` setting (RULES.md), checked by ``Rules`` itself
+- ``env``: ``num_envs``, ``vec_env``, ``random_seat``
+- ``opponents``: the self-play pool: ``mix`` (weight per opponent kind), ``snapshot_every``,
+  ``max_snapshots``
+- ``network``: ``hidden`` layer sizes and ``activation`` of the policy and value networks
+- ``ppo``: MaskablePPO hyper-parameters
+- ``pretrain``: behaviour cloning of a teacher bot before PPO (warm start)
+- ``budget``: ``total_timesteps`` and an optional wall-clock ``max_minutes``
+- ``evaluation``: the periodic and final tournaments against the bots
+- ``checkpoint``: how often checkpoints are written and how many are kept
+"""
+
+from __future__ import annotations
+
+import copy
+import dataclasses
+import math
+import typing
+from pathlib import Path
+from typing import Any, Literal, Optional
+
+import yaml
+
+from skipbo_env.rules import Rules
+
+SNAPSHOTS = "snapshots"
+
+
+class ConfigError(ValueError):
+    """A configuration that cannot run; the message names the key and the allowed values."""
+
+
+def _field(default: Any, help: str, **checks: Any) -> Any:
+    """A dataclass field with its documentation and range checks (``min``, ``max``, ``min_exclusive``)."""
+    factory = (lambda: copy.deepcopy(default)) if isinstance(default, (list, dict)) else None
+    metadata = {"help": help, **checks}
+    if factory is not None:
+        return dataclasses.field(default_factory=factory, metadata=metadata)
+    return dataclasses.field(default=default, metadata=metadata)
+
+
+@dataclasses.dataclass
+class EnvConfig:
+    num_envs: int = _field(4, "environments stepped together (SB3 VecEnv)", min=1)
+    vec_env: Literal["dummy", "subproc"] = _field("dummy", "dummy: one process; subproc: one process per env")
+    random_seat: bool = _field(True, "the learner takes a random seat each hand (else seat 0)")
+
+
+@dataclasses.dataclass
+class OpponentConfig:
+    mix: dict[str, float] = _field(
+        {SNAPSHOTS: 0.6, "greedy": 0.3, "random": 0.1},
+        "weight of each opponent kind: 'snapshots' (frozen copies of the learner) or any "
+        "agents.load_policy spec (bot name or model file)",
+    )
+    snapshot_every: int = _field(50_000, "learner steps between two snapshots joining the pool", min=1)
+    max_snapshots: int = _field(10, "snapshots kept in the pool (the oldest leaves first)", min=1)
+
+
+@dataclasses.dataclass
+class NetworkConfig:
+    hidden: list[int] = _field([256, 256], "hidden layer sizes of the policy and of the value network")
+    activation: Literal["relu", "tanh"] = _field("relu", "activation between the layers")
+
+
+@dataclasses.dataclass
+class PPOConfig:
+    learning_rate: float = _field(3e-4, "Adam step size", min_exclusive=0.0)
+    n_steps: int = _field(512, "steps per environment in each rollout", min=1)
+    batch_size: int = _field(256, "minibatch size", min=2)
+    n_epochs: int = _field(4, "passes over each rollout", min=1)
+    gamma: float = _field(0.999, "discount factor", min=0.0, max=1.0)
+    gae_lambda: float = _field(0.95, "GAE lambda", min=0.0, max=1.0)
+    clip_range: float = _field(0.2, "PPO clip range", min_exclusive=0.0)
+    ent_coef: float = _field(0.01, "entropy bonus", min=0.0)
+    vf_coef: float = _field(0.5, "value loss weight", min=0.0)
+    max_grad_norm: float = _field(0.5, "gradient clipping norm", min_exclusive=0.0)
+    target_kl: Optional[float] = _field(None, "stop an update early past this KL (null: never)", min_exclusive=0.0)
+
+
+@dataclasses.dataclass
+class PretrainConfig:
+    enabled: bool = _field(False, "warm-start the policy by behaviour cloning the teacher bot")
+    teacher: str = _field("planner", "the bot whose decisions are imitated (agents.load_policy spec)")
+    games: int = _field(300, "teacher games played to collect (observation, mask, action) data", min=1)
+    epochs: int = _field(10, "passes over the collected data", min=1)
+    batch_size: int = _field(512, "minibatch size", min=2)
+    learning_rate: float = _field(1e-3, "Adam step size", min_exclusive=0.0)
+    value: bool = _field(True, "also fit the value network to the game outcomes")
+
+
+@dataclasses.dataclass
+class BudgetConfig:
+    total_timesteps: int = _field(200_000, "learner decisions to train for", min=1)
+    max_minutes: Optional[float] = _field(None, "stop (with a checkpoint) after this wall time", min_exclusive=0.0)
+
+
+@dataclasses.dataclass
+class EvaluationConfig:
+    every_steps: int = _field(50_000, "learner steps between two evaluations", min=1)
+    games: int = _field(200, "games per opponent in each periodic evaluation", min=2)
+    opponents: list[str] = _field(["greedy", "planner"], "bots of the periodic evaluation")
+    final_games: int = _field(400, "games per opponent in the final evaluation", min=2)
+    final_opponents: list[str] = _field(["random", "greedy", "planner"], "bots of the final evaluation")
+
+
+@dataclasses.dataclass
+class CheckpointConfig:
+    every_steps: int = _field(50_000, "learner steps between two checkpoints", min=1)
+    keep: int = _field(3, "checkpoints kept on disk (the latest ones)", min=1)
+
+
+@dataclasses.dataclass
+class TrainConfig:
+    name: str = _field("run", "run name; the run folder is OUTPUT_DIR/NAME-TIMESTAMP")
+    seed: int = _field(0, "seed of every random choice of the run", min=0)
+    device: Literal["auto", "cpu", "cuda"] = _field("cpu", "torch device for training")
+    output_dir: str = _field("runs", "folder that receives the run folders")
+    rules: dict[str, Any] = _field({"num_players": 2}, "skipbo_env.Rules settings (RULES.md)")
+    env: EnvConfig = dataclasses.field(default_factory=EnvConfig)
+    opponents: OpponentConfig = dataclasses.field(default_factory=OpponentConfig)
+    network: NetworkConfig = dataclasses.field(default_factory=NetworkConfig)
+    ppo: PPOConfig = dataclasses.field(default_factory=PPOConfig)
+    pretrain: PretrainConfig = dataclasses.field(default_factory=PretrainConfig)
+    budget: BudgetConfig = dataclasses.field(default_factory=BudgetConfig)
+    evaluation: EvaluationConfig = dataclasses.field(default_factory=EvaluationConfig)
+    checkpoint: CheckpointConfig = dataclasses.field(default_factory=CheckpointConfig)
+
+    def make_rules(self) -> Rules:
+        return Rules(**self.rules)
+
+    def to_dict(self) -> dict:
+        return dataclasses.asdict(self)
+
+
+# ---------------------------------------------------------------------- loading
+def load_config(path: str | Path, overrides: list[str] = ()) -> TrainConfig:
+    """Read a YAML config, apply ``key.path=value`` overrides and check everything."""
+    path = Path(path)
+    if not path.is_file():
+        raise ConfigError(f"config file {str(path)!r} does not exist")
+    try:
+        data = yaml.safe_load(path.read_text())
+    except yaml.YAMLError as error:
+        raise ConfigError(f"{path} is not valid YAML: {error}") from None
+    if data is None:
+        data = {}
+    if not isinstance(data, dict):
+        raise ConfigError(f"{path} must hold a mapping of sections, not {type(data).__name__}")
+    return config_from_dict(apply_overrides(data, overrides))
+
+
+def apply_overrides(data: dict, overrides: list[str]) -> dict:
+    """A copy of ``data`` with each ``dotted.key=yaml_value`` set (unknown keys are caught later)."""
+    data = copy.deepcopy(data)
+    for override in overrides:
+        key, sep, text = override.partition("=")
+        if not sep or not key:
+            raise ConfigError(f"override {override!r} is not KEY=VALUE (for example ppo.learning_rate=1e-4)")
+        try:
+            value = yaml.safe_load(text)
+        except yaml.YAMLError:
+            raise ConfigError(f"override {override!r}: {text!r} is not a YAML value") from None
+        node = data
+        parts = key.split(".")
+        for depth, part in enumerate(parts[:-1]):
+            child = node.setdefault(part, {})
+            if not isinstance(child, dict):
+                raise ConfigError(f"override {override!r}: {'.'.join(parts[:depth + 1])} is not a section")
+            node = child
+        node[parts[-1]] = value
+    return data
+
+
+def config_from_dict(data: dict) -> TrainConfig:
+    """A checked :class:`TrainConfig` from plain data (as read from YAML)."""
+    config = _build(TrainConfig, data, "")
+    try:
+        config.make_rules()
+    except (TypeError, ValueError) as error:
+        raise ConfigError(f"rules: {error}") from None
+    _check_cross_field(config)
+    return config
+
+
+def _build(cls: type, data: Any, prefix: str) -> Any:
+    if not isinstance(data, dict):
+        raise ConfigError(f"{prefix.rstrip('.') or 'the config'} must be a mapping, not {data!r}")
+    fields = {field.name: field for field in dataclasses.fields(cls)}
+    unknown = sorted(set(data) - set(fields))
+    if unknown:
+        raise ConfigError(
+            f"unknown key {prefix}{unknown[0]}: allowed keys{' in ' + prefix.rstrip('.') if prefix else ''} "
+            f"are {', '.join(fields)}"
+        )
+    hints = typing.get_type_hints(cls)
+    values = {}
+    for name, value in data.items():
+        key = prefix + name
+        kind = hints[name]
+        if dataclasses.is_dataclass(kind):
+            values[name] = _build(kind, value, key + ".")
+        else:
+            values[name] = _checked_value(key, value, kind, fields[name].metadata)
+    return cls(**values)
+
+
+def _checked_value(key: str, value: Any, kind: Any, checks: typing.Mapping) -> Any:
+    value = _typed(key, value, kind)
+    if isinstance(value, (int, float)) and not isinstance(value, bool):
+        if not math.isfinite(value):
+            raise ConfigError(f"{key}={value!r} is not allowed: use a finite number")
+        if "min" in checks and value < checks["min"]:
+            raise ConfigError(f"{key}={value!r} is not allowed: use a number >= {checks['min']}")
+        if "max" in checks and value > checks["max"]:
+            raise ConfigError(f"{key}={value!r} is not allowed: use a number <= {checks['max']}")
+        if "min_exclusive" in checks and value <= checks["min_exclusive"]:
+            raise ConfigError(f"{key}={value!r} is not allowed: use a number > {checks['min_exclusive']}")
+    return value
+
+
+def _typed(key: str, value: Any, kind: Any) -> Any:
+    """``value`` checked (and int widened to float) against the annotation ``kind``."""
+    origin, args = typing.get_origin(kind), typing.get_args(kind)
+    if origin is typing.Union:  # Optional[X]
+        if value is None:
+            return None
+        return _typed(key, value, next(arg for arg in args if arg is not type(None)))
+    if origin is Literal:
+        if value not in args:
+            raise ConfigError(f"{key}={value!r} is not allowed: use one of {', '.join(map(repr, args))}")
+        return value
+    if origin is list:
+        if not isinstance(value, list):
+            raise ConfigError(f"{key}={value!r} is not allowed: use a list")
+        return [_typed(f"{key}[{index}]", item, args[0]) for index, item in enumerate(value)]
+    if origin is dict:
+        if not isinstance(value, dict):
+            raise ConfigError(f"{key}={value!r} is not allowed: use a mapping")
+        return {_typed(key, k, args[0]): _typed(f"{key}.{k}", v, args[1]) for k, v in value.items()}
+    if kind is Any:
+        return value
+    if kind in (int, float) and isinstance(value, str):
+        value = _number_from_text(value)  # PyYAML reads 1e-4 (no dot) as text
+    if kind is float and isinstance(value, int) and not isinstance(value, bool):
+        return float(value)
+    if kind is int and isinstance(value, float) and value.is_integer() and abs(value) < 2**53:
+        return int(value)  # YAML reads 1e6 as a float
+    if not isinstance(value, kind) or (kind is not bool and isinstance(value, bool)):
+        raise ConfigError(f"{key}={value!r} is not allowed: use a{'n' if kind is int else ''} {kind.__name__}")
+    return value
+
+
+def _number_from_text(text: str) -> Any:
+    try:
+        return float(text)
+    except ValueError:
+        return text
+
+
+def _check_cross_field(config: TrainConfig) -> None:
+    mix = config.opponents.mix
+    if not mix:
+        raise ConfigError("opponents.mix is empty: give at least one opponent kind with a weight > 0")
+    for name, weight in mix.items():
+        if weight < 0:
+            raise ConfigError(f"opponents.mix.{name}={weight!r} is not allowed: use a weight >= 0")
+    if sum(mix.values()) <= 0:
+        raise ConfigError("opponents.mix: the weights sum to 0; give at least one a weight > 0")
+    if not config.network.hidden or any(size < 1 for size in config.network.hidden):
+        raise ConfigError(f"network.hidden={config.network.hidden!r} is not allowed: use a list of sizes >= 1")
+    rollout = config.ppo.n_steps * config.env.num_envs
+    if config.ppo.batch_size > rollout:
+        raise ConfigError(
+            f"ppo.batch_size={config.ppo.batch_size} is larger than a rollout "
+            f"(ppo.n_steps x env.num_envs = {rollout}): lower it or raise n_steps"
+        )
+    if not config.name or "/" in config.name or config.name.startswith("."):
+        raise ConfigError(f"name={config.name!r} is not allowed: use a plain folder name")
+
+
+def dump_config(config: TrainConfig) -> str:
+    """The resolved config as YAML (every key, defaults included)."""
+    return yaml.safe_dump(config.to_dict(), sort_keys=False)
+
+
+def describe_schema() -> str:
+    """Every key with its default and help, for ``skipbo train --list-keys``."""
+    lines = []
+
+    def walk(cls: type, prefix: str) -> None:
+        hints = typing.get_type_hints(cls)
+        for field in dataclasses.fields(cls):
+            if dataclasses.is_dataclass(hints[field.name]):
+                walk(hints[field.name], prefix + field.name + ".")
+                continue
+            default = field.default if field.default is not dataclasses.MISSING else field.default_factory()
+            lines.append(f"{prefix + field.name:28s} {default!r:36s} {field.metadata.get('help', '')}")
+
+    walk(TrainConfig, "")
+    return "\n".join(lines)
