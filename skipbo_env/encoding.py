@@ -1,0 +1,353 @@
+"""The observation encoding: one fixed float32 vector for every table of 2-6 seats and every variant.
+
+``encode_observation(game, seat)`` describes the position as ``seat`` sees it (its own hand,
+everything public, nothing private of others); ``observe(game, seat)`` adds the action mask and
+is the dict every policy's ``act`` receives; ``decode_observation(vec)`` turns a vector back
+into a readable dict, so a bot needs nothing but the vector. The engine does not import this
+module's callers; this module needs numpy only.
+
+Seats are relative: seat block 0 is always "me", block 1 the seat on my left (who plays after
+me), and so on in turn order. Blocks of seats that are not at the table are zero with
+``present = 0``. In a partners game the partner's block has ``is_partner = 1``.
+
+Every feature is stored as ``raw value * scale`` (scale 1 for flags and one-hot groups), so
+``round(x / scale)`` recovers the exact integer. One-hot groups over card values use index
+``value - 1`` (SKIP-BO = 13 is the last); an all-zero group means "no card".
+
+``DISCARD_DEPTH = 8``: the top 8 cards of every discard pile are in the vector (``discard_cards``,
+top card first); deeper cards are summarised by the pile size and, like every visible card,
+removed from ``unseen``. Eight covers the run a player builds on a pile in practice; the full
+pile stays public through ``Game.to_dict``.
+
+Layout (``OBS_SIZE = 731``; "x6" blocks repeat for relative seats 0-5, ``SEAT_BLOCK = 106``
+values each, seat ``r`` starting at ``95 + 106 * r``; offsets inside a seat block are relative)::
+
+    offset  size  scale    feature
+    ------  ----  -------  ---------------------------------------------------------------
+         0     5  1        num_players one-hot (index n - 2, n = 2..6)
+         5     1  1        partners
+         6     1  1        team_win_either (team_win == "either")
+         7     1  1        team_stock_shared (team_stock == "shared")
+         8     1  1        exhausted_draw_draw (exhausted_draw == "draw")
+         9     1  1        decks
+        10     1  1/30     stock_size (the deal size setting)
+        11     1  1/1000   max_turns (0 = no limit)
+        12     1  1/100    turn (turns completed in this hand)
+        13     1  1/10     plays_this_turn
+        14     1  1/6      quiet_turns
+        15     1  1/162    draw_pile_size
+        16     1  1/162    completed_size (cards in set-aside building piles)
+        17    13  1/5      hand: my cards per value 1..13
+        30    13  1/12..   unseen: copies per value 1..13 I cannot see (scale 1/12 for numbers,
+                           1/18 for SKIP-BO: 1.0 = one deck's copies)
+        43    48  1        building_next: 4 slots x one-hot of the value needed next (1..12)
+        91     4  1/12     building_size: cards on each building slot (0 = empty slot)
+    seat block (x6):
+        +0     1  1        present (the seat is at the table)
+        +1     1  1        is_partner
+        +2     1  1        to_act (this seat acts now; all zero once the hand is over)
+        +3    13  1        stock_top one-hot (all zero: stockpile empty)
+       +16     1  1/30     stock_size
+       +17     1  1/5      hand_size
+       +18     4  1/10     discard_size per discard pile 0..3
+       +22    52  1        discard_top: 4 piles x one-hot of the top card
+       +74    32  1/13     discard_cards: 4 piles x DISCARD_DEPTH card values, top first, 0 = none
+
+``unseen`` counts the cards whose place I cannot see: the draw pile, the other hands and the
+stockpile cards under the tops. It is the deck minus my hand, every stockpile top, every
+discard pile (all of it), the building piles and the completed piles.
+
+The observation box is the same for every table (so a saved model loads on any table): low 0,
+high 1 for flags and one-hot groups, the largest float32 for the counts (they are unbounded:
+``decks``, ``turn``).
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from skipbo_env.actions import NUM_ACTIONS
+from skipbo_env.cards import NUM_BUILDING_PILES, NUM_DISCARD_PILES, NUM_VALUES, TOP_VALUE, deck_counts
+from skipbo_env.rules import MAX_PLAYERS, MIN_PLAYERS
+
+DISCARD_DEPTH = 8
+MAX_SEATS = MAX_PLAYERS
+
+
+class _Layout:
+    """Allocates named ranges of the vector in order, with a scale per value."""
+
+    def __init__(self) -> None:
+        self.size = 0
+        self.scales: list[float] = []
+        self.one_hot: list[bool] = []
+        self.rows: list[tuple[str, int, int]] = []
+
+    def add(self, name: str, size: int, scale: float | list[float] = 1.0, one_hot: bool = False) -> int:
+        start = self.size
+        self.scales.extend(scale if isinstance(scale, list) else [scale] * size)
+        self.one_hot.extend([one_hot] * size)
+        self.rows.append((name, start, size))
+        self.size += size
+        return start
+
+
+def _build_layout() -> tuple[_Layout, dict[str, int], dict[str, int]]:
+    layout = _Layout()
+    glob = {
+        "num_players": layout.add("num_players", MAX_PLAYERS - MIN_PLAYERS + 1, one_hot=True),
+        "partners": layout.add("partners", 1, one_hot=True),
+        "team_win_either": layout.add("team_win_either", 1, one_hot=True),
+        "team_stock_shared": layout.add("team_stock_shared", 1, one_hot=True),
+        "exhausted_draw_draw": layout.add("exhausted_draw_draw", 1, one_hot=True),
+        "decks": layout.add("decks", 1),
+        "stock_size": layout.add("stock_size", 1, 1 / 30),
+        "max_turns": layout.add("max_turns", 1, 1 / 1000),
+        "turn": layout.add("turn", 1, 1 / 100),
+        "plays_this_turn": layout.add("plays_this_turn", 1, 1 / 10),
+        "quiet_turns": layout.add("quiet_turns", 1, 1 / 6),
+        "draw_pile_size": layout.add("draw_pile_size", 1, 1 / 162),
+        "completed_size": layout.add("completed_size", 1, 1 / 162),
+        "hand": layout.add("hand", NUM_VALUES, 1 / 5),
+        "unseen": layout.add("unseen", NUM_VALUES, [1 / c for c in deck_counts(1)[1:]]),
+        "building_next": layout.add("building_next", NUM_BUILDING_PILES * TOP_VALUE, one_hot=True),
+        "building_size": layout.add("building_size", NUM_BUILDING_PILES, 1 / 12),
+    }
+    seat_fields: dict[str, int] = {}
+    for seat in range(MAX_SEATS):
+        base = layout.size
+        fields = {
+            "present": layout.add(f"seat{seat}.present", 1, one_hot=True),
+            "is_partner": layout.add(f"seat{seat}.is_partner", 1, one_hot=True),
+            "to_act": layout.add(f"seat{seat}.to_act", 1, one_hot=True),
+            "stock_top": layout.add(f"seat{seat}.stock_top", NUM_VALUES, one_hot=True),
+            "stock_size": layout.add(f"seat{seat}.stock_size", 1, 1 / 30),
+            "hand_size": layout.add(f"seat{seat}.hand_size", 1, 1 / 5),
+            "discard_size": layout.add(f"seat{seat}.discard_size", NUM_DISCARD_PILES, 1 / 10),
+            "discard_top": layout.add(f"seat{seat}.discard_top", NUM_DISCARD_PILES * NUM_VALUES, one_hot=True),
+            "discard_cards": layout.add(f"seat{seat}.discard_cards", NUM_DISCARD_PILES * DISCARD_DEPTH, 1 / 13),
+        }
+        if seat == 0:
+            seat_fields = {name: start - base for name, start in fields.items()}
+    return layout, glob, seat_fields
+
+
+_LAYOUT, GLOBAL_OFFSETS, SEAT_OFFSETS = _build_layout()
+OBS_SIZE = _LAYOUT.size
+SEAT_BLOCK = (OBS_SIZE - GLOBAL_OFFSETS["building_size"] - NUM_BUILDING_PILES) // MAX_SEATS
+SEAT_START = GLOBAL_OFFSETS["building_size"] + NUM_BUILDING_PILES
+SCALE = np.array(_LAYOUT.scales, dtype=np.float32)
+OBS_LOW = np.zeros(OBS_SIZE, dtype=np.float32)
+OBS_HIGH = np.where(np.array(_LAYOUT.one_hot), np.float32(1.0), np.finfo(np.float32).max).astype(np.float32)
+LAYOUT_ROWS = tuple(_LAYOUT.rows)
+"""(name, offset, size) of every field, in vector order; the module docstring's table."""
+
+_G = GLOBAL_OFFSETS
+_S = SEAT_OFFSETS
+_SEAT_BASES = [SEAT_START + SEAT_BLOCK * r for r in range(MAX_SEATS)]
+_HAND = _G["hand"]
+_BUILDING_NEXT = [_G["building_next"] + TOP_VALUE * slot for slot in range(NUM_BUILDING_PILES)]
+_BUILDING_SIZE = [_G["building_size"] + slot for slot in range(NUM_BUILDING_PILES)]
+_STOCK_TOP = [base + _S["stock_top"] - 1 for base in _SEAT_BASES]  # + card value
+_HAND_SIZE = [base + _S["hand_size"] for base in _SEAT_BASES]
+_TO_ACT = [base + _S["to_act"] for base in _SEAT_BASES]
+_DISCARD_TOP = [[base + _S["discard_top"] + NUM_VALUES * p - 1 for p in range(NUM_DISCARD_PILES)]
+                for base in _SEAT_BASES]  # + card value
+_DISCARD_CARDS = [[base + _S["discard_cards"] + DISCARD_DEPTH * p for p in range(NUM_DISCARD_PILES)]
+                  for base in _SEAT_BASES]
+_UNSEEN = slice(_G["unseen"], _G["unseen"] + NUM_VALUES)
+
+
+def _counter_index(num_players: int) -> np.ndarray:
+    """Where the counters that may exceed 255 go, in the order ``encode_observation`` lists them."""
+    index = [_G[name] for name in ("turn", "plays_this_turn", "quiet_turns", "draw_pile_size", "completed_size")]
+    for base in _SEAT_BASES[:num_players]:
+        index.append(base + _S["stock_size"])
+        index.extend(base + _S["discard_size"] + p for p in range(NUM_DISCARD_PILES))
+    return np.array(index, dtype=np.intp)
+
+
+_COUNTER_INDEX = {n: _counter_index(n) for n in range(MIN_PLAYERS, MAX_PLAYERS + 1)}
+
+
+class _TableConstants:
+    """What depends only on the rules: the template of constant features, computed once per Rules."""
+
+    __slots__ = ("rules", "template", "deck", "stock_seats", "counter_index")
+
+    def __init__(self, rules) -> None:
+        n = rules.num_players
+        template = bytearray(OBS_SIZE)
+        template[_G["num_players"] + n - MIN_PLAYERS] = 1
+        template[_G["partners"]] = rules.partners
+        template[_G["team_win_either"]] = rules.team_win == "either"
+        template[_G["team_stock_shared"]] = rules.team_stock == "shared"
+        template[_G["exhausted_draw_draw"]] = rules.exhausted_draw == "draw"
+        for base in _SEAT_BASES[:n]:
+            template[base + _S["present"]] = 1
+        if rules.partners:
+            template[_SEAT_BASES[n // 2] + _S["is_partner"]] = 1
+        self.rules = rules
+        self.template = bytes(template)
+        self.deck = np.array(deck_counts(rules.decks)[1:], dtype=np.int64)
+        shared = rules.team_stock == "shared"
+        self.stock_seats = [s for s in range(n) if not shared or rules.team_of(s) == s]
+        self.counter_index = np.concatenate(
+            [np.array([_G["decks"], _G["stock_size"], _G["max_turns"]], dtype=np.intp), _COUNTER_INDEX[n]])
+
+
+_constants_cache: list[_TableConstants] = []
+
+
+def _constants(rules) -> _TableConstants:
+    """The table constants of ``rules``; one entry is kept (an environment plays one table)."""
+    if _constants_cache and _constants_cache[0].rules is rules:
+        return _constants_cache[0]
+    constants = _TableConstants(rules)
+    _constants_cache[:] = [constants]
+    return constants
+
+
+def encode_observation(game, seat: int) -> np.ndarray:
+    """The position as ``seat`` sees it: a new float32 vector of ``OBS_SIZE`` (layout above).
+
+    Small values (flags, one-hot entries, card values, hand and building sizes) are written into
+    a byte buffer; the counters that may exceed 255 go through one list; ``unseen`` is one
+    numpy subtraction. Everything is then scaled at once.
+    """
+    table = _constants(game.rules)
+    rules = table.rules
+    n = game.num_players
+    small = bytearray(table.template)
+    counters = [rules.decks, rules.stock_size, rules.max_turns or 0, game.turn, game.plays_this_turn,
+                game.quiet_turns, len(game.draw_pile), len(game.completed)]
+    my_counts = game.hand_counts[seat]
+    small[_HAND:_HAND + NUM_VALUES] = my_counts[1:]
+    if game.outcome is None:
+        small[_TO_ACT[(game.current_seat - seat) % n]] = 1
+    seen = bytearray(game.completed)
+    for slot, pile in enumerate(game.building):
+        small[_BUILDING_NEXT[slot] + len(pile)] = 1
+        small[_BUILDING_SIZE[slot]] = len(pile)
+        seen.extend(pile)
+    stocks = game.stocks
+    for s in table.stock_seats:
+        if stocks[s]:
+            seen.append(stocks[s][-1])
+    hand_sizes = game.hand_sizes
+    discards = game.discards
+    for r in range(n):
+        s = seat + r
+        if s >= n:
+            s -= n
+        stock = stocks[s]
+        if stock:
+            small[_STOCK_TOP[r] + stock[-1]] = 1
+        small[_HAND_SIZE[r]] = hand_sizes[s]
+        counters.append(len(stock))
+        tops = _DISCARD_TOP[r]
+        cards = _DISCARD_CARDS[r]
+        for p, pile in enumerate(discards[s]):
+            counters.append(len(pile))
+            if pile:
+                seen.extend(pile)
+                small[tops[p] + pile[-1]] = 1
+                shown = pile[:-DISCARD_DEPTH - 1:-1]
+                small[cards[p]:cards[p] + len(shown)] = shown
+    vec = np.frombuffer(small, dtype=np.uint8).astype(np.float32)
+    vec[table.counter_index] = counters
+    seen_counts = np.bincount(np.frombuffer(seen, dtype=np.uint8), minlength=NUM_VALUES + 1)
+    vec[_UNSEEN] = table.deck - seen_counts[1:] - my_counts[1:]
+    vec *= SCALE
+    return vec
+
+
+def action_mask(game, seat: int) -> np.ndarray:
+    """int8[145]: 1 for each legal id when ``seat`` is to act, all zero otherwise."""
+    mask = np.zeros(NUM_ACTIONS, dtype=np.int8)
+    if game.outcome is None and game.current_seat == seat:
+        mask[game.legal_actions()] = 1
+    return mask
+
+
+def observe(game, seat: int) -> dict:
+    """The policy input: ``{"observation": encode_observation(game, seat), "action_mask": int8[145]}``."""
+    return {"observation": encode_observation(game, seat), "action_mask": action_mask(game, seat)}
+
+
+# ---------------------------------------------------------------------- decoding
+def decode_observation(vec) -> dict:
+    """A readable dict of everything in the vector (keys listed in the module docstring's contract).
+
+    Seats are relative as in the vector: ``seats[0]`` is me, ``seats[1]`` the seat on my left.
+    ``discards`` hold only the top ``DISCARD_DEPTH`` cards of each pile, bottom to top.
+    """
+    vec = np.asarray(vec, dtype=np.float64)
+    if vec.shape != (OBS_SIZE,):
+        raise ValueError(f"an observation vector has shape ({OBS_SIZE},), got {vec.shape}")
+    raw = np.rint(vec / SCALE).astype(np.int64).tolist()
+    n = int(np.argmax(vec[_G["num_players"]:_G["num_players"] + MAX_PLAYERS - MIN_PLAYERS + 1])) + MIN_PLAYERS
+    hand_counts = [0] + raw[_G["hand"]:_G["hand"] + NUM_VALUES]
+    seats = [_decode_seat(raw, _SEAT_BASES[r]) for r in range(n)]
+    partner = next((r for r, info in enumerate(seats) if info["is_partner"]), None)
+    to_act = next((r for r, info in enumerate(seats) if info["to_act"]), None)
+    return {
+        "num_players": n,
+        "partners": bool(raw[_G["partners"]]),
+        "team_win": "either" if raw[_G["team_win_either"]] else "both",
+        "team_stock": "shared" if raw[_G["team_stock_shared"]] else "own",
+        "exhausted_draw": "draw" if raw[_G["exhausted_draw_draw"]] else "play_on",
+        "stock_size": raw[_G["stock_size"]],
+        "decks": raw[_G["decks"]],
+        "max_turns": raw[_G["max_turns"]] or None,
+        "hand": [v for v in range(1, NUM_VALUES + 1) for _ in range(hand_counts[v])],
+        "hand_counts": hand_counts,
+        "building_next": [_one_hot_value(raw, _BUILDING_NEXT[slot] - 1, TOP_VALUE) or 1
+                          for slot in range(NUM_BUILDING_PILES)],
+        "building_sizes": [raw[i] for i in _BUILDING_SIZE],
+        "seats": seats,
+        "partner": partner,
+        "to_act": to_act,
+        "draw_pile_size": raw[_G["draw_pile_size"]],
+        "completed_size": raw[_G["completed_size"]],
+        "unseen_counts": [0] + raw[_UNSEEN],
+        "plays_this_turn": raw[_G["plays_this_turn"]],
+        "quiet_turns": raw[_G["quiet_turns"]],
+        "turn": raw[_G["turn"]],
+    }
+
+
+def _one_hot_value(raw: list[int], before_first: int, size: int) -> int:
+    """The value ``v`` (1..size) whose entry ``before_first + v`` is set, or 0 when none is."""
+    for v in range(1, size + 1):
+        if raw[before_first + v]:
+            return v
+    return 0
+
+
+def _decode_seat(raw: list[int], base: int) -> dict:
+    discards = []
+    for p in range(NUM_DISCARD_PILES):
+        start = base + _S["discard_cards"] + DISCARD_DEPTH * p
+        shown = [card for card in raw[start:start + DISCARD_DEPTH] if card]
+        discards.append(shown[::-1])
+    return {
+        "stock_top": _one_hot_value(raw, base + _S["stock_top"] - 1, NUM_VALUES),
+        "stock_size": raw[base + _S["stock_size"]],
+        "hand_size": raw[base + _S["hand_size"]],
+        "discards": discards,
+        "discard_sizes": raw[base + _S["discard_size"]:base + _S["discard_size"] + NUM_DISCARD_PILES],
+        "is_partner": bool(raw[base + _S["is_partner"]]),
+        "to_act": bool(raw[base + _S["to_act"]]),
+    }
+
+
+def layout_table() -> str:
+    """The layout as text rows ``offset size name``, generated from the code (tests compare it to the docstring)."""
+    return "\n".join(f"{start:6d} {size:5d}  {name}" for name, start, size in LAYOUT_ROWS)
+
+
+__all__ = [
+    "DISCARD_DEPTH", "LAYOUT_ROWS", "MAX_SEATS", "OBS_HIGH", "OBS_LOW", "OBS_SIZE", "SCALE", "SEAT_BLOCK",
+    "SEAT_START", "action_mask", "decode_observation", "encode_observation", "layout_table", "observe",
+]
