@@ -15,6 +15,7 @@ import skipbo_env
 SUBCOMMANDS = {
     "demo": ("training.demo", "play and print one seeded game"),
     "play": ("training.play", "play one seat in the terminal against bots or saved models"),
+    "replay": ("training.replay", "step through a saved game move by move"),
 }
 
 

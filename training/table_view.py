@@ -272,11 +272,11 @@ def _building_table(game: Game) -> Table:
 def _seats_table(game: Game, viewer: int | None, names: list[str]) -> Table:
     table = Table(box=box.SIMPLE_HEAD, padding=(0, 1), expand=False)
     table.add_column("", width=1)
-    table.add_column("seat")
-    table.add_column("stockpile", justify="center")
-    table.add_column("hand")
+    table.add_column("seat", no_wrap=True)
+    table.add_column("stockpile", justify="center", no_wrap=True)
+    table.add_column("hand", no_wrap=viewer is not None)
     for slot in range(4):
-        table.add_column(f"discard {slot + 1}")
+        table.add_column(f"discard {slot + 1}", min_width=9)
     for seat in range(game.num_players):
         table.add_row(*_seat_row(game, seat, viewer, names))
     return table
@@ -354,10 +354,14 @@ def discard_hint(game: Game, keys) -> str:
 
 # ---------------------------------------------------------------------- match score sheet
 def team_label(rules, seat: int, names: list[str], viewer: int | None) -> str:
+    """The seat's name in singles; ``"seats 0 & 2"`` or ``"you & seat 3"`` for a team."""
     partner = rules.partner_of(seat)
     if partner is None:
         return seat_name(names, seat, viewer)
-    return " + ".join(seat_name(names, s, viewer) for s in sorted((seat, partner)))
+    if viewer in (seat, partner):
+        return f"you & seat {partner if viewer == seat else seat}"
+    low, high = sorted((seat, partner))
+    return f"seats {low} & {high}"
 
 
 def score_sheet(rules, hands: list[dict], names: list[str], viewer: int | None) -> Table:
