@@ -1,0 +1,178 @@
+"""``load_policy(spec)``: one way to name any player on the command line or in a config.
+
+Accepted specs:
+
+- a bot name: ``random``, ``greedy``, ``planner`` (see :data:`BOTS`);
+- a saved model file ending in ``.zip`` or ``.pt`` (loaded by ``agents.saved_model``);
+- ``package.module:ClassName``: a class importable from an installed module;
+- ``path/to/file.py:ClassName``: a class in a researcher's own file, loaded without installing.
+
+Any of them may end with options passed to the constructor, after a colon:
+``planner:hold_wilds=false,search=true``, ``my_bots.py:MyBot:depth=3``. Values are read as
+``true``/``false``, ``none``, integers, floats, or else kept as text. Each class is instantiated
+with those keyword arguments; an object that is already a policy is returned unchanged.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import importlib
+import importlib.util
+import inspect
+import os
+import sys
+
+from agents.greedy import GreedyBot
+from agents.planner import PlannerBot
+from agents.random_bot import RandomBot
+
+BOTS = {"random": RandomBot, "greedy": GreedyBot, "planner": PlannerBot}
+MODEL_SUFFIXES = (".zip", ".pt")
+
+ACCEPTED = (
+    f"a bot name ({', '.join(BOTS)}), a saved model file (.zip or .pt), package.module:ClassName, "
+    "or path/to/file.py:ClassName; options may follow after a colon, e.g. planner:hold_wilds=false"
+)
+
+
+class PolicySpecError(ValueError):
+    """A policy spec that names nothing loadable; the message lists what is accepted."""
+
+
+def load_policy(spec, seed: int | None = None):
+    """The policy a spec names (see the module docstring), its generator seeded with ``seed``.
+
+    ``seed`` is passed as the ``seed`` keyword to classes whose constructor accepts one.
+    Raises :class:`PolicySpecError` naming the spec and the accepted forms.
+    """
+    if hasattr(spec, "act"):
+        return spec
+    if not isinstance(spec, str) or not spec.strip():
+        raise PolicySpecError(f"policy spec {spec!r} is not a non-empty string: use {ACCEPTED}")
+    target, options = split_options(spec.strip())
+    if target.endswith(MODEL_SUFFIXES):
+        if options:
+            raise PolicySpecError(f"policy spec {spec!r}: a saved model file takes no options")
+        return _load_saved_model(target)
+    if target in BOTS:
+        return _instantiate(BOTS[target], spec, options, seed)
+    if ":" in target:
+        location, _, attribute = target.rpartition(":")
+        return _instantiate(_find_attribute(location, attribute, spec), spec, options, seed)
+    raise PolicySpecError(f"unknown policy spec {spec!r}: use {ACCEPTED}")
+
+
+def split_options(spec: str) -> tuple[str, dict]:
+    """``"planner:a=1,b=x"`` -> ``("planner", {"a": 1, "b": "x"})``; no options -> ``{}``."""
+    head, sep, tail = spec.rpartition(":")
+    if not sep or "=" not in tail:
+        return spec, {}
+    options = {}
+    for item in tail.split(","):
+        key, eq, value = item.partition("=")
+        if not eq or not key.strip().isidentifier():
+            raise PolicySpecError(f"policy spec {spec!r}: option {item!r} is not of the form name=value")
+        options[key.strip()] = _parse_value(value.strip())
+    return head, options
+
+
+def _parse_value(text: str):
+    lowered = text.lower()
+    if lowered in ("true", "false"):
+        return lowered == "true"
+    if lowered == "none":
+        return None
+    for kind in (int, float):
+        try:
+            return kind(text)
+        except ValueError:
+            pass
+    return text
+
+
+def _load_saved_model(path: str):
+    if not os.path.isfile(path):
+        raise PolicySpecError(f"saved model {path!r} does not exist (no such file)")
+    try:
+        saved_model = importlib.import_module("agents.saved_model")
+    except ModuleNotFoundError as error:
+        if error.name != "agents.saved_model":
+            raise
+        raise PolicySpecError(
+            f"cannot load {path!r}: loading saved models needs agents/saved_model.py "
+            "(load_saved_policy), which this installation lacks"
+        ) from None
+    return saved_model.load_saved_policy(path)
+
+
+def _find_attribute(location: str, attribute: str, spec: str):
+    if location.endswith(".py"):
+        module = _import_file(location, spec)
+    else:
+        try:
+            module = importlib.import_module(location)
+        except ImportError as error:
+            raise PolicySpecError(f"policy spec {spec!r}: cannot import module {location!r} ({error})") from None
+    try:
+        return getattr(module, attribute)
+    except AttributeError:
+        raise PolicySpecError(f"policy spec {spec!r}: {location!r} defines no {attribute!r}") from None
+
+
+def _import_file(path: str, spec: str):
+    """Import a Python file by path under a name derived from it, without installing anything."""
+    if not os.path.isfile(path):
+        raise PolicySpecError(f"policy spec {spec!r}: file {path!r} does not exist")
+    absolute = os.path.abspath(path)
+    digest = hashlib.sha1(absolute.encode()).hexdigest()[:12]
+    module_name = f"skipbo_user_policy_{digest}"
+    if module_name in sys.modules:
+        return sys.modules[module_name]
+    module_spec = importlib.util.spec_from_file_location(module_name, absolute)
+    module = importlib.util.module_from_spec(module_spec)
+    sys.modules[module_name] = module
+    try:
+        module_spec.loader.exec_module(module)
+    except BaseException:
+        del sys.modules[module_name]
+        raise
+    return module
+
+
+def _instantiate(target, spec: str, options: dict, seed: int | None):
+    if not inspect.isclass(target):
+        if options:
+            raise PolicySpecError(f"policy spec {spec!r}: options need a class, and {target!r} is not one")
+        return _checked_policy(target, spec)
+    parameters = _constructor_parameters(target)
+    takes_any = any(p.kind is inspect.Parameter.VAR_KEYWORD for p in parameters.values())
+    unknown = [name for name in options if name not in parameters and not takes_any]
+    if unknown:
+        allowed = ", ".join(name for name in parameters if name != "seed") or "none"
+        raise PolicySpecError(
+            f"policy spec {spec!r}: {target.__name__} has no option {', '.join(unknown)}; its options: {allowed}"
+        )
+    kwargs = dict(options)
+    if seed is not None and ("seed" in parameters or takes_any):
+        kwargs.setdefault("seed", seed)
+    try:
+        policy = target(**kwargs)
+    except (TypeError, ValueError) as error:
+        raise PolicySpecError(f"policy spec {spec!r}: {target.__name__}(...) refused the options: {error}") from None
+    return _checked_policy(policy, spec)
+
+
+def _constructor_parameters(cls) -> dict:
+    try:
+        return dict(inspect.signature(cls).parameters)
+    except (TypeError, ValueError):
+        return {}
+
+
+def _checked_policy(policy, spec: str):
+    if not callable(getattr(policy, "act", None)):
+        raise PolicySpecError(
+            f"policy spec {spec!r} names {policy!r}, which has no act(observation) method; "
+            "a policy needs act(observation: dict) -> int"
+        )
+    return policy

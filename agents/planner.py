@@ -1,0 +1,457 @@
+"""``planner``: the strongest heuristic bot here. It searches its whole turn.
+
+At each decision the planner decodes the observation and searches every sequence of plays it
+can make this turn from what it sees: hand cards (a multiset), the tops of its discard piles
+(and the cards under them, which are public), its stockpile top and, in partners, the partner's
+stockpile and discard tops. Building piles are simulated on copies of the decoded piles (a pile
+that reaches 12 empties). What it cannot see is modelled simply: once a stockpile top is played
+the next one is unknown, so that stockpile is not played again in the search; once the hand is
+empty, the five cards drawn are unknown, so the search carries on without a hand and counts the
+draw as a bonus. The search remembers the positions it reached (plays in a different order often
+lead to the same position), so it stays small. It acts on the first play of the best sequence,
+or discards when stopping is best, and searches again at the next decision with what the play
+revealed.
+
+A sequence is worth (see :class:`PlannerBot` for the switches that turn each idea off):
+
+- ``STOCK`` for every stockpile top it plays (the partner's too); winning the hand beats all;
+- ``hold_wilds``: a SKIP-BO card from the hand or a discard pile costs ``WILD_COST`` unless the
+  sequence plays a stockpile card, so wilds are kept for the stockpile;
+- ``draw_bonus``: emptying the hand (five new cards) is worth ``DRAW``; every hand card played
+  ``HAND_PLAY`` and every discard top played ``DISCARD_PLAY`` (it uncovers the card below);
+- ``avoid_feeding``: the building piles it leaves are charged ``FEED`` times the chance that the
+  opponents who play next can reach their stockpile top from them (their visible discard tops
+  fill part of the gap, their hidden hand the rest with a chance that falls with each card
+  missing); so cards at or above its own stockpile value are played only when they do not help
+  an opponent, and a pile is pushed past an opponent's value when that is cheap;
+- ``own_stock_gap``: piles it leaves just below its own stockpile top, with the missing cards in
+  its hand or on its discard tops, are worth ``GAP`` times the chance to reach it next turn;
+- ``partner_help`` (partners): the same chance for the partner's stockpile is worth ``PARTNER``;
+- ``always_block``: charge any pile at an opponent's exact stockpile value so heavily that the
+  planner blocks it at nearly any cost; public bots found this hurts, so it is off.
+
+The discard (``smart_discard``) goes onto a pile whose top is the same value or one higher, never
+buries a low card under a higher one when it can help it, spreads over empty piles, and keeps
+SKIP-BO cards; switched off, it discards like ``greedy`` (a random card on a random pile).
+"""
+
+from __future__ import annotations
+
+from agents.policy import Bot, legal_actions
+from skipbo_env.actions import (
+    DISCARD_SOURCE,
+    END_TURN,
+    FIRST_DISCARD,
+    PARTNER_DISCARD_SOURCE,
+    PARTNER_STOCK_SOURCE,
+    STOCK_SOURCE,
+)
+from skipbo_env.cards import NUM_BUILDING_PILES, TOP_VALUE, WILD
+from skipbo_env.encoding import decode_observation
+
+STOCK = 100.0
+WIN = 1e6
+WILD_COST = 6.0
+DRAW = 6.0
+HAND_PLAY = 0.6
+DISCARD_PLAY = 1.2
+FEED = 40.0
+BLOCK = 400.0
+GAP = 6.0
+PARTNER = 15.0
+
+# Chance that a player reaches a stockpile value when ``m`` cards of the chain must come from a
+# hand of five unknown cards (about 7% per value plus 11% SKIP-BO per card, rounded).
+REACH_FROM_HIDDEN_HAND = (1.0, 0.62, 0.30, 0.12, 0.04, 0.01)
+# The same from my own known hand next turn, where missing cards come from the few cards drawn.
+REACH_FROM_DRAW = (1.0, 0.35, 0.08, 0.01)
+# How much the seats that play after me threaten: the next seat most, later ones less.
+SEAT_WEIGHTS = (1.0, 0.5, 0.3, 0.2, 0.1)
+
+
+def _reach_chance(table: tuple[float, ...], missing: int) -> float:
+    return table[missing] if missing < len(table) else 0.0
+
+
+class _Seat:
+    """What the planner knows of another seat: stockpile top and the visible discard cards."""
+
+    __slots__ = ("stock_top", "discards", "weight")
+
+    def __init__(self, info: dict, weight: float) -> None:
+        self.stock_top = info["stock_top"]
+        self.discards = [list(pile) for pile in info["discards"]]
+        self.weight = weight
+
+
+def chain_missing(need: int, target: int, counts: list[int], tops: list[list[int]]) -> int:
+    """How many cards are missing to build from ``need`` up to ``target - 1``.
+
+    ``counts[v]`` cards of value ``v`` (13 = SKIP-BO) and the discard piles ``tops`` (bottom to
+    top, used from the top down) fill the chain in order; each value neither holds is missing.
+    """
+    piles = [list(p) for p in tops if p]
+    counts = list(counts)
+    missing = 0
+    for value in range(need, target):
+        if counts[value]:
+            counts[value] -= 1
+            continue
+        for pile in piles:
+            if pile and (pile[-1] == value or pile[-1] == WILD):
+                pile.pop()
+                break
+        else:
+            if counts[WILD]:
+                counts[WILD] -= 1
+            else:
+                missing += 1
+    return missing
+
+
+class PlannerBot(Bot):
+    """Searches its whole turn for the best sequence of plays; every idea is a switch.
+
+    Keyword switches (all ``True`` by default except ``always_block``): ``search`` (whole-turn
+    search; off: only one play ahead), ``hold_wilds``, ``draw_bonus``, ``avoid_feeding``,
+    ``own_stock_gap``, ``partner_help``, ``smart_discard``, ``always_block``. See the module
+    docstring for what each does.
+    """
+
+    name = "planner"
+
+    def __init__(
+        self,
+        seed: int | None = None,
+        *,
+        search: bool = True,
+        hold_wilds: bool = True,
+        draw_bonus: bool = True,
+        avoid_feeding: bool = True,
+        own_stock_gap: bool = True,
+        partner_help: bool = True,
+        smart_discard: bool = True,
+        always_block: bool = False,
+    ) -> None:
+        super().__init__(seed)
+        self.search = search
+        self.hold_wilds = hold_wilds
+        self.draw_bonus = draw_bonus
+        self.avoid_feeding = avoid_feeding
+        self.own_stock_gap = own_stock_gap
+        self.partner_help = partner_help
+        self.smart_discard = smart_discard
+        self.always_block = always_block
+        self.nodes = 0
+
+    def __repr__(self) -> str:
+        switches = ("search", "hold_wilds", "draw_bonus", "avoid_feeding", "own_stock_gap", "partner_help",
+                    "smart_discard", "always_block")
+        return f"PlannerBot({', '.join(f'{name}={getattr(self, name)}' for name in switches)})"
+
+    # ------------------------------------------------------------------ deciding
+    def act(self, observation: dict) -> int:
+        legal = legal_actions(observation)
+        if len(legal) == 1:
+            return int(legal[0])
+        view = decode_observation(observation["observation"])
+        plays = [int(a) for a in legal if a < FIRST_DISCARD]
+        if plays:
+            turn = _Turn(view, self)
+            best = turn.best_first_play(plays)
+            if best is not None:
+                return best
+        discards = [int(a) for a in legal if FIRST_DISCARD <= a < END_TURN]
+        if not discards:
+            return END_TURN if END_TURN in legal else int(legal[0])
+        if self.smart_discard:
+            return choose_discard(view, discards)
+        return self._random_discard(view, discards)
+
+    def _random_discard(self, view: dict, discards: list[int]) -> int:
+        value = self.choose(view["hand"])
+        return self.choose([a for a in discards if (a - FIRST_DISCARD) // NUM_BUILDING_PILES == value - 1])
+
+
+class _Turn:
+    """The search over one turn's plays from a decoded observation."""
+
+    def __init__(self, view: dict, bot: PlannerBot) -> None:
+        self.bot = bot
+        seats = view["seats"]
+        me = seats[0]
+        self.needs = tuple(view["building_next"])
+        self.hand = tuple(view["hand_counts"])
+        self.hand_size0 = sum(self.hand)
+        self.my_piles = _visible_piles(me)
+        partner = view["partner"]
+        shared = view["team_stock"] == "shared"
+        self.partner_piles = _visible_piles(seats[partner]) if partner is not None else [[], [], [], []]
+        self.stock_top = me["stock_top"]
+        self.stock_size = me["stock_size"]
+        self.partner_top = seats[partner]["stock_top"] if partner is not None and not shared else 0
+        self.partner_size = seats[partner]["stock_size"] if partner is not None and not shared else 0
+        self.partners = partner is not None
+        self.shared = shared
+        self.team_win = view["team_win"]
+        self.opponents = []
+        rank = 0
+        for offset in range(1, len(seats)):
+            if offset == partner:
+                continue
+            weight = SEAT_WEIGHTS[min(rank, len(SEAT_WEIGHTS) - 1)]
+            rank += 1
+            self.opponents.append(_Seat(seats[offset], weight))
+        self.partner_seat = _Seat(seats[partner], 1.0) if partner is not None and not shared else None
+        self.memo: dict = {}
+        self.position_memo: dict = {}
+
+    # one search state: (needs, hand, my heights, partner heights, stock played, partner stock played)
+    def best_first_play(self, plays: list[int]) -> int | None:
+        """The first play of the best sequence, or ``None`` when stopping now (discarding) is best."""
+        root = (self.needs, self.hand, tuple(len(p) for p in self.my_piles),
+                tuple(len(p) for p in self.partner_piles), 0, 0)
+        best_value = self.stop_value(root)
+        best_action = None
+        for action in sorted(plays, key=_root_order):
+            child, value_now = self.apply(root, action)
+            if child is None:
+                value = value_now
+            elif self.bot.search:
+                value = self.value(child)
+            else:
+                value = self.stop_value(child)
+            if value > best_value + 1e-9:
+                best_value, best_action = value, action
+        return best_action
+
+    def value(self, state) -> float:
+        """The best value reachable from ``state`` (stopping included), memoised on the position."""
+        key = (tuple(sorted(state[0])),) + state[1:]
+        cached = self.memo.get(key)
+        if cached is not None:
+            return cached
+        self.bot.nodes += 1
+        best = self.stop_value(state)
+        for action in self.moves(state):
+            child, value_now = self.apply(state, action)
+            value = value_now if child is None else self.value(child)
+            if value > best:
+                best = value
+        self.memo[key] = best
+        return best
+
+    def moves(self, state) -> list[int]:
+        """Plays from ``state``, one pile per distinct value needed (equal piles are the same)."""
+        needs, hand, mine, theirs, stock_done, partner_done = state
+        moves = []
+        seen = set()
+        for slot in range(NUM_BUILDING_PILES):
+            need = needs[slot]
+            if need in seen:
+                continue
+            seen.add(need)
+            if not stock_done and self.stock_top and (self.stock_top == need or self.stock_top == WILD):
+                moves.append(STOCK_SOURCE * 4 + slot)
+            if not partner_done and self.partner_top and (self.partner_top == need or self.partner_top == WILD):
+                moves.append(PARTNER_STOCK_SOURCE * 4 + slot)
+            for pile in range(4):
+                height = mine[pile]
+                if height:
+                    card = self.my_piles[pile][height - 1]
+                    if card == need or card == WILD:
+                        moves.append((DISCARD_SOURCE + pile) * 4 + slot)
+                height = theirs[pile]
+                if height:
+                    card = self.partner_piles[pile][height - 1]
+                    if card == need or card == WILD:
+                        moves.append((PARTNER_DISCARD_SOURCE + pile) * 4 + slot)
+            if hand[need]:
+                moves.append((need - 1) * 4 + slot)
+            if hand[WILD]:
+                moves.append((WILD - 1) * 4 + slot)
+        return moves
+
+    def apply(self, state, action: int):
+        """``(child, None)`` after one play, or ``(None, value)`` when the play wins the hand."""
+        needs, hand, mine, theirs, stock_done, partner_done = state
+        source, slot = divmod(action, 4)
+        if source < STOCK_SOURCE:
+            hand = hand[:source + 1] + (hand[source + 1] - 1,) + hand[source + 2:]
+        elif source == STOCK_SOURCE:
+            stock_done = 1
+        elif source < PARTNER_STOCK_SOURCE:
+            pile = source - DISCARD_SOURCE
+            mine = mine[:pile] + (mine[pile] - 1,) + mine[pile + 1:]
+        elif source == PARTNER_STOCK_SOURCE:
+            partner_done = 1
+        else:
+            pile = source - PARTNER_DISCARD_SOURCE
+            theirs = theirs[:pile] + (theirs[pile] - 1,) + theirs[pile + 1:]
+        need = needs[slot] + 1
+        needs = needs[:slot] + ((1 if need > TOP_VALUE else need),) + needs[slot + 1:]
+        child = (needs, hand, mine, theirs, stock_done, partner_done)
+        if (source == STOCK_SOURCE or source == PARTNER_STOCK_SOURCE) and self.wins(child):
+            return None, WIN
+        return child, None
+
+    def wins(self, state) -> bool:
+        """Whether the stockpile plays of ``state`` end the hand in this seat's (team's) favour."""
+        own_empty = state[4] and self.stock_size == 1
+        if not self.partners or self.shared:
+            return bool(own_empty)
+        partner_empty = (state[5] and self.partner_size == 1) or self.partner_size == 0
+        own_empty = own_empty or self.stock_size == 0
+        if self.team_win == "either":
+            return bool(own_empty or partner_empty)
+        return bool(own_empty and partner_empty)
+
+    # ------------------------------------------------------------------ evaluation
+    def stop_value(self, state) -> float:
+        """The worth of stopping in ``state``: what the plays gained plus what the piles promise."""
+        bot = self.bot
+        needs, hand, mine, theirs, stock_done, partner_done = state
+        stock_cards = stock_done + partner_done
+        value = STOCK * stock_cards
+        hand_left = sum(hand)
+        wilds_used = self.hand[WILD] - hand[WILD] + self._discard_wilds_used(mine, theirs)
+        numbers_played = self.hand_size0 - hand_left - (self.hand[WILD] - hand[WILD])
+        value += HAND_PLAY * numbers_played
+        value += DISCARD_PLAY * (sum(len(p) for p in self.my_piles) - sum(mine)
+                                 + sum(len(p) for p in self.partner_piles) - sum(theirs))
+        if bot.hold_wilds:
+            if not stock_cards:
+                value -= WILD_COST * wilds_used
+        else:
+            value += HAND_PLAY * wilds_used
+        if hand_left == 0 and bot.draw_bonus:
+            value += DRAW
+        value += self.position_value(needs, hand, mine, stock_done)
+        return value
+
+    def _discard_wilds_used(self, mine, theirs) -> int:
+        used = 0
+        for piles, heights in ((self.my_piles, mine), (self.partner_piles, theirs)):
+            for pile, height in zip(piles, heights):
+                used += pile[height:].count(WILD)
+        return used
+
+    def position_value(self, needs, hand, mine, stock_done) -> float:
+        """What the building piles left behind mean for the opponents, the partner and me."""
+        bot = self.bot
+        key = (needs, hand, mine, stock_done) if bot.own_stock_gap else needs
+        cached = self.position_memo.get(key)
+        if cached is not None:
+            return cached
+        value = 0.0
+        if bot.avoid_feeding or bot.always_block:
+            for seat in self.opponents:
+                chance = self.reach_chance(needs, seat, REACH_FROM_HIDDEN_HAND)
+                value -= FEED * seat.weight * chance
+                if bot.always_block and seat.stock_top in needs:
+                    value -= BLOCK * seat.weight
+        if bot.partner_help and self.partner_seat is not None:
+            value += PARTNER * self.reach_chance(needs, self.partner_seat, REACH_FROM_HIDDEN_HAND)
+        if bot.own_stock_gap and not stock_done and self.stock_top and self.stock_top != WILD:
+            piles = [pile[:height] for pile, height in zip(self.my_piles, mine)]
+            missing = min(self._gap_missing(need, self.stock_top, hand, piles) for need in set(needs))
+            value += GAP * _reach_chance(REACH_FROM_DRAW, missing)
+        self.position_memo[key] = value
+        return value
+
+    def reach_chance(self, needs, seat: _Seat, table) -> float:
+        """The chance ``seat`` reaches its stockpile top from any of the piles ``needs``."""
+        target = seat.stock_top
+        if not target or target == WILD:
+            return 0.0
+        miss_all = 1.0
+        for need in set(needs):
+            if need > target:
+                continue
+            missing = chain_missing(need, target, _NO_CARDS, seat.discards)
+            miss_all *= 1.0 - _reach_chance(table, missing)
+        return 1.0 - miss_all
+
+    @staticmethod
+    def _gap_missing(need: int, target: int, hand, piles) -> int:
+        if need > target:
+            return 99
+        return chain_missing(need, target, hand, piles)
+
+
+_NO_CARDS = [0] * (WILD + 1)
+
+
+def _visible_piles(seat: dict) -> list[list[int]]:
+    """Discard piles as far as they are known: all of a pile, or its visible top when it is deeper."""
+    return [list(pile) for pile in seat["discards"]]
+
+
+def _root_order(action: int) -> tuple[int, int]:
+    """Try stockpile plays first, then discard tops, then hand numbers, then hand SKIP-BO cards.
+
+    Among sequences of equal worth the first found is kept, so the planner plays its stockpile
+    (which reveals the next card) before anything else.
+    """
+    source = action // 4
+    if source in (STOCK_SOURCE, PARTNER_STOCK_SOURCE):
+        rank = 0
+    elif source >= DISCARD_SOURCE:
+        rank = 1
+    elif source == WILD - 1:
+        rank = 3
+    else:
+        rank = 2
+    return rank, action
+
+
+# ---------------------------------------------------------------------- discarding
+def choose_discard(view: dict, discards: list[int]) -> int:
+    """The best legal discard by :func:`discard_score` (ties: the lowest id)."""
+    me = view["seats"][0]
+    tops = [pile[-1] if pile else 0 for pile in me["discards"]]
+    needs = view["building_next"]
+    hand = view["hand_counts"]
+    only_wilds = sum(hand) == hand[WILD]
+    best, best_score = discards[0], None
+    for action in discards:
+        value, slot = divmod(action - FIRST_DISCARD, NUM_BUILDING_PILES)
+        score = discard_score(value + 1, tops[slot], needs, hand, me["stock_top"], only_wilds)
+        if best_score is None or score > best_score:
+            best, best_score = action, score
+    return best
+
+
+def discard_score(card: int, top: int, needs, hand, stock_top: int, only_wilds: bool = False) -> float:
+    """How good it is to discard ``card`` onto a pile whose top is ``top`` (0: an empty pile).
+
+    Same value or one higher on top is best (the run stays playable from the top down); an empty
+    pile is good, better for a high card; burying a lower card, above all one a building pile
+    needs soon, is bad; SKIP-BO cards are kept.
+    """
+    score = 0.0
+    if card == WILD:
+        return -100.0 if not only_wilds else 0.0
+    if top == 0:
+        score += 2.5 + 0.15 * card
+    elif top == card:
+        score += 4.0
+    elif top == card + 1:
+        score += 5.0
+    elif top > card:
+        score += 2.0 - 0.3 * (top - card - 1)
+    else:
+        score -= 3.0 + 0.3 * (TOP_VALUE - top)
+        if top in needs or top == WILD:
+            score -= 5.0
+    if top and top != WILD:
+        soon = min(((top - need) % TOP_VALUE) for need in needs)
+        if top < card and soon <= 2:
+            score -= 2.0
+    distance = min(((card - need) % TOP_VALUE) for need in needs)
+    score += 0.2 * min(distance, 6)
+    if hand[card] > 1:
+        score += 0.5
+    if card == stock_top:
+        score -= 0.5
+    return score
