@@ -16,6 +16,7 @@ SUBCOMMANDS = {
     "demo": ("training.demo", "play and print one seeded game"),
     "play": ("training.play", "play one seat in the terminal against bots or saved models"),
     "replay": ("training.replay", "step through a saved game move by move"),
+    "evaluate": ("training.evaluate", "play a seeded tournament between policies and report win rates"),
 }
 
 
