@@ -12,7 +12,19 @@ from skipbo_env.rules import Rules
 
 __version__ = "0.1.0"
 
+_LAZY = {"env": "skipbo_env.aec", "raw_env": "skipbo_env.aec", "SingleAgentEnv": "skipbo_env.single_agent"}
+
+
+def __getattr__(name: str):
+    """The environments load gymnasium and pettingzoo, so they are imported on first use."""
+    if name in _LAZY:
+        import importlib
+
+        return getattr(importlib.import_module(_LAZY[name]), name)
+    raise AttributeError(f"module 'skipbo_env' has no attribute {name!r}")
+
+
 __all__ = [
-    "NUM_ACTIONS", "OBS_SIZE", "Game", "IllegalActionError", "Match", "Rules", "decode_observation",
-    "describe_action", "encode_observation", "observe", "__version__",
+    "NUM_ACTIONS", "OBS_SIZE", "Game", "IllegalActionError", "Match", "Rules", "SingleAgentEnv",
+    "decode_observation", "describe_action", "encode_observation", "env", "observe", "raw_env", "__version__",
 ]

@@ -156,6 +156,7 @@ _DISCARD_TOP = [[base + _S["discard_top"] + NUM_VALUES * p - 1 for p in range(NU
 _DISCARD_CARDS = [[base + _S["discard_cards"] + DISCARD_DEPTH * p for p in range(NUM_DISCARD_PILES)]
                   for base in _SEAT_BASES]
 _UNSEEN = slice(_G["unseen"], _G["unseen"] + NUM_VALUES)
+_HAND_SLICE = slice(_HAND, _HAND + NUM_VALUES)
 
 
 def _counter_index(num_players: int) -> np.ndarray:
@@ -196,15 +197,17 @@ class _TableConstants:
             [np.array([_G["decks"], _G["stock_size"], _G["max_turns"]], dtype=np.intp), _COUNTER_INDEX[n]])
 
 
-_constants_cache: list[_TableConstants] = []
+_CACHE_SIZE = 16
+_constants_cache: dict[int, _TableConstants] = {}
 
 
 def _constants(rules) -> _TableConstants:
-    """The table constants of ``rules``; one entry is kept (an environment plays one table)."""
-    if _constants_cache and _constants_cache[0].rules is rules:
-        return _constants_cache[0]
-    constants = _TableConstants(rules)
-    _constants_cache[:] = [constants]
+    """The table constants of ``rules``, cached by identity (each entry keeps its Rules alive)."""
+    constants = _constants_cache.get(id(rules))
+    if constants is None or constants.rules is not rules:
+        if len(_constants_cache) >= _CACHE_SIZE:
+            _constants_cache.clear()
+        constants = _constants_cache[id(rules)] = _TableConstants(rules)
     return constants
 
 
@@ -221,15 +224,17 @@ def encode_observation(game, seat: int) -> np.ndarray:
     small = bytearray(table.template)
     counters = [rules.decks, rules.stock_size, rules.max_turns or 0, game.turn, game.plays_this_turn,
                 game.quiet_turns, len(game.draw_pile), len(game.completed)]
-    my_counts = game.hand_counts[seat]
-    small[_HAND:_HAND + NUM_VALUES] = my_counts[1:]
+    small[_HAND:_HAND + NUM_VALUES] = game.hand_counts[seat][1:]
     if game.outcome is None:
         small[_TO_ACT[(game.current_seat - seat) % n]] = 1
     seen = bytearray(game.completed)
-    for slot, pile in enumerate(game.building):
+    building = game.building
+    for slot in range(NUM_BUILDING_PILES):
+        pile = building[slot]
         small[_BUILDING_NEXT[slot] + len(pile)] = 1
-        small[_BUILDING_SIZE[slot]] = len(pile)
-        seen.extend(pile)
+        if pile:
+            small[_BUILDING_SIZE[slot]] = len(pile)
+            seen += bytes(pile)
     stocks = game.stocks
     for s in table.stock_seats:
         if stocks[s]:
@@ -245,19 +250,22 @@ def encode_observation(game, seat: int) -> np.ndarray:
             small[_STOCK_TOP[r] + stock[-1]] = 1
         small[_HAND_SIZE[r]] = hand_sizes[s]
         counters.append(len(stock))
+        piles = discards[s]
+        counters += map(len, piles)
         tops = _DISCARD_TOP[r]
         cards = _DISCARD_CARDS[r]
-        for p, pile in enumerate(discards[s]):
-            counters.append(len(pile))
+        for p in range(NUM_DISCARD_PILES):
+            pile = piles[p]
             if pile:
-                seen.extend(pile)
+                seen += bytes(pile)
                 small[tops[p] + pile[-1]] = 1
                 shown = pile[:-DISCARD_DEPTH - 1:-1]
                 small[cards[p]:cards[p] + len(shown)] = shown
     vec = np.frombuffer(small, dtype=np.uint8).astype(np.float32)
     vec[table.counter_index] = counters
     seen_counts = np.bincount(np.frombuffer(seen, dtype=np.uint8), minlength=NUM_VALUES + 1)
-    vec[_UNSEEN] = table.deck - seen_counts[1:] - my_counts[1:]
+    vec[_UNSEEN] = table.deck - seen_counts[1:]
+    vec[_UNSEEN] -= vec[_HAND_SLICE]
     vec *= SCALE
     return vec
 

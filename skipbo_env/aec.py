@@ -1,0 +1,253 @@
+# noqa: D212, D415
+"""
+# Skip-Bo
+
+A PettingZoo AEC environment for the card game Skip-Bo, every rule of RULES.md included.
+
+| Import             | `from skipbo_env import env` (or `raw_env`)                      |
+|--------------------|------------------------------------------------------------------|
+| Actions            | Discrete                                                         |
+| Parallel API       | No                                                               |
+| Manual Control     | No (`skipbo play` is the human interface)                        |
+| Agents             | `agents= ['player_0', 'player_1', ..., 'player_{n-1}']`          |
+| Agents             | 2 to 6 (`num_players`)                                           |
+| Action Shape       | Discrete(145)                                                    |
+| Action Values      | 0 ... 144                                                        |
+| Observation Shape  | `observation`: (731,) float32; `action_mask`: (145,) int8        |
+| Observation Values | `observation`: [0, float32 max], flags and one-hot parts [0, 1]  |
+
+Skip-Bo is a shedding game: every seat races to play off its stockpile onto shared building
+piles that climb from 1 to 12, helped by a hand of five and four discard piles of its own;
+SKIP-BO cards are wild. `env(render_mode=None, reward="win", **settings)` takes every setting
+of `skipbo_env.Rules` as a keyword (`num_players`, `stock_size`, `decks`, `partners`,
+`team_win`, `team_stock`, `exhausted_draw`, `max_turns`, `win_points`, `stock_card_points`,
+`match_end`); an unknown one raises `ValueError` listing the allowed names. One episode is one
+hand.
+
+Agents are `player_i` for seat `i`, in seat order; turns pass to the left (seat `i + 1`). The
+acting seat keeps `agent_selection` for every action of its turn, until its discard, its win or
+its end-turn action; then the next seat acts.
+
+### Observation Space
+
+The observation is a dictionary with an `'observation'` element, the flat vector described in
+`skipbo_env.encoding` (hand counts, every seat's stockpile top and size, discard piles to
+`DISCARD_DEPTH = 8` cards with their sizes, the building piles' next values, draw pile and
+completed-pile sizes, unseen cards per value, table size and variant flags), and an
+`'action_mask'`, described below. The vector is written from the observing agent's point of
+view: seat block 0 is that agent, block 1 the seat on its left, and so on, the partner marked
+in a partners game. Its size is the same for every table of 2-6 seats and every variant
+(absent seats are zero and flagged absent), so one network can play any table.
+`skipbo_env.decode_observation(obs["observation"])` turns it back into a readable dict.
+
+#### Legal Actions Mask
+
+The legal moves of the acting agent are the `action_mask` element: an int8 vector of 145 where
+1 marks a legal id. It is all zeros for every other agent and once the hand is over. In
+`env()` an illegal move ends the hand with a reward of -1 for the agent that made it and 0 for
+everyone else (PettingZoo's `TerminateIllegalWrapper`); `raw_env` raises
+`skipbo_env.IllegalActionError` and leaves the game unchanged.
+
+### Action Space
+
+`Discrete(145)` with the action ids of RULES.md ("Action ids"):
+
+| ids     | meaning                                                                            |
+|---------|------------------------------------------------------------------------------------|
+| 0-91    | play `source * 4 + building_slot`: source 0-12 a hand card of value source + 1 (12 = SKIP-BO), 13 own stockpile top, 14-17 own discard tops, 18 partner's stockpile top, 19-22 partner's discard tops |
+| 92-143  | discard `92 + (value - 1) * 4 + discard_slot`: ends the turn                       |
+| 144     | end turn, only with an empty hand when nothing can be drawn                        |
+
+`skipbo_env.describe_action(id)` says what an id does.
+
+### Rewards
+
+Paid once, at the end of the hand:
+
+| outcome                          | `reward="win"` (default) | `reward="score"`                   |
+|----------------------------------|--------------------------|------------------------------------|
+| the hand is won                  | +1 to the winner (both partners in a team game), -1 to every other seat | `+p / T` to the winners, `-p / T` to every other seat |
+| drawn hand (`exhausted_draw`)    | 0 to all                 | 0 to all                           |
+| `max_turns` reached              | 0 to all, `truncations` set | 0 to all, `truncations` set     |
+
+With `reward="score"`, `p` is the hand's points (`Game.points()`: `win_points` plus
+`stock_card_points` for every card left in the other teams' stockpiles) and `T` is the match
+target (`match_end={"target": T}`, 500 by default; 500 when the match is played by rounds or
+as a single hand). A two-player win with 7 cards left in the other stockpile pays
+`(25 + 7 * 5) / 500 = 0.12`.
+
+When the hand ends, every agent's info holds `outcome` (`"win"`, `"draw"` or `"truncated"`),
+`winners` (agent names) and `points` (that agent's points for the hand).
+
+### Arguments
+
+`env(render_mode=None, reward="win", **settings)`: `render_mode` is `None`, `"ansi"` (`render()`
+returns the table as text) or `"human"` (prints it after every step); `reward` is `"win"` or
+`"score"`. `reset(seed=None, options=None)` deals a new hand from the environment's generator
+(seeded by `seed`); `options={"dealer": seat}` fixes the dealer and `options={"state": dict}`
+starts from a saved position in the state format of RULES.md (same number of seats; the hand
+plays by the rules saved in the state). Other option keys are ignored.
+
+### Version History
+
+* v0: Initial release (skipbo-lab 0.1.0)
+"""
+
+from __future__ import annotations
+
+import gymnasium
+import numpy as np
+from gymnasium import spaces
+from pettingzoo import AECEnv
+from pettingzoo.utils import wrappers
+
+from skipbo_env.actions import NUM_ACTIONS
+from skipbo_env.encoding import OBS_HIGH, OBS_LOW, observe
+from skipbo_env.game import Game, IllegalActionError
+from skipbo_env.render import render_table
+from skipbo_env.rules import Rules
+
+REWARD_MODES = ("win", "score")
+RENDER_MODES = ("ansi", "human")
+DEFAULT_SCORE_TARGET = 500
+
+
+def env(render_mode: str | None = None, reward: str = "win", **settings) -> AECEnv:
+    """The Skip-Bo AEC environment wrapped as PettingZoo's classic environments are."""
+    environment = raw_env(render_mode=render_mode, reward=reward, **settings)
+    environment = wrappers.TerminateIllegalWrapper(environment, illegal_reward=-1)
+    environment = wrappers.AssertOutOfBoundsWrapper(environment)
+    return wrappers.OrderEnforcingWrapper(environment)
+
+
+def observation_space() -> spaces.Dict:
+    """The observation space every agent of every table shares."""
+    return spaces.Dict({
+        "observation": spaces.Box(low=OBS_LOW, high=OBS_HIGH, dtype=np.float32),
+        "action_mask": spaces.Box(low=0, high=1, shape=(NUM_ACTIONS,), dtype=np.int8),
+    })
+
+
+def hand_rewards(game: Game, reward: str) -> list[float]:
+    """Each seat's reward for a finished hand (module docstring, "Rewards")."""
+    if game.outcome != "win":
+        return [0.0] * game.num_players
+    if reward == "win":
+        size = 1.0
+    else:
+        target = game.rules.match_end.get("target", DEFAULT_SCORE_TARGET)
+        size = game.points()[game.winners[0]] / target
+    return [size if seat in game.winners else -size for seat in range(game.num_players)]
+
+
+def _action_id(action) -> int:
+    """``action`` as a Python int, or :class:`IllegalActionError` when it is not an integer id."""
+    if isinstance(action, np.ndarray) and action.shape == ():
+        action = action.item()
+    if isinstance(action, bool) or not isinstance(action, (int, np.integer)):
+        raise IllegalActionError(f"{action!r} is not an action id: use an integer from 0 to {NUM_ACTIONS - 1}")
+    return int(action)
+
+
+class raw_env(AECEnv):  # noqa: N801 - PettingZoo's naming convention
+    """Skip-Bo without wrappers: illegal actions raise :class:`IllegalActionError`."""
+
+    metadata = {"name": "skipbo_v0", "render_modes": list(RENDER_MODES), "is_parallelizable": False,
+                "render_fps": 1}
+
+    def __init__(self, render_mode: str | None = None, reward: str = "win", **settings) -> None:
+        super().__init__()
+        if render_mode is not None and render_mode not in RENDER_MODES:
+            raise ValueError(f"render_mode={render_mode!r} is not allowed: use None, 'ansi' or 'human'")
+        if reward not in REWARD_MODES:
+            raise ValueError(f"reward={reward!r} is not allowed: use one of {', '.join(map(repr, REWARD_MODES))}")
+        self.rules = Rules.from_dict(settings)
+        self.render_mode = render_mode
+        self.reward_mode = reward
+        self.possible_agents = [f"player_{seat}" for seat in range(self.rules.num_players)]
+        self.agent_name_mapping = {agent: seat for seat, agent in enumerate(self.possible_agents)}
+        self.observation_spaces = {agent: observation_space() for agent in self.possible_agents}
+        self.action_spaces = {agent: spaces.Discrete(NUM_ACTIONS) for agent in self.possible_agents}
+        self.game: Game | None = None
+        self._rng: np.random.Generator | None = None
+
+    def observation_space(self, agent: str) -> spaces.Dict:
+        return self.observation_spaces[agent]
+
+    def action_space(self, agent: str) -> spaces.Discrete:
+        return self.action_spaces[agent]
+
+    def reset(self, seed: int | None = None, options: dict | None = None) -> None:
+        if seed is not None or self._rng is None:
+            self._rng = np.random.default_rng(seed)
+        self.game = self._deal(options or {})
+        self.agents = self.possible_agents[:]
+        self.rewards = dict.fromkeys(self.agents, 0.0)
+        self._cumulative_rewards = dict.fromkeys(self.agents, 0.0)
+        self.terminations = dict.fromkeys(self.agents, False)
+        self.truncations = dict.fromkeys(self.agents, False)
+        self.infos = {agent: {} for agent in self.agents}
+        self.agent_selection = self.possible_agents[self.game.current_seat]
+        if self.render_mode == "human":
+            self.render()
+
+    def _deal(self, options: dict) -> Game:
+        """A new hand (or the saved position of ``options["state"]``), seeded from the env's generator."""
+        hand_seed = int(self._rng.integers(2**63))
+        if "state" not in options:
+            return Game.new(self.rules, seed=hand_seed, dealer=options.get("dealer"))
+        game = Game.from_dict(options["state"], seed=hand_seed)
+        if game.num_players != self.rules.num_players:
+            raise ValueError(f"the state has {game.num_players} seats; this environment has {self.rules.num_players}")
+        if game.is_over:
+            raise ValueError(f"the state is a finished hand ({game.outcome}): an episode needs a hand in play")
+        return game
+
+    def observe(self, agent: str) -> dict:
+        return observe(self.game, self.agent_name_mapping[agent])
+
+    def step(self, action) -> None:
+        agent = self.agent_selection
+        if self.terminations[agent] or self.truncations[agent]:
+            self._was_dead_step(action)
+            return
+        game = self.game
+        game.step(action if type(action) is int else _action_id(action))
+        self._cumulative_rewards[agent] = 0.0
+        if game.outcome is None:
+            self.agent_selection = self.possible_agents[game.current_seat]
+        else:
+            self._end_hand()
+        if self.render_mode == "human":
+            self.render()
+
+    def _end_hand(self) -> None:
+        """Pay the rewards, mark every agent done, and say how the hand ended in every info."""
+        game = self.game
+        done = dict.fromkeys(self.agents, True)
+        if game.outcome == "truncated":
+            self.truncations = done
+        else:
+            self.terminations = done
+        points = game.points()
+        winners = [self.possible_agents[seat] for seat in game.winners]
+        for seat, reward in enumerate(hand_rewards(game, self.reward_mode)):
+            agent = self.possible_agents[seat]
+            self.rewards[agent] = reward
+            self.infos[agent] = {"outcome": game.outcome, "winners": winners, "points": points[seat]}
+        self._accumulate_rewards()
+
+    def render(self) -> str | None:
+        if self.render_mode is None:
+            gymnasium.logger.warn("You are calling render method without specifying any render mode.")
+            return None
+        if self.game is None:
+            raise RuntimeError("render() needs a hand: call reset() first")
+        text = render_table(self.game, names=self.possible_agents)
+        if self.render_mode == "human":
+            print(text)
+            return None
+        return text
+
+    def close(self) -> None:
+        """Nothing to release: the table is plain Python."""
