@@ -102,14 +102,13 @@ from pettingzoo import AECEnv
 from pettingzoo.utils import wrappers
 
 from skipbo_env.actions import NUM_ACTIONS
-from skipbo_env.encoding import OBS_HIGH, OBS_LOW, observe
-from skipbo_env.game import Game, IllegalActionError
+from skipbo_env.encoding import OBS_HIGH, OBS_LOW, as_action_id, observe
+from skipbo_env.game import Game
 from skipbo_env.render import render_table
+from skipbo_env.rewards import check_reward_mode, hand_rewards
 from skipbo_env.rules import Rules
 
-REWARD_MODES = ("win", "score")
 RENDER_MODES = ("ansi", "human")
-DEFAULT_SCORE_TARGET = 500
 
 
 def env(render_mode: str | None = None, reward: str = "win", **settings) -> AECEnv:
@@ -128,27 +127,6 @@ def observation_space() -> spaces.Dict:
     })
 
 
-def hand_rewards(game: Game, reward: str) -> list[float]:
-    """Each seat's reward for a finished hand (module docstring, "Rewards")."""
-    if game.outcome != "win":
-        return [0.0] * game.num_players
-    if reward == "win":
-        size = 1.0
-    else:
-        target = game.rules.match_end.get("target", DEFAULT_SCORE_TARGET)
-        size = game.points()[game.winners[0]] / target
-    return [size if seat in game.winners else -size for seat in range(game.num_players)]
-
-
-def _action_id(action) -> int:
-    """``action`` as a Python int, or :class:`IllegalActionError` when it is not an integer id."""
-    if isinstance(action, np.ndarray) and action.shape == ():
-        action = action.item()
-    if isinstance(action, bool) or not isinstance(action, (int, np.integer)):
-        raise IllegalActionError(f"{action!r} is not an action id: use an integer from 0 to {NUM_ACTIONS - 1}")
-    return int(action)
-
-
 class raw_env(AECEnv):  # noqa: N801 - PettingZoo's naming convention
     """Skip-Bo without wrappers: illegal actions raise :class:`IllegalActionError`."""
 
@@ -159,11 +137,9 @@ class raw_env(AECEnv):  # noqa: N801 - PettingZoo's naming convention
         super().__init__()
         if render_mode is not None and render_mode not in RENDER_MODES:
             raise ValueError(f"render_mode={render_mode!r} is not allowed: use None, 'ansi' or 'human'")
-        if reward not in REWARD_MODES:
-            raise ValueError(f"reward={reward!r} is not allowed: use one of {', '.join(map(repr, REWARD_MODES))}")
+        self.reward_mode = check_reward_mode(reward)
         self.rules = Rules.from_dict(settings)
         self.render_mode = render_mode
-        self.reward_mode = reward
         self.possible_agents = [f"player_{seat}" for seat in range(self.rules.num_players)]
         self.agent_name_mapping = {agent: seat for seat, agent in enumerate(self.possible_agents)}
         self.observation_spaces = {agent: observation_space() for agent in self.possible_agents}
@@ -212,7 +188,7 @@ class raw_env(AECEnv):  # noqa: N801 - PettingZoo's naming convention
             self._was_dead_step(action)
             return
         game = self.game
-        game.step(action if type(action) is int else _action_id(action))
+        game.step(action if type(action) is int else as_action_id(action))
         self._cumulative_rewards[agent] = 0.0
         if game.outcome is None:
             self.agent_selection = self.possible_agents[game.current_seat]

@@ -68,6 +68,7 @@ import numpy as np
 
 from skipbo_env.actions import NUM_ACTIONS
 from skipbo_env.cards import NUM_BUILDING_PILES, NUM_DISCARD_PILES, NUM_VALUES, TOP_VALUE, deck_counts
+from skipbo_env.game import IllegalActionError
 from skipbo_env.rules import MAX_PLAYERS, MIN_PLAYERS
 
 DISCARD_DEPTH = 8
@@ -278,6 +279,15 @@ def action_mask(game, seat: int) -> np.ndarray:
     return mask
 
 
+def as_action_id(action) -> int:
+    """An action as a Python int (numpy integers and 0-d arrays accepted), or ``IllegalActionError``."""
+    if isinstance(action, np.ndarray) and action.shape == ():
+        action = action.item()
+    if isinstance(action, bool) or not isinstance(action, (int, np.integer)):
+        raise IllegalActionError(f"{action!r} is not an action id: use an integer from 0 to {NUM_ACTIONS - 1}")
+    return int(action)
+
+
 def observe(game, seat: int) -> dict:
     """The policy input: ``{"observation": encode_observation(game, seat), "action_mask": int8[145]}``."""
     return {"observation": encode_observation(game, seat), "action_mask": action_mask(game, seat)}
@@ -357,5 +367,5 @@ def layout_table() -> str:
 
 __all__ = [
     "DISCARD_DEPTH", "LAYOUT_ROWS", "MAX_SEATS", "OBS_HIGH", "OBS_LOW", "OBS_SIZE", "SCALE", "SEAT_BLOCK",
-    "SEAT_START", "action_mask", "decode_observation", "encode_observation", "layout_table", "observe",
+    "SEAT_START", "action_mask", "as_action_id", "decode_observation", "encode_observation", "layout_table", "observe",
 ]
