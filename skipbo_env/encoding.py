@@ -222,6 +222,8 @@ def encode_observation(game, seat: int) -> np.ndarray:
     table = _constants(game.rules)
     rules = table.rules
     n = game.num_players
+    if not 0 <= seat < n:
+        raise ValueError(f"seat={seat!r} is not a seat of this game: use 0 to {n - 1}")
     small = bytearray(table.template)
     counters = [rules.decks, rules.stock_size, rules.max_turns or 0, game.turn, game.plays_this_turn,
                 game.quiet_turns, len(game.draw_pile), len(game.completed)]
@@ -298,8 +300,11 @@ def decode_observation(vec) -> dict:
     """A readable dict of everything in the vector (keys listed in the module docstring's contract).
 
     Seats are relative as in the vector: ``seats[0]`` is me, ``seats[1]`` the seat on my left.
-    ``discards`` hold only the top ``DISCARD_DEPTH`` cards of each pile, bottom to top.
+    ``discards`` hold only the top ``DISCARD_DEPTH`` cards of each pile, bottom to top. The
+    dict ``observe`` returns is accepted too.
     """
+    if isinstance(vec, dict):
+        vec = vec["observation"]
     vec = np.asarray(vec, dtype=np.float64)
     if vec.shape != (OBS_SIZE,):
         raise ValueError(f"an observation vector has shape ({OBS_SIZE},), got {vec.shape}")

@@ -265,3 +265,13 @@ def test_the_docstring_table_lists_every_field_at_its_offset():
 def test_decode_refuses_a_vector_of_the_wrong_size():
     with pytest.raises(ValueError, match=f"shape \\({OBS_SIZE},\\)"):
         decode_observation(np.zeros(10, dtype=np.float32))
+
+
+def test_decode_accepts_the_policy_input_dict():
+    game = Game.new(Rules(), seed=2)
+    assert decode_observation(observe(game, 1)) == decode_observation(encode_observation(game, 1))
+
+
+def test_encoding_refuses_a_seat_that_is_not_at_the_table():
+    with pytest.raises(ValueError, match="seat=2 is not a seat"):
+        encode_observation(Game.new(Rules(), seed=0), 2)
