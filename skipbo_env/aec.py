@@ -21,8 +21,8 @@ piles that climb from 1 to 12, helped by a hand of five and four discard piles o
 SKIP-BO cards are wild. `env(render_mode=None, reward="win", **settings)` takes every setting
 of `skipbo_env.Rules` as a keyword (`num_players`, `stock_size`, `decks`, `partners`,
 `team_win`, `team_stock`, `exhausted_draw`, `max_turns`, `win_points`, `stock_card_points`,
-`match_end`); an unknown one raises `ValueError` listing the allowed names. One episode is one
-hand.
+`match_end`), or one `rules=Rules(...)`; an unknown setting raises `ValueError` listing the
+allowed names. One episode is one hand.
 
 Agents are `player_i` for seat `i`, in seat order; turns pass to the left (seat `i + 1`). The
 acting seat keeps `agent_selection` for every action of its turn, until its discard, its win or
@@ -105,15 +105,15 @@ from skipbo_env.actions import NUM_ACTIONS
 from skipbo_env.encoding import OBS_HIGH, OBS_LOW, as_action_id, observe
 from skipbo_env.game import Game
 from skipbo_env.render import render_table
-from skipbo_env.rewards import check_reward_mode, hand_rewards
+from skipbo_env.env_common import check_reward_mode, hand_rewards, table_rules
 from skipbo_env.rules import Rules
 
 RENDER_MODES = ("ansi", "human")
 
 
-def env(render_mode: str | None = None, reward: str = "win", **settings) -> AECEnv:
+def env(render_mode: str | None = None, reward: str = "win", rules: Rules | None = None, **settings) -> AECEnv:
     """The Skip-Bo AEC environment wrapped as PettingZoo's classic environments are."""
-    environment = raw_env(render_mode=render_mode, reward=reward, **settings)
+    environment = raw_env(render_mode=render_mode, reward=reward, rules=rules, **settings)
     environment = wrappers.TerminateIllegalWrapper(environment, illegal_reward=-1)
     environment = wrappers.AssertOutOfBoundsWrapper(environment)
     return wrappers.OrderEnforcingWrapper(environment)
@@ -133,12 +133,13 @@ class raw_env(AECEnv):  # noqa: N801 - PettingZoo's naming convention
     metadata = {"name": "skipbo_v0", "render_modes": list(RENDER_MODES), "is_parallelizable": False,
                 "render_fps": 1}
 
-    def __init__(self, render_mode: str | None = None, reward: str = "win", **settings) -> None:
+    def __init__(self, render_mode: str | None = None, reward: str = "win", rules: Rules | None = None,
+                 **settings) -> None:
         super().__init__()
         if render_mode is not None and render_mode not in RENDER_MODES:
             raise ValueError(f"render_mode={render_mode!r} is not allowed: use None, 'ansi' or 'human'")
         self.reward_mode = check_reward_mode(reward)
-        self.rules = Rules.from_dict(settings)
+        self.rules = table_rules(rules, settings)
         self.render_mode = render_mode
         self.possible_agents = [f"player_{seat}" for seat in range(self.rules.num_players)]
         self.agent_name_mapping = {agent: seat for seat, agent in enumerate(self.possible_agents)}

@@ -1,6 +1,7 @@
 """A Gymnasium environment in which one learner plays one seat and given policies play the others.
 
-``SingleAgentEnv(opponents="random", seat=0, random_seat=False, reward="win", **settings)``:
+``SingleAgentEnv(opponents="random", seat=0, random_seat=False, reward="win", **settings)``, the
+settings being every ``Rules`` setting as a keyword (or one ``rules=Rules(...)``):
 
 ## Action Space
 ``Discrete(145)``, the action ids of RULES.md. :meth:`SingleAgentEnv.action_masks` gives the
@@ -23,7 +24,7 @@ seed drawn from the environment's generator. An opponent that returns an illegal
 ## Rewards
 The learner's, paid when the hand ends: ``reward="win"`` +1 for a win (its team's, in a
 partners game), -1 for a loss, 0 for a drawn or truncated hand; ``reward="score"`` the hand's
-points over the match target (see :mod:`skipbo_env.rewards`). An illegal action ends the hand
+points over the match target (see :mod:`skipbo_env.env_common`). An illegal action ends the hand
 with ``illegal_reward`` (-1) when ``illegal_action="terminate"`` (the default, as PettingZoo's
 ``TerminateIllegalWrapper`` does) and raises ``IllegalActionError`` with ``"raise"``.
 
@@ -53,7 +54,7 @@ from skipbo_env.actions import NUM_ACTIONS
 from skipbo_env.encoding import OBS_HIGH, OBS_LOW, as_action_id, encode_observation, observe
 from skipbo_env.game import Game, IllegalActionError
 from skipbo_env.render import render_table
-from skipbo_env.rewards import check_reward_mode, hand_rewards
+from skipbo_env.env_common import check_reward_mode, hand_rewards, table_rules
 from skipbo_env.rules import Rules
 
 ILLEGAL_ACTION_MODES = ("terminate", "raise")
@@ -87,8 +88,8 @@ class SingleAgentEnv(gymnasium.Env):
 
     def __init__(self, opponents="random", seat: int = 0, random_seat: bool = False, reward: str = "win",
                  illegal_action: str = "terminate", illegal_reward: float = -1.0,
-                 render_mode: str | None = None, **settings) -> None:
-        self.rules = Rules.from_dict(settings)
+                 render_mode: str | None = None, rules: Rules | None = None, **settings) -> None:
+        self.rules = table_rules(rules, settings)
         n = self.rules.num_players
         if isinstance(seat, bool) or not isinstance(seat, (int, np.integer)) or not 0 <= seat < n:
             raise ValueError(f"seat={seat!r} is not a seat of this table: use 0 to {n - 1}")

@@ -292,3 +292,13 @@ def test_metadata_names_the_environment():
     environment.reset()
     assert environment.possible_agents == ["player_0", "player_1"]
     assert environment.action_space("player_0").n == 145
+
+
+def test_a_rules_object_may_stand_for_the_settings():
+    from skipbo_env import Rules
+
+    environment = skipbo_env.raw_env(rules=Rules(num_players=3, stock_size=10))
+    assert environment.possible_agents == ["player_0", "player_1", "player_2"]
+    assert environment.rules.stock_size == 10
+    with pytest.raises(ValueError, match="not both"):
+        skipbo_env.raw_env(rules=Rules(), num_players=3)

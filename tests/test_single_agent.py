@@ -213,3 +213,12 @@ def test_maskable_ppo_trains_on_it_end_to_end():
     masks = environment.action_masks()
     action, _ = model.predict(observation, action_masks=masks, deterministic=True)
     assert masks[int(action)]
+
+
+def test_a_rules_object_may_stand_for_the_settings():
+    from skipbo_env import Rules
+
+    environment = SingleAgentEnv(rules=Rules(num_players=4, partners=True))
+    assert len(environment.opponents) == 3 and environment.rules.partners
+    with pytest.raises(ValueError, match="not a skipbo_env.Rules"):
+        SingleAgentEnv(rules={"num_players": 3})

@@ -1,4 +1,7 @@
-"""What the environments pay at the end of a hand (``reward="win"`` or ``reward="score"``).
+"""What the AEC and the single-agent environments share: the table's rules and the rewards.
+
+The rules come from one ``rules=Rules(...)`` or from every setting as a keyword. The rewards
+are paid at the end of a hand, ``reward="win"`` or ``reward="score"``:
 
 - ``"win"``: +1 to the winner (both partners in a team game), -1 to every other seat.
 - ``"score"``: ``+p / T`` to the winners and ``-p / T`` to every other seat, where ``p`` is the
@@ -10,6 +13,8 @@ A drawn or truncated hand pays 0 to every seat in both modes.
 """
 
 from __future__ import annotations
+
+from skipbo_env.rules import Rules
 
 REWARD_MODES = ("win", "score")
 DEFAULT_SCORE_TARGET = 500
@@ -31,3 +36,17 @@ def hand_rewards(game, reward: str) -> list[float]:
         target = game.rules.match_end.get("target", DEFAULT_SCORE_TARGET)
         size = game.points()[game.winners[0]] / target
     return [size if seat in game.winners else -size for seat in range(game.num_players)]
+
+
+def table_rules(rules: Rules | None, settings: dict) -> Rules:
+    """The table's rules: a ``Rules`` object or the settings as keywords (not both).
+
+    Unknown settings raise ``ValueError`` listing the allowed names (``Rules.from_dict``).
+    """
+    if rules is None:
+        return Rules.from_dict(settings)
+    if not isinstance(rules, Rules):
+        raise ValueError(f"rules={rules!r} is not a skipbo_env.Rules; or give the settings as keywords")
+    if settings:
+        raise ValueError(f"give either rules=Rules(...) or settings as keywords, not both (got {', '.join(settings)})")
+    return rules
