@@ -302,3 +302,13 @@ def test_a_rules_object_may_stand_for_the_settings():
     assert environment.rules.stock_size == 10
     with pytest.raises(ValueError, match="not both"):
         skipbo_env.raw_env(rules=Rules(), num_players=3)
+
+
+def test_importing_the_package_loads_no_rl_library():
+    import subprocess
+    import sys
+
+    code = ("import sys, skipbo_env; skipbo_env.encode_observation; "
+            "print([m for m in ('gymnasium', 'pettingzoo', 'torch') if m in sys.modules])")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout
+    assert out.strip() == "[]"
