@@ -86,7 +86,8 @@ returns the table as text) or `"human"` (prints it after every step); `reward` i
 `"score"`. `reset(seed=None, options=None)` deals a new hand from the environment's generator
 (seeded by `seed`); `options={"dealer": seat}` fixes the dealer and `options={"state": dict}`
 starts from a saved position in the state format of RULES.md (same number of seats; the hand
-plays by the rules saved in the state). Other option keys are ignored.
+plays by the rules saved in the state, and a state saved with its generator, `"rng"`, resumes
+exactly). Other option keys are ignored.
 
 ### Version History
 
@@ -103,9 +104,9 @@ from pettingzoo.utils import wrappers
 
 from skipbo_env.actions import NUM_ACTIONS
 from skipbo_env.encoding import OBS_HIGH, OBS_LOW, as_action_id, observe
+from skipbo_env.env_common import check_reward_mode, deal_hand, hand_rewards, table_rules
 from skipbo_env.game import Game
 from skipbo_env.render import render_table
-from skipbo_env.env_common import check_reward_mode, hand_rewards, table_rules
 from skipbo_env.rules import Rules
 
 RENDER_MODES = ("ansi", "human")
@@ -157,7 +158,7 @@ class raw_env(AECEnv):  # noqa: N801 - PettingZoo's naming convention
     def reset(self, seed: int | None = None, options: dict | None = None) -> None:
         if seed is not None or self._rng is None:
             self._rng = np.random.default_rng(seed)
-        self.game = self._deal(options or {})
+        self.game = deal_hand(self.rules, options or {}, int(self._rng.integers(2**63)))
         self.agents = self.possible_agents[:]
         self.rewards = dict.fromkeys(self.agents, 0.0)
         self._cumulative_rewards = dict.fromkeys(self.agents, 0.0)
@@ -167,18 +168,6 @@ class raw_env(AECEnv):  # noqa: N801 - PettingZoo's naming convention
         self.agent_selection = self.possible_agents[self.game.current_seat]
         if self.render_mode == "human":
             self.render()
-
-    def _deal(self, options: dict) -> Game:
-        """A new hand (or the saved position of ``options["state"]``), seeded from the env's generator."""
-        hand_seed = int(self._rng.integers(2**63))
-        if "state" not in options:
-            return Game.new(self.rules, seed=hand_seed, dealer=options.get("dealer"))
-        game = Game.from_dict(options["state"], seed=hand_seed)
-        if game.num_players != self.rules.num_players:
-            raise ValueError(f"the state has {game.num_players} seats; this environment has {self.rules.num_players}")
-        if game.is_over:
-            raise ValueError(f"the state is a finished hand ({game.outcome}): an episode needs a hand in play")
-        return game
 
     def observe(self, agent: str) -> dict:
         return observe(self.game, self.agent_name_mapping[agent])

@@ -1,4 +1,4 @@
-"""What the AEC and the single-agent environments share: the table's rules and the rewards.
+"""What the AEC and the single-agent environments share: the table's rules, the deal, the rewards.
 
 The rules come from one ``rules=Rules(...)`` or from every setting as a keyword. The rewards
 are paid at the end of a hand, ``reward="win"`` or ``reward="score"``:
@@ -14,6 +14,7 @@ A drawn or truncated hand pays 0 to every seat in both modes.
 
 from __future__ import annotations
 
+from skipbo_env.game import Game
 from skipbo_env.rules import Rules
 
 REWARD_MODES = ("win", "score")
@@ -50,3 +51,22 @@ def table_rules(rules: Rules | None, settings: dict) -> Rules:
     if settings:
         raise ValueError(f"give either rules=Rules(...) or settings as keywords, not both (got {', '.join(settings)})")
     return rules
+
+
+def deal_hand(rules: Rules, options: dict, hand_seed: int) -> Game:
+    """The hand an episode starts with: a new deal, or ``options["state"]``.
+
+    ``options["dealer"]`` fixes the dealer of a new deal. A state must have the table's number of
+    seats and a hand in play; it plays by the rules saved in it, and a state saved with its
+    generator (``"rng"``, as ``Game.to_dict`` writes) resumes exactly, later shuffles included;
+    otherwise later shuffles draw from ``hand_seed``.
+    """
+    if "state" not in options:
+        return Game.new(rules, seed=hand_seed, dealer=options.get("dealer"))
+    state = options["state"]
+    game = Game.from_dict(state, seed=None if isinstance(state, dict) and "rng" in state else hand_seed)
+    if game.num_players != rules.num_players:
+        raise ValueError(f"the state has {game.num_players} seats; this environment has {rules.num_players}")
+    if game.is_over:
+        raise ValueError(f"the state is a finished hand ({game.outcome}): an episode needs a hand in play")
+    return game

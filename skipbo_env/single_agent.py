@@ -17,7 +17,8 @@ the learner's seat: seat block 0 is the learner.
 order from the learner (the seat on its left first). A policy is any object with
 ``act(observation_dict) -> int``, given ``skipbo_env.observe(game, seat)`` for its own seat; a
 string (``"random"``, ``"greedy"``, a model file, ...) is resolved by ``agents.load_policy``,
-one instance per seat. A policy with ``reset(seed)`` is reset at the start of every hand with a
+one instance per seat. In a partners game the learner's partner is one of these seats too (the
+reward is the team's). A policy with ``reset(seed)`` is reset at the start of every hand with a
 seed drawn from the environment's generator. An opponent that returns an illegal id raises
 ``IllegalActionError`` naming the seat.
 
@@ -52,9 +53,9 @@ from gymnasium import spaces
 
 from skipbo_env.actions import NUM_ACTIONS
 from skipbo_env.encoding import OBS_HIGH, OBS_LOW, as_action_id, encode_observation, observe
+from skipbo_env.env_common import check_reward_mode, deal_hand, hand_rewards, table_rules
 from skipbo_env.game import Game, IllegalActionError
 from skipbo_env.render import render_table
-from skipbo_env.env_common import check_reward_mode, hand_rewards, table_rules
 from skipbo_env.rules import Rules
 
 ILLEGAL_ACTION_MODES = ("terminate", "raise")
@@ -121,7 +122,7 @@ class SingleAgentEnv(gymnasium.Env):
         for _ in range(MAX_REDEALS):
             self.seat = int(rng.integers(n)) if self.random_seat else self.fixed_seat
             self._policy_of_seat = {(self.seat + k) % n: policy for k, policy in enumerate(self.opponents, start=1)}
-            self.game = self._deal(options, int(rng.integers(2**63)))
+            self.game = deal_hand(self.rules, options, int(rng.integers(2**63)))
             for policy in self.opponents:
                 reset = getattr(policy, "reset", None)
                 if callable(reset):
@@ -136,16 +137,6 @@ class SingleAgentEnv(gymnasium.Env):
         if self.render_mode == "human":
             self.render()
         return encode_observation(self.game, self.seat), self._info()
-
-    def _deal(self, options: dict, hand_seed: int) -> Game:
-        if "state" not in options:
-            return Game.new(self.rules, seed=hand_seed, dealer=options.get("dealer"))
-        game = Game.from_dict(options["state"], seed=hand_seed)
-        if game.num_players != self.rules.num_players:
-            raise ValueError(f"the state has {game.num_players} seats; this environment has {self.rules.num_players}")
-        if game.is_over:
-            raise ValueError(f"the state is a finished hand ({game.outcome}): an episode needs a hand in play")
-        return game
 
     def step(self, action):
         game = self.game

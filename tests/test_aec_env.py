@@ -312,3 +312,31 @@ def test_importing_the_package_loads_no_rl_library():
             "print([m for m in ('gymnasium', 'pettingzoo', 'torch') if m in sys.modules])")
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout
     assert out.strip() == "[]"
+
+
+def test_a_saved_game_resumes_exactly_in_the_environment():
+    """Saved with its generator, a position replays the same shuffles when completed piles recycle."""
+    rng = np.random.default_rng(8)
+
+    def eager(game):
+        legal = game.legal_actions()
+        plays = [a for a in legal if a < FIRST_DISCARD]
+        choices = plays if plays and rng.random() < 0.9 else legal
+        return choices[rng.integers(len(choices))]
+
+    environment = skipbo_env.raw_env(num_players=2, stock_size=20)
+    environment.reset(seed=8)
+    for _ in range(150):
+        environment.step(eager(environment.game))
+    original = environment.game
+    resumed = skipbo_env.raw_env(num_players=2, stock_size=20)
+    resumed.reset(seed=123, options={"state": original.to_dict()})
+    recycled = False
+    while not original.is_over:
+        action = eager(original)
+        draw_pile = len(original.draw_pile)
+        original.step(action)
+        resumed.step(action)
+        recycled |= len(original.draw_pile) > draw_pile
+        assert resumed.game.to_dict() == original.to_dict()
+    assert recycled
