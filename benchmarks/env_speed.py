@@ -7,6 +7,9 @@ with the observation vector and the action mask built at every ``last()``; the a
 uniformly from the mask. Measured for ``raw_env`` and for the wrapped ``env()`` (PettingZoo's
 TerminateIllegal, AssertOutOfBounds and OrderEnforcing wrappers). The end-of-hand steps with
 ``None`` count as steps; each hand starts with ``reset`` (shuffle and deal) inside the timing.
+The wrappers forward every attribute read (``agent_selection``, ``terminations``, ...) through
+three ``__getattr__`` levels, which costs more than the game and the encoding together: loops
+that need speed use ``raw_env`` and pick from the mask (as every learner does).
 
 SingleAgentEnv: ``reset``/``step`` with a uniformly random legal learner action against
 ``random`` opponents (``agents.RandomBot``, each fed its own observation dict). A step there is
