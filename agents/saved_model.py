@@ -44,27 +44,32 @@ def save_model(path: str | Path, state_dict: dict, metadata: dict) -> Path:
     ``metadata`` must give ``obs_size``, ``hidden`` and ``activation`` and may add anything
     JSON-serialisable (rules, config, seed, versions).
     """
+    path = Path(path)
+    _write_atomically(path, encode_model(state_dict, metadata, path.suffix, str(path)))
+    return path
+
+
+def encode_model(state_dict: dict, metadata: dict, suffix: str = ".zip", name: str = "model") -> bytes:
+    """The bytes of a model file in the ``.zip`` or ``.pt`` container (see :func:`save_model`)."""
     import torch
 
-    path = Path(path)
     metadata = {"format": MODEL_FORMAT, "num_actions": NUM_ACTIONS, **metadata}
-    tensors = {name: torch.as_tensor(np.asarray(value, dtype=np.float32)).clone()
-               for name, value in state_dict.items()}
-    _check_weights(tensors, metadata, str(path))
+    tensors = {key: torch.as_tensor(np.asarray(value, dtype=np.float32)).clone()
+               for key, value in state_dict.items()}
+    _check_weights(tensors, metadata, name)
     buffer = io.BytesIO()
-    if path.suffix == ".zip":
+    if suffix == ".zip":
         weights = io.BytesIO()
         torch.save(tensors, weights)
         with zipfile.ZipFile(buffer, "w", zipfile.ZIP_DEFLATED) as archive:
             archive.writestr(METADATA_ENTRY, json.dumps(metadata, indent=2, sort_keys=True))
             archive.writestr(WEIGHTS_ENTRY, weights.getvalue())
-    elif path.suffix == ".pt":
+    elif suffix == ".pt":
         torch.save({"format": MODEL_FORMAT, "metadata": json.dumps(metadata, sort_keys=True),
                     "state_dict": tensors}, buffer)
     else:
-        raise SavedModelError(f"cannot save a model as {path.name!r}: use a .zip or .pt file name")
-    _write_atomically(path, buffer.getvalue())
-    return path
+        raise SavedModelError(f"cannot save a model as {name!r}: use a .zip or .pt file name")
+    return buffer.getvalue()
 
 
 def load_saved_policy(path: str | Path, deterministic: bool = True, seed: int | None = None) -> NetworkPolicy:

@@ -17,6 +17,7 @@ SUBCOMMANDS = {
     "play": ("training.play", "play one seat in the terminal against bots or saved models"),
     "replay": ("training.replay", "step through a saved game move by move"),
     "evaluate": ("training.evaluate", "play a seeded tournament between policies and report win rates"),
+    "train": ("training.train", "train an agent by masked PPO self-play from a YAML config"),
 }
 
 

@@ -128,6 +128,7 @@ class TrainConfig:
     seed: int = _field(0, "seed of every random choice of the run", min=0)
     device: Literal["auto", "cpu", "cuda"] = _field("cpu", "torch device for training")
     output_dir: str = _field("runs", "folder that receives the run folders")
+    threads: int = _field(1, "torch CPU threads (1 is fastest for networks this small)", min=1)
     rules: dict[str, Any] = _field({"num_players": 2}, "skipbo_env.Rules settings (RULES.md)")
     env: EnvConfig = dataclasses.field(default_factory=EnvConfig)
     opponents: OpponentConfig = dataclasses.field(default_factory=OpponentConfig)

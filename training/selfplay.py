@@ -12,6 +12,7 @@ from __future__ import annotations
 
 from typing import Callable, Mapping
 
+import gymnasium
 import numpy as np
 
 from agents.network import NetworkPolicy
@@ -106,14 +107,39 @@ class PoolOpponent:
         return self._snapshots[step]
 
     @property
-    def label(self) -> str:
-        """Who plays this hand: a bot spec, or ``snapshot@STEP``."""
-        if self.current is None:
-            return "none"
-        kind, step = self.current
-        return kind if step is None else f"snapshot@{step}"
+    def kind(self) -> str:
+        """Who plays this hand: a bot spec or ``"snapshots"``."""
+        return "none" if self.current is None else self.current[0]
 
     def act(self, observation: dict) -> int:
         if self._policy is None:
             self.reset()
         return self._policy.act(observation)
+
+
+class SelfPlayEnv(gymnasium.Wrapper):
+    """A ``SingleAgentEnv`` whose other seats are :class:`PoolOpponent` seats of one pool.
+
+    The trainer reaches the pool through ``VecEnv.env_method("add_snapshot", weights, step)``,
+    which works the same in one process and in subprocesses. When a hand ends, ``info`` gets
+    ``selfplay_opponents`` (the kinds that played it, e.g. ``"greedy"``) and ``selfplay_result``
+    (the learner's reward: +1 win, -1 loss, 0 draw).
+    """
+
+    def __init__(self, env: gymnasium.Env, pool: OpponentPool, opponents: list[PoolOpponent]) -> None:
+        super().__init__(env)
+        self.pool = pool
+        self.opponents = opponents
+
+    def add_snapshot(self, weights: Mapping[str, np.ndarray], step: int) -> None:
+        self.pool.add_snapshot(weights, step)
+
+    def action_masks(self) -> np.ndarray:
+        return self.env.unwrapped.action_masks()
+
+    def step(self, action):
+        observation, reward, terminated, truncated, info = self.env.step(action)
+        if terminated or truncated:
+            info["selfplay_opponents"] = "+".join(sorted(opponent.kind for opponent in self.opponents))
+            info["selfplay_result"] = float(reward)
+        return observation, reward, terminated, truncated, info
