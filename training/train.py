@@ -228,6 +228,7 @@ class Trainer:
             if self.config.pretrain.enabled:
                 self._pretrain()
             self._add_snapshot(learner_weights(self.model), 0)
+            self._evaluate()
             self._save_checkpoint()
         try:
             self._learn()
@@ -269,7 +270,6 @@ class Trainer:
         logger = self.model.logger
         logger.record("pretrain/agreement", report.agreement)
         logger.record("pretrain/value_error", report.value_error)
-        self._evaluate()
 
     def _learn(self) -> None:
         from tqdm import tqdm
