@@ -321,7 +321,7 @@ class PlaySession:
 
     def _show_table(self, game: Game, moves: bool) -> None:
         self.console.print()
-        self.console.print(render_table(game, self.human, self.names, self._title()))
+        self.console.print(render_table(game, self.human, self.names, self._title(), self.console.width))
         if moves and not game.is_over:
             self._show_moves(game)
 

@@ -143,7 +143,7 @@ class ReplayViewer:
         new_turn = index == 0 or game.plays_this_turn == 0
         if not self.by_turn or new_turn:
             self.console.print()
-            self.console.print(render_table(game, self.seat, names, f"Move {index + 1} of {total}"))
+            self.console.print(render_table(game, self.seat, names, f"Move {index + 1} of {total}", self.console.width))
         you = game.current_seat == self.seat
         words = describe_move(game, action, "You" if you else seat_name(names, game.current_seat), you=you)
         before = Snapshot.of(game)
@@ -174,7 +174,7 @@ class ReplayViewer:
 
     def _finish(self, game: Game, hand: SavedHand, names: list[str]) -> int:
         self.console.print()
-        self.console.print(render_table(game, self.seat, names, "Final position"))
+        self.console.print(render_table(game, self.seat, names, "Final position", self.console.width))
         self.console.print(Text(_outcome_words(game, names, self.seat), style="bold"))
         problems = _differences(game, hand)
         if problems:

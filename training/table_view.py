@@ -232,12 +232,15 @@ def seat_name(names: list[str], seat: int, viewer: int | None = None) -> str:
 
 
 # ---------------------------------------------------------------------- the table
-def render_table(game: Game, viewer: int | None, names: list[str], title: str = "") -> RenderableType:
-    """The whole table. ``viewer`` is the seat whose hand is shown; ``None`` shows every hand."""
+def render_table(game: Game, viewer: int | None, names: list[str], title: str = "", width: int = 120) -> RenderableType:
+    """The whole table. ``viewer`` is the seat whose hand is shown; ``None`` shows every hand.
+
+    ``width`` is the console's: below 100 columns the discard headers take two lines.
+    """
     header = Text(title or "Skip-Bo", style="bold")
     header.append(f"   turn {game.turn + 1} · dealer seat {game.dealer} · draw pile {len(game.draw_pile)}"
                   f" · completed piles {len(game.completed) // TOP_VALUE}", style="dim")
-    parts: list[RenderableType] = [header, _building_table(game), _seats_table(game, viewer, names)]
+    parts: list[RenderableType] = [header, _building_table(game), _seats_table(game, viewer, names, width < 100)]
     if viewer is not None:
         hand = Text("Your hand: ", style="bold")
         for value in hand_cards(game, viewer):
@@ -269,28 +272,26 @@ def _building_table(game: Game) -> Table:
     return table
 
 
-def _seats_table(game: Game, viewer: int | None, names: list[str]) -> Table:
-    table = Table(box=box.SIMPLE_HEAD, padding=(0, 1), expand=False)
-    table.add_column("", width=1)
-    table.add_column("seat", no_wrap=True)
+def _seats_table(game: Game, viewer: int | None, names: list[str], narrow: bool) -> Table:
+    table = Table(box=box.SIMPLE_HEAD, padding=(0, 1), pad_edge=False, expand=False)
+    table.add_column("seat")
     table.add_column("stockpile", justify="center", no_wrap=True)
     table.add_column("hand", no_wrap=viewer is not None)
     for slot in range(4):
-        table.add_column(f"discard {slot + 1}", min_width=9)
+        table.add_column(f"discard{chr(10) if narrow else ' '}{slot + 1}", max_width=9 if narrow else None)
     for seat in range(game.num_players):
         table.add_row(*_seat_row(game, seat, viewer, names))
     return table
 
 
 def _seat_row(game: Game, seat: int, viewer: int | None, names: list[str]) -> list[RenderableType]:
-    marker = Text("▶" if seat == game.current_seat and not game.is_over else "", style="bold green")
-    label = Text(seat_name(names, seat, viewer) if seat != viewer else f"you (seat {seat})",
+    to_act = seat == game.current_seat and not game.is_over
+    label = Text("▶ " if to_act else "  ", style="bold green")
+    label.append(seat_name(names, seat, viewer) if seat != viewer else f"you (seat {seat})",
                  style="bold" if seat == viewer else "")
     partner = game.partner_of(viewer) if viewer is not None else None
     if seat == partner:
         label.append(" partner", style="green")
-    if seat == game.dealer:
-        label.append(" (dealer)", style="dim")
     stock = game.stocks[seat]
     stock_cell = styled_card(stock[-1], "bold yellow") if stock else Text("-", style="dim")
     stock_cell.append(f" ({len(stock)} left)", style="dim")
@@ -298,7 +299,7 @@ def _seat_row(game: Game, seat: int, viewer: int | None, names: list[str]) -> li
         hand_cell = Text(" ".join(card_text(v) for v in hand_cards(game, seat)) or "-")
     else:
         hand_cell = Text(f"{game.hand_sizes[seat]} card{'s' if game.hand_sizes[seat] != 1 else ''}")
-    return [marker, label, stock_cell, hand_cell, *(_discard_cell(pile) for pile in game.discards[seat])]
+    return [label, stock_cell, hand_cell, *(_discard_cell(pile) for pile in game.discards[seat])]
 
 
 def _discard_cell(pile: list[int]) -> Text:
