@@ -51,6 +51,7 @@ from rich.text import Text
 
 from skipbo_env import Game, IllegalActionError, Match, Rules
 from skipbo_env.actions import FIRST_DISCARD, PARTNER_STOCK_SOURCE, STOCK_SOURCE
+from skipbo_env.encoding import observe
 from training.move_parser import HELP_TEXT, MoveInputError, key_for_action, parse_command
 from training.rule_flags import add_rule_flags, rules_from_args
 from training.table_view import (
@@ -71,6 +72,9 @@ PROMPT = "your move> "
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
+    parser.formatter_class = argparse.RawDescriptionHelpFormatter
+    parser.epilog = (f"In the game:\n{HELP_TEXT}\n\nThe game is saved when it ends or when you leave; "
+                     "watch it again with: skipbo replay FILE")
     parser.add_argument("--opponents", nargs="+", default=["greedy"], metavar="POLICY",
                         help="the other seats, in order: bot names (random, greedy, planner), saved model files, "
                              "module:Class or file.py:Class (default: greedy)")
@@ -91,8 +95,10 @@ def run(args: argparse.Namespace) -> int:
     rules = rules_from_args(args, num_players=args.num_players or 1 + len(args.opponents))
     seat_specs = _seat_specs(args.opponents, rules.num_players, args.seat)
     seed = args.seed if args.seed is not None else int(np.random.SeedSequence().entropy % 1_000_000)
-    console = Console(highlight=False, color_system=None if args.no_color else "auto")
+    console = Console(highlight=False, markup=False, color_system=None if args.no_color else "auto")
     policies = _load_policies(seat_specs, args.autoplay, args.seat, seed)
+    if args.autoplay is not None:
+        seat_specs[args.seat] = args.autoplay
     if sys.stdin.isatty():
         import readline  # noqa: F401  (line editing and history for input())
     match = args.match or (args.match_end is not None and "single_hand" not in args.match_end)
@@ -139,7 +145,7 @@ class PlaySession:
         self.seed = seed
         self.human = human_seat
         self.policies = policies
-        self.names = ["" if seat == human_seat else spec for seat, spec in enumerate(specs)]
+        self.names = ["you" if seat == human_seat else spec for seat, spec in enumerate(specs)]
         self.specs = specs
         self.delay = delay
         self.autoplay = autoplay
@@ -191,7 +197,7 @@ class PlaySession:
                                "\nEnd of input: leaving the table.")
             return self._save_and_report(130 if isinstance(stop, KeyboardInterrupt) else 0)
         except IllegalActionError as error:
-            self.console.print(f"[bold red]A policy broke the rules:[/] {error}")
+            self.console.print(Text(f"A policy broke the rules: {error}", style="bold red"))
             return self._save_and_report(1)
         return self._save_and_report(0)
 
@@ -284,8 +290,6 @@ class PlaySession:
 
     # ------------------------------------------------------------------ the policies
     def _policy_action(self, game: Game) -> None:
-        from skipbo_env.encoding import observe
-
         seat = game.current_seat
         if self._last_seat != seat:
             self._last_seat = seat

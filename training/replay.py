@@ -101,7 +101,7 @@ def run(args: argparse.Namespace) -> int:
         if not 1 <= args.hand <= len(hands):
             raise SystemExit(f"skipbo replay: error: --hand {args.hand}: {args.file} holds hands 1 to {len(hands)}")
         hands = [hands[args.hand - 1]]
-    console = Console(highlight=False, color_system=None if args.no_color else "auto")
+    console = Console(highlight=False, markup=False, color_system=None if args.no_color else "auto")
     viewer = ReplayViewer(console, wait=not args.all, seat=args.seat, by_turn=args.by_turn)
     status = 0
     for hand in hands:
