@@ -49,6 +49,7 @@ import numpy as np
 from rich.console import Console
 from rich.text import Text
 
+from agents.loading import PolicySpecError, load_policy
 from skipbo_env import Game, IllegalActionError, Match, Rules
 from skipbo_env.actions import FIRST_DISCARD, PARTNER_STOCK_SOURCE, STOCK_SOURCE
 from skipbo_env.encoding import observe
@@ -82,7 +83,8 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--seed", type=int, default=None,
                         help="seed of the deal and of the opponents (default: a fresh one, printed)")
     parser.add_argument("--match", action="store_true",
-                        help="play a whole match (to 500 unless --match-end says otherwise) instead of one hand")
+                        help="play a whole match (to 500 unless --match-end says otherwise) instead of one hand; "
+                             "--match-end target:N or rounds:N imply it")
     parser.add_argument("--save", metavar="PATH", help="where to save the game (default games/play-<time>-seed<S>.json)")
     parser.add_argument("--delay", type=float, default=0.3, metavar="SECONDS",
                         help="pause after each opponent move (default 0.3)")
@@ -124,8 +126,6 @@ def _seat_specs(opponents: list[str], num_players: int, human_seat: int) -> list
 
 def _load_policies(specs: list[str], autoplay: str | None, human_seat: int, seed: int) -> dict:
     """Seat -> policy for every seat a policy plays; a bad spec exits with the loader's message."""
-    from agents.loading import PolicySpecError, load_policy
-
     chosen = {seat: spec for seat, spec in enumerate(specs) if seat != human_seat}
     if autoplay is not None:
         chosen[human_seat] = autoplay

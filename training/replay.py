@@ -153,6 +153,7 @@ class ReplayViewer:
             raise SystemExit(f"skipbo replay: error: move {index + 1} does not replay: {error}") from None
         line = Text(f"{index + 1:>4}. ")
         line.append(words, style="bold")
+        line.append(f" (#{action})", style="dim")
         for effect in move_effects(before, action, game, self.seat, names):
             line.append(" · ")
             line.append(effect, style="cyan")
