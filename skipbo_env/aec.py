@@ -89,12 +89,20 @@ starts from a saved position in the state format of RULES.md (same number of sea
 plays by the rules saved in the state, and a state saved with its generator, `"rng"`, resumes
 exactly). Other option keys are ignored.
 
+`env()` is `raw_env` inside PettingZoo's `TerminateIllegalWrapper`, `AssertOutOfBoundsWrapper` and
+`OrderEnforcingWrapper`, as subclasses (`isinstance` holds) that read the attributes an AEC loop
+reads at every step (`agent_selection`, `terminations`, `rewards`, ...) from `raw_env` directly
+instead of through three `__getattr__` levels; their checks and their answers are PettingZoo's.
+`benchmarks/env_speed.py` measures both.
+
 ### Version History
 
 * v0: Initial release (skipbo-lab 0.1.0)
 """
 
 from __future__ import annotations
+
+import operator
 
 import gymnasium
 import numpy as np
@@ -113,11 +121,72 @@ RENDER_MODES = ("ansi", "human")
 
 
 def env(render_mode: str | None = None, reward: str = "win", rules: Rules | None = None, **settings) -> AECEnv:
-    """The Skip-Bo AEC environment wrapped as PettingZoo's classic environments are."""
+    """The Skip-Bo AEC environment wrapped as PettingZoo's classic environments are.
+
+    The stack is PettingZoo's TerminateIllegalWrapper, AssertOutOfBoundsWrapper and
+    OrderEnforcingWrapper (subclasses that read the per-step attributes directly, see
+    :class:`DirectAttributes`), so ``isinstance`` checks and their behaviour hold.
+    """
     environment = raw_env(render_mode=render_mode, reward=reward, rules=rules, **settings)
-    environment = wrappers.TerminateIllegalWrapper(environment, illegal_reward=-1)
-    environment = wrappers.AssertOutOfBoundsWrapper(environment)
-    return wrappers.OrderEnforcingWrapper(environment)
+    environment = TerminateIllegalWrapper(environment, illegal_reward=-1)
+    environment = AssertOutOfBoundsWrapper(environment)
+    return OrderEnforcingWrapper(environment)
+
+
+def _forwarded(name: str) -> property:
+    """A property reading and writing ``name`` on the unwrapped environment (the read is C-level)."""
+
+    def write(self, value) -> None:
+        setattr(self._unwrapped_env, name, value)
+
+    return property(operator.attrgetter(f"_unwrapped_env.{name}"), write, doc=f"The unwrapped environment's {name}.")
+
+
+class DirectAttributes:
+    """Mixin for PettingZoo wrappers: the attributes an AEC loop reads every step come straight from the env.
+
+    pettingzoo's ``BaseWrapper.__getattr__`` forwards a missing attribute one level down, so
+    each read of ``agent_selection``, ``terminations``, ... through three wrappers costs a failed
+    lookup and a Python call per level, ~37 of them a step: more than the game and the
+    observation together. These properties return the unwrapped environment's own objects (no
+    wrapper holds a copy), and a write goes to the unwrapped environment, where every wrapper
+    reads it. Before ``reset`` the unwrapped environment lacks them, so the read falls back to
+    ``__getattr__`` and raises the wrapper's own ``AttributeError`` (OrderEnforcingWrapper:
+    "... cannot be accessed before reset").
+    """
+
+    _unwrapped_env: AECEnv
+
+    agents = _forwarded("agents")
+    agent_selection = _forwarded("agent_selection")
+    terminations = _forwarded("terminations")
+    truncations = _forwarded("truncations")
+    rewards = _forwarded("rewards")
+    _cumulative_rewards = _forwarded("_cumulative_rewards")
+    infos = _forwarded("infos")
+
+    def __init__(self, environment: AECEnv, *args, **kwargs) -> None:
+        super().__init__(environment, *args, **kwargs)
+        self._unwrapped_env = environment.unwrapped
+
+    @property
+    def unwrapped(self) -> AECEnv:
+        return self._unwrapped_env
+
+    def __str__(self) -> str:
+        return str(self.env)
+
+
+class TerminateIllegalWrapper(DirectAttributes, wrappers.TerminateIllegalWrapper):
+    """PettingZoo's TerminateIllegalWrapper with direct per-step attributes."""
+
+
+class AssertOutOfBoundsWrapper(DirectAttributes, wrappers.AssertOutOfBoundsWrapper):
+    """PettingZoo's AssertOutOfBoundsWrapper with direct per-step attributes."""
+
+
+class OrderEnforcingWrapper(DirectAttributes, wrappers.OrderEnforcingWrapper):
+    """PettingZoo's OrderEnforcingWrapper with direct per-step attributes."""
 
 
 def observation_space() -> spaces.Dict:
@@ -126,6 +195,23 @@ def observation_space() -> spaces.Dict:
         "observation": spaces.Box(low=OBS_LOW, high=OBS_HIGH, dtype=np.float32),
         "action_mask": spaces.Box(low=0, high=1, shape=(NUM_ACTIONS,), dtype=np.int8),
     })
+
+
+class ActionSpace(spaces.Discrete):
+    """``Discrete(145)`` whose ``contains`` answers a Python int without numpy, with the same answers.
+
+    AssertOutOfBoundsWrapper asks ``contains`` at every step; gymnasium's checks a Python int
+    against the int64 range through ``np.iinfo`` first (about 1.5 us, a twelfth of a raw step).
+    """
+
+    def __init__(self, n: int, seed: int | np.random.Generator | None = None) -> None:
+        super().__init__(n, seed=seed)
+        self._ids = range(n)
+
+    def contains(self, x) -> bool:
+        if type(x) is int:
+            return x in self._ids
+        return super().contains(x)
 
 
 class raw_env(AECEnv):  # noqa: N801 - PettingZoo's naming convention
@@ -145,14 +231,14 @@ class raw_env(AECEnv):  # noqa: N801 - PettingZoo's naming convention
         self.possible_agents = [f"player_{seat}" for seat in range(self.rules.num_players)]
         self.agent_name_mapping = {agent: seat for seat, agent in enumerate(self.possible_agents)}
         self.observation_spaces = {agent: observation_space() for agent in self.possible_agents}
-        self.action_spaces = {agent: spaces.Discrete(NUM_ACTIONS) for agent in self.possible_agents}
+        self.action_spaces = {agent: ActionSpace(NUM_ACTIONS) for agent in self.possible_agents}
         self.game: Game | None = None
         self._rng: np.random.Generator | None = None
 
     def observation_space(self, agent: str) -> spaces.Dict:
         return self.observation_spaces[agent]
 
-    def action_space(self, agent: str) -> spaces.Discrete:
+    def action_space(self, agent: str) -> ActionSpace:
         return self.action_spaces[agent]
 
     def reset(self, seed: int | None = None, options: dict | None = None) -> None:

@@ -156,6 +156,9 @@ _DISCARD_TOP = [[base + _S["discard_top"] + NUM_VALUES * p - 1 for p in range(NU
                 for base in _SEAT_BASES]  # + card value
 _DISCARD_CARDS = [[base + _S["discard_cards"] + DISCARD_DEPTH * p for p in range(NUM_DISCARD_PILES)]
                   for base in _SEAT_BASES]
+_BUILDING_AT = list(zip(_BUILDING_NEXT, _BUILDING_SIZE))
+_DISCARDS_AT = [list(zip(tops, cards)) for tops, cards in zip(_DISCARD_TOP, _DISCARD_CARDS)]
+_SHOWN_STOP = -DISCARD_DEPTH - 1  # pile[:_SHOWN_STOP:-1]: the top DISCARD_DEPTH cards, top first
 _UNSEEN = slice(_G["unseen"], _G["unseen"] + NUM_VALUES)
 _HAND_SLICE = slice(_HAND, _HAND + NUM_VALUES)
 
@@ -230,14 +233,15 @@ def encode_observation(game, seat: int) -> np.ndarray:
     small[_HAND:_HAND + NUM_VALUES] = game.hand_counts[seat][1:]
     if game.outcome is None:
         small[_TO_ACT[(game.current_seat - seat) % n]] = 1
-    seen = bytearray(game.completed)
-    building = game.building
-    for slot in range(NUM_BUILDING_PILES):
-        pile = building[slot]
-        small[_BUILDING_NEXT[slot] + len(pile)] = 1
+    seen = game.completed[:]
+    for pile, (next_at, size_at) in zip(game.building, _BUILDING_AT):
         if pile:
-            small[_BUILDING_SIZE[slot]] = len(pile)
-            seen += bytes(pile)
+            size = len(pile)
+            small[next_at + size] = 1
+            small[size_at] = size
+            seen += pile
+        else:
+            small[next_at] = 1
     stocks = game.stocks
     for s in table.stock_seats:
         if stocks[s]:
@@ -255,18 +259,15 @@ def encode_observation(game, seat: int) -> np.ndarray:
         counters.append(len(stock))
         piles = discards[s]
         counters += map(len, piles)
-        tops = _DISCARD_TOP[r]
-        cards = _DISCARD_CARDS[r]
-        for p in range(NUM_DISCARD_PILES):
-            pile = piles[p]
+        for pile, (top_at, cards_at) in zip(piles, _DISCARDS_AT[r]):
             if pile:
-                seen += bytes(pile)
-                small[tops[p] + pile[-1]] = 1
-                shown = pile[:-DISCARD_DEPTH - 1:-1]
-                small[cards[p]:cards[p] + len(shown)] = shown
-    vec = np.frombuffer(small, dtype=np.uint8).astype(np.float32)
+                seen += pile
+                small[top_at + pile[-1]] = 1
+                shown = pile[:_SHOWN_STOP:-1]
+                small[cards_at:cards_at + len(shown)] = shown
+    vec = np.array(small, dtype=np.float32)
     vec[table.counter_index] = counters
-    seen_counts = np.bincount(np.frombuffer(seen, dtype=np.uint8), minlength=NUM_VALUES + 1)
+    seen_counts = np.bincount(np.frombuffer(bytes(seen), dtype=np.uint8), minlength=NUM_VALUES + 1)
     vec[_UNSEEN] = table.deck - seen_counts[1:]
     vec[_UNSEEN] -= vec[_HAND_SLICE]
     vec *= SCALE
@@ -275,10 +276,11 @@ def encode_observation(game, seat: int) -> np.ndarray:
 
 def action_mask(game, seat: int) -> np.ndarray:
     """int8[145]: 1 for each legal id when ``seat`` is to act, all zero otherwise."""
-    mask = np.zeros(NUM_ACTIONS, dtype=np.int8)
+    mask = bytearray(NUM_ACTIONS)
     if game.outcome is None and game.current_seat == seat:
-        mask[game.legal_actions()] = 1
-    return mask
+        for action in game.legal_actions():
+            mask[action] = 1
+    return np.frombuffer(mask, dtype=np.int8)
 
 
 def as_action_id(action) -> int:

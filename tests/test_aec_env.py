@@ -4,7 +4,9 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
+from gymnasium import spaces
 from pettingzoo.test import api_test, seed_test
+from pettingzoo.utils import wrappers
 
 import skipbo_env
 from skipbo_env import IllegalActionError, decode_observation
@@ -211,6 +213,104 @@ def test_wrapped_env_ends_the_hand_on_an_illegal_action():
         environment.step(None)
     assert rewards[offender] == -1.0
     assert [r for a, r in rewards.items() if a != offender] == [0.0, 0.0]
+
+
+def test_env_is_pettingzoos_wrapper_stack_around_raw_env():
+    environment = skipbo_env.env(num_players=3)
+    assert isinstance(environment, wrappers.OrderEnforcingWrapper)
+    assert isinstance(environment.env, wrappers.AssertOutOfBoundsWrapper)
+    assert isinstance(environment.env.env, wrappers.TerminateIllegalWrapper)
+    assert isinstance(environment.env.env.env, skipbo_env.raw_env)
+    assert environment.unwrapped is environment.env.env.env
+    assert isinstance(environment.action_space("player_0"), spaces.Discrete)
+
+
+def pettingzoo_wrapped(**table):
+    """raw_env in PettingZoo's own wrapper classes, stacked as ``env()`` stacks them."""
+    environment = wrappers.TerminateIllegalWrapper(skipbo_env.raw_env(**table), illegal_reward=-1)
+    return wrappers.OrderEnforcingWrapper(wrappers.AssertOutOfBoundsWrapper(environment))
+
+
+def snapshot(environment) -> tuple:
+    """Everything an AEC loop can read after a step."""
+    observation, reward, terminated, truncated, info = environment.last()
+    return (environment.agent_selection, list(environment.agents), environment.num_agents,
+            dict(environment.rewards), dict(environment._cumulative_rewards), dict(environment.terminations),
+            dict(environment.truncations), dict(environment.infos), observation["observation"].tobytes(),
+            observation["action_mask"].tobytes(), reward, terminated, truncated, info)
+
+
+@pytest.mark.parametrize("table", [{"num_players": 2}, {"num_players": 4, "partners": True}], ids=["2", "4p"])
+def test_env_behaves_as_pettingzoos_own_wrappers_illegal_moves_included(table):
+    """Step by step against the unmodified PettingZoo wrappers, one hand in three ending on an illegal id."""
+    for seed in range(6):
+        ours, theirs = skipbo_env.env(**table), pettingzoo_wrapped(**table)
+        ours.reset(seed=seed)
+        theirs.reset(seed=seed)
+        rng = np.random.default_rng(seed)
+        illegal_at = rng.integers(5, 60) if seed % 3 == 0 else -1
+        for step, agent in enumerate(ours.agent_iter()):
+            assert snapshot(ours) == snapshot(theirs)
+            _, _, terminated, truncated, _ = ours.last()
+            mask = ours.observe(agent)["action_mask"]
+            if terminated or truncated:
+                action = None
+            elif step == illegal_at:
+                action = int(np.flatnonzero(mask == 0)[0])
+            else:
+                legal = np.flatnonzero(mask)
+                action = int(legal[rng.integers(len(legal))])
+            ours.step(action)
+            theirs.step(action)
+        assert theirs.agents == [] and snapshot_after_hand(ours) == snapshot_after_hand(theirs)
+
+
+def snapshot_after_hand(environment) -> tuple:
+    return environment.agents, environment.rewards, environment._cumulative_rewards, environment.unwrapped.game.outcome
+
+
+def test_env_ends_the_hand_on_an_illegal_id_as_terminate_illegal_wrapper_does(caplog):
+    environment = skipbo_env.env(num_players=2)
+    environment.reset(seed=3)
+    offender = environment.agent_selection
+    environment.step(END_TURN)
+    assert "Illegal move made" in caplog.text
+    assert environment.terminations == environment.truncations == {"player_0": True, "player_1": True}
+    assert environment._cumulative_rewards[offender] == -1.0
+    assert environment.unwrapped.game.outcome is None  # the game itself never saw the id
+
+
+def test_env_asserts_an_id_outside_the_action_space():
+    environment = skipbo_env.env(num_players=2)
+    environment.reset(seed=0)
+    with pytest.raises(AssertionError, match="not in action space"):
+        environment.step(145)
+
+
+def test_env_refuses_attributes_before_reset_as_order_enforcing_wrapper_does():
+    ours, theirs = skipbo_env.env(), pettingzoo_wrapped()
+    for name in ("agents", "agent_selection", "terminations", "truncations", "rewards", "infos", "num_agents",
+                 "_cumulative_rewards", "_private_name"):
+        with pytest.raises(AttributeError) as ours_error:
+            getattr(ours, name)
+        with pytest.raises(AttributeError) as theirs_error:
+            getattr(theirs, name)
+        assert str(ours_error.value) == str(theirs_error.value)
+
+
+def test_an_attribute_set_on_env_reaches_the_unwrapped_environment():
+    environment = skipbo_env.env(num_players=2)
+    environment.reset(seed=0)
+    other = next(agent for agent in environment.agents if agent != environment.agent_selection)
+    environment.agent_selection = other
+    assert environment.unwrapped.agent_selection == other == environment.env.env.agent_selection
+
+
+def test_the_action_space_contains_what_gymnasiums_discrete_contains():
+    ours, theirs = skipbo_env.raw_env().action_space("player_0"), spaces.Discrete(145)
+    for action in (0, 144, 145, -1, True, 2**70, 3.0, None, "3", np.int64(3), np.uint64(3), np.array(7), np.int8(-2)):
+        assert ours.contains(action) is theirs.contains(action), action
+    assert ours == theirs and repr(ours) == "Discrete(145)"
 
 
 def test_numpy_integer_actions_are_accepted():
