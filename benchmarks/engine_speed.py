@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
 import platform
 import sys
 import time
@@ -27,7 +28,7 @@ def measure(players: int, seconds: float, seed: int) -> dict:
     uniforms = rng.random(1 << 16).tolist()
     actions = games = 0
     outcomes = Counter()
-    start = time.perf_counter()
+    start, cpu_start = time.perf_counter(), time.process_time()
     while time.perf_counter() - start < seconds:
         game = Game.new(rules, seed=seed + games)
         while not game.is_over:
@@ -36,8 +37,9 @@ def measure(players: int, seconds: float, seed: int) -> dict:
             actions += 1
         games += 1
         outcomes[game.outcome] += 1
-    elapsed = time.perf_counter() - start
+    elapsed, cpu = time.perf_counter() - start, time.process_time() - cpu_start
     return {"players": players, "actions_per_s": actions / elapsed, "games_per_s": games / elapsed,
+            "actions_per_cpu_s": actions / cpu,
             "actions_per_game": actions / games, "games": games, "outcomes": dict(outcomes)}
 
 
@@ -52,9 +54,11 @@ def main() -> None:
     print(f"skipbo-lab {skipbo_env.__version__}, numpy {np.__version__}, Python {platform.python_version()}, "
           f"{platform.machine()}, seed {args.seed}")
     results = [measure(players, args.seconds, args.seed) for players in args.players]
-    print(f"{'players':>7} {'actions/s':>11} {'games/s':>9} {'actions/game':>13}  outcomes")
+    print(f"load average before: {os.getloadavg()[0]:.2f} on {os.cpu_count()} CPUs "
+          "(wall-clock figures drop when other work shares the CPUs; the CPU-time column does not)")
+    print(f"{'players':>7} {'actions/s':>11} {'actions/cpu-s':>14} {'games/s':>9} {'actions/game':>13}  outcomes")
     for r in results:
-        print(f"{r['players']:>7} {r['actions_per_s']:>11,.0f} {r['games_per_s']:>9,.1f} "
+        print(f"{r['players']:>7} {r['actions_per_s']:>11,.0f} {r['actions_per_cpu_s']:>14,.0f} {r['games_per_s']:>9,.1f} "
               f"{r['actions_per_game']:>13,.1f}  {r['outcomes']}")
     if args.json:
         print(json.dumps({str(r["players"]): r for r in results}))

@@ -15,6 +15,7 @@ Internal layout, read by the encoders (treat it as read-only):
 
 from __future__ import annotations
 
+import functools
 import hashlib
 import json
 
@@ -221,11 +222,10 @@ class Game:
                 if card == need or card == WILD:
                     actions.append(source * 4 + slot)
         if self.hand_sizes[seat]:
-            slots = _canonical(self.discards[seat])
+            discard_ids = _discard_ids(_canonical(self.discards[seat]))
             for value in range(1, NUM_VALUES + 1):
                 if counts[value]:
-                    base = FIRST_DISCARD + (value - 1) * 4
-                    actions.extend(base + slot for slot in slots)
+                    actions += discard_ids[value]
         else:
             actions.append(END_TURN)
         actions.sort()
@@ -504,7 +504,7 @@ class Game:
         return f"Game({self.num_players} players, turn {self.turn}, {status})"
 
 
-def _canonical(piles: list[list[int]]) -> list[int]:
+def _canonical(piles: list[list[int]]) -> tuple[int, ...]:
     """Started slots plus the lowest empty slot: RULES.md's canonical slots."""
     slots = []
     empty_offered = False
@@ -514,4 +514,10 @@ def _canonical(piles: list[list[int]]) -> list[int]:
         elif not empty_offered:
             empty_offered = True
             slots.append(slot)
-    return slots
+    return tuple(slots)
+
+
+@functools.lru_cache(maxsize=None)
+def _discard_ids(slots: tuple[int, ...]) -> tuple[tuple[int, ...], ...]:
+    """For each value 0..13, the discard ids onto ``slots`` (a lookup instead of arithmetic per step)."""
+    return tuple(tuple(FIRST_DISCARD + (value - 1) * 4 + slot for slot in slots) for value in range(NUM_VALUES + 1))
