@@ -1,0 +1,166 @@
+"""``skipbo_env.encoding.encode_observation`` as a batch kernel: the same float32 vector, bit for bit.
+
+The vector layout (offsets and scales) is read from :mod:`skipbo_env.encoding` at import and
+handed to the kernels as arguments, never frozen into compiled code, so the kernels follow any
+change of the layout. Each value is written as ``float32(raw) * SCALE[i]``, the product the
+reference encoder computes.
+"""
+
+from __future__ import annotations
+
+from collections import namedtuple
+
+import numba as nb
+import numpy as np
+
+from skipbo_env import encoding
+from skipbo_env.cards import NUM_BUILDING_PILES, NUM_DISCARD_PILES, NUM_VALUES, TOP_VALUE, WILD
+from skipbo_env.rules import MIN_PLAYERS
+from skipbo_env.vector.kernels import compute_legal, deal_game, deck_copies, step_game, stock_top, stockpile_of
+from skipbo_env.vector.layout import RUNNING
+
+jit = nb.njit(cache=True, nogil=True, error_model="numpy")
+
+
+OBS_SIZE = encoding.OBS_SIZE
+
+Offsets = namedtuple(
+    "Offsets",
+    [
+        "num_players", "partners", "team_win_either", "team_stock_shared", "exhausted_draw_draw", "decks",
+        "stock_size", "max_turns", "turn", "plays_this_turn", "quiet_turns", "draw_pile_size", "completed_size",
+        "hand", "unseen", "building_next", "building_size", "seat_start", "seat_block", "present", "is_partner",
+        "to_act", "stock_top", "seat_stock_size", "hand_size", "discard_size", "discard_top", "discard_cards",
+        "discard_depth", "min_players",
+    ],
+)
+SCALE = encoding.SCALE.astype(np.float32)
+
+
+def offsets() -> Offsets:
+    """The layout of :mod:`skipbo_env.encoding` as kernel arguments."""
+    glob, seat = encoding.GLOBAL_OFFSETS, encoding.SEAT_OFFSETS
+    return Offsets(
+        **glob,
+        seat_start=encoding.SEAT_START,
+        seat_block=encoding.SEAT_BLOCK,
+        **{("seat_stock_size" if name == "stock_size" else name): value for name, value in seat.items()},
+        discard_depth=encoding.DISCARD_DEPTH,
+        min_players=MIN_PLAYERS,
+    )
+
+
+@jit
+def put(out, i, scale, index, value):
+    out[i, index] = np.float32(value) * scale[index]
+
+
+@jit
+def encode_observation(r, cfg, off, scale, seat, out, i):
+    """Write game ``r`` as ``seat`` sees it into ``out[i]`` (float32[OBS_SIZE])."""
+    n = cfg.num_players
+    out[i, :] = 0.0
+    out[i, off.num_players + n - off.min_players] = 1.0
+    if cfg.partners:
+        out[i, off.partners] = 1.0
+        if not cfg.team_win_both:
+            out[i, off.team_win_either] = 1.0
+    if cfg.shared_stock:
+        out[i, off.team_stock_shared] = 1.0
+    if not cfg.play_on:
+        out[i, off.exhausted_draw_draw] = 1.0
+    put(out, i, scale, off.decks, cfg.decks)
+    put(out, i, scale, off.stock_size, cfg.stock_size)
+    put(out, i, scale, off.max_turns, cfg.max_turns)
+    put(out, i, scale, off.turn, r.turn)
+    put(out, i, scale, off.plays_this_turn, r.plays)
+    put(out, i, scale, off.quiet_turns, r.quiet)
+    put(out, i, scale, off.draw_pile_size, r.draw_len)
+    put(out, i, scale, off.completed_size, r.completed_len)
+    for slot in range(NUM_BUILDING_PILES):
+        length = r.building_len[slot]
+        out[i, off.building_next + TOP_VALUE * slot + length] = 1.0
+        put(out, i, scale, off.building_size + slot, length)
+    if r.outcome == RUNNING:
+        out[i, off.seat_start + off.seat_block * ((r.seat - seat) % n) + off.to_act] = 1.0
+    for rel in range(n):
+        s = (seat + rel) % n
+        base = off.seat_start + off.seat_block * rel
+        out[i, base + off.present] = 1.0
+        if cfg.partners and rel == n // 2:
+            out[i, base + off.is_partner] = 1.0
+        pile = stockpile_of(cfg, s)
+        top = stock_top(r, cfg, pile)
+        if top > 0:
+            out[i, base + off.stock_top + top - 1] = 1.0
+        put(out, i, scale, base + off.seat_stock_size, r.stock_len[pile])
+        put(out, i, scale, base + off.hand_size, r.hand_size[s])
+        for p in range(NUM_DISCARD_PILES):
+            length = r.discard_len[s, p]
+            put(out, i, scale, base + off.discard_size + p, length)
+            if length > 0:
+                out[i, base + off.discard_top + NUM_VALUES * p + r.discard[s, p, length - 1] - 1] = 1.0
+                first = base + off.discard_cards + off.discard_depth * p
+                for k in range(min(length, off.discard_depth)):
+                    put(out, i, scale, first + k, r.discard[s, p, length - 1 - k])
+    for value in range(1, WILD + 1):
+        unseen = deck_copies(cfg, value) - r.public[value] - r.hand[seat, value]
+        for pile in range(cfg.num_stockpiles):
+            if stock_top(r, cfg, pile) == value:
+                unseen -= 1
+        put(out, i, scale, off.hand + value - 1, r.hand[seat, value])
+        put(out, i, scale, off.unseen + value - 1, unseen)
+
+
+@jit
+def observe_rows(games, cfg, off, scale, rows, seats, out):
+    """``out[i]`` = game ``rows[i]`` as ``seats[i]`` sees it (``seats[i] < 0``: the seat to act)."""
+    for i in range(rows.shape[0]):
+        r = games[rows[i]]
+        encode_observation(r, cfg, off, scale, seats[i] if seats[i] >= 0 else r.seat, out, i)
+
+
+@jit
+def step_and_observe(games, legal, cfg, off, scale, rows, actions, illegal, obs):
+    """Take ``actions[i]`` in game ``rows[i]`` (``illegal[i]`` set where refused) and write the
+    new position, as its seat to act sees it, into ``obs[rows[i]]`` (skipped when ``obs`` is empty)."""
+    observing = obs.shape[0] > 0
+    for i in range(rows.shape[0]):
+        g = rows[i]
+        r = games[g]
+        illegal[i] = not step_game(r, legal, cfg, g, actions[i])
+        if observing:
+            encode_observation(r, cfg, off, scale, r.seat, obs, g)
+
+
+@jit
+def deal_and_observe(games, legal, cfg, off, scale, rows, seeds, obs):
+    """Deal ``rows[i]`` with ``seeds[i]`` and write its first position into ``obs[rows[i]]`` (if any)."""
+    observing = obs.shape[0] > 0
+    for i in range(rows.shape[0]):
+        g = rows[i]
+        r = games[g]
+        deal_game(r, legal, cfg, g, seeds[i])
+        if observing:
+            encode_observation(r, cfg, off, scale, r.seat, obs, g)
+
+
+@jit
+def observe_games(games, cfg, off, scale, rows, obs):
+    """``obs[rows[i]]`` = game ``rows[i]`` as its seat to act sees it."""
+    for i in range(rows.shape[0]):
+        g = rows[i]
+        r = games[g]
+        encode_observation(r, cfg, off, scale, r.seat, obs, g)
+
+
+@jit
+def refresh_rows(games, legal, cfg, off, scale, rows, obs):
+    """Recompute the action mask (and the observation, if ``obs`` is not empty) of each game in ``rows``."""
+    observing = obs.shape[0] > 0
+    for i in range(rows.shape[0]):
+        g = rows[i]
+        r = games[g]
+        compute_legal(r, legal, cfg, g)
+        if observing:
+            encode_observation(r, cfg, off, scale, r.seat, obs, g)
