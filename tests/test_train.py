@@ -28,7 +28,7 @@ TINY = {
     "opponents": {"mix": {"snapshots": 0.5, "greedy": 0.5}, "snapshot_every": 64, "max_snapshots": 2},
     "network": {"hidden": [16]},
     "ppo": {"n_steps": 32, "batch_size": 32, "n_epochs": 1},
-    "pretrain": {"enabled": True, "games": 2, "epochs": 1},
+    "pretrain": {"enabled": True, "games": 2, "epochs": 1, "dagger_rounds": 1, "dagger_games": 1},
     "budget": {"total_timesteps": 192},
     "evaluation": {"every_steps": 64, "games": 4, "opponents": ["greedy"], "final_games": 4,
                    "final_opponents": ["random", "greedy"]},
@@ -61,6 +61,7 @@ def test_a_short_run_trains_evaluates_and_exports_a_loadable_model(tmp_path, cap
     state = json.loads((folder / "checkpoints" / "latest.json").read_text())
     assert state["step"] == evaluation["timesteps"]
     assert len(list((folder / "checkpoints").glob("step_*"))) == 2   # checkpoint.keep
+    assert (folder / "best_model.zip").is_file()
     policy = load_policy(str(folder / "model.zip"))
     assert policy.metadata["rules"]["stock_size"] == 5 and policy.metadata["obs_size"] == OBS_SIZE
     game = Game.new(Rules(stock_size=5), seed=0)

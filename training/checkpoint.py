@@ -10,6 +10,7 @@ A run folder::
             latest.json        {"checkpoint": "step_000100000", ...}: the last complete checkpoint
             step_000100000/    one checkpoint (see below); the oldest are pruned
         model.zip              the final policy (agents.load_policy("runs/.../model.zip"))
+        best_model.zip         the policy of the best periodic evaluation (mean win rate)
         evaluation.json        the final evaluation tables
 
 A checkpoint folder holds ``learner.pt`` (the whole actor-critic ``state_dict``),
@@ -155,6 +156,10 @@ class RunFolder:
     @property
     def model_path(self) -> Path:
         return self.path / "model.zip"
+
+    @property
+    def best_model_path(self) -> Path:
+        return self.path / "best_model.zip"
 
     @property
     def evaluation_path(self) -> Path:

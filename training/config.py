@@ -99,6 +99,10 @@ class PretrainConfig:
     batch_size: int = _field(512, "minibatch size", min=2)
     learning_rate: float = _field(1e-3, "Adam step size", min_exclusive=0.0)
     value: bool = _field(True, "also fit the value network to the game outcomes")
+    dagger_rounds: int = _field(0, "DAgger rounds after cloning: the learner plays, the teacher labels its "
+                                   "decisions, the policy is refit on all the data", min=0)
+    dagger_games: int = _field(200, "games the learner plays in each DAgger round", min=1)
+    dagger_epochs: int = _field(2, "passes over all the data after each DAgger round", min=1)
 
 
 @dataclasses.dataclass

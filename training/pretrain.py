@@ -9,7 +9,12 @@ beats a simple heuristic. Imitating a strong bot first gets there in minutes:
 2. :func:`clone_teacher` fits the masked actor-critic policy to those decisions: cross-entropy
    of the teacher's action under the masked policy, plus (``pretrain.value``) a squared error
    pulling the value head to the discounted game result ``±gamma ** (decisions left)``, the
-   return PPO will see, so PPO starts with a critic that already knows who is winning.
+   return PPO will see, so PPO starts with a critic that already knows who is winning. The
+   step size falls linearly to a tenth of ``pretrain.learning_rate`` over the epochs.
+3. DAgger (``pretrain.dagger_rounds``): the cloned policy plays one seat against the teacher,
+   the teacher labels the positions the policy reached, and the policy is refit on all data.
+   A clone makes mistakes a teacher never makes and then meets positions the teacher never
+   showed it; these rounds teach it to recover from them.
 
 Observations are stored as their raw integers (``int16``; ``raw * SCALE`` is the vector), which
 keeps a few hundred thousand decisions in a few hundred MB.
@@ -47,27 +52,34 @@ class TeacherData:
         return self.raw_observations[index].astype(np.float32) * SCALE
 
 
-def collect_teacher_games(teacher: str, rules: Rules, games: int, seed: int, gamma: float,
+def collect_teacher_games(teacher: str, rules: Rules, games: int, seed: int, gamma: float, student=None,
                           on_game: Callable[[int], None] | None = None) -> TeacherData:
-    """Play ``games`` games with the teacher in every seat and record every decision."""
-    seeds = np.random.SeedSequence(seed).generate_state(2 * games, np.uint32).reshape(games, 2)
-    policies = [load_policy(teacher) for _ in range(rules.num_players)]
+    """Play ``games`` games and record every decision with the teacher's choice as its label.
+
+    Without ``student`` the teacher holds every seat. With a ``student`` policy (DAgger), the
+    student plays one seat of each game (drawn at random) and the teacher the others; the
+    student's decisions are labelled with what the teacher would have played there, so the
+    data covers the positions the student's own mistakes lead to.
+    """
+    rng = np.random.default_rng(seed)
+    teachers = [load_policy(teacher) for _ in range(rules.num_players)]
     raw, masks, actions, returns = [], [], [], []
     for index in range(games):
-        game = Game.new(rules, seed=int(seeds[index, 0]))
-        for seat, policy in enumerate(policies):
-            reset_policy(policy, int(seeds[index, 1]) + seat)
+        game = Game.new(rules, seed=int(rng.integers(2**63)))
+        for policy in teachers:
+            reset_policy(policy, int(rng.integers(2**63)))
+        student_seat = int(rng.integers(rules.num_players)) if student is not None else -1
         decisions: list[list[int]] = [[] for _ in range(rules.num_players)]
         while not game.is_over:
             seat = game.current_seat
             observation = observe(game, seat)
-            action = policies[seat].act(observation)
+            label = teachers[seat].act(observation)
             decisions[seat].append(len(actions))
             raw.append(np.rint(observation["observation"] / SCALE).astype(np.int16))
             masks.append(observation["action_mask"].astype(bool))
-            actions.append(action)
+            actions.append(label)
             returns.append(0.0)
-            game.step(action)
+            game.step(student.act(observation) if seat == student_seat else label)
         for seat, rows in enumerate(decisions):
             result = _result(game, seat)
             for left, row in enumerate(reversed(rows)):
@@ -76,6 +88,13 @@ def collect_teacher_games(teacher: str, rules: Rules, games: int, seed: int, gam
             on_game(index + 1)
     return TeacherData(np.array(raw, dtype=np.int16).reshape(-1, OBS_SIZE), np.array(masks, dtype=bool),
                        np.array(actions, dtype=np.int64), np.array(returns, dtype=np.float32), games)
+
+
+def concatenate(parts: list[TeacherData]) -> TeacherData:
+    """One data set holding every decision of ``parts``."""
+    return TeacherData(np.concatenate([p.raw_observations for p in parts]), np.concatenate([p.masks for p in parts]),
+                       np.concatenate([p.actions for p in parts]), np.concatenate([p.returns for p in parts]),
+                       sum(p.games for p in parts))
 
 
 def _result(game: Game, seat: int) -> float:
@@ -106,6 +125,8 @@ def clone_teacher(policy, data: TeacherData, epochs: int, batch_size: int, learn
     held_out = order[:max(1, len(order) // 20)]
     train = order[len(held_out):]
     optimizer = torch.optim.Adam(policy.parameters(), lr=learning_rate)
+    batches = epochs * -(-len(train) // batch_size)
+    schedule = torch.optim.lr_scheduler.LambdaLR(optimizer, lambda done: 1.0 - 0.9 * done / batches)
     policy.set_training_mode(True)
     for epoch in range(epochs):
         rng.shuffle(train)
@@ -116,6 +137,7 @@ def clone_teacher(policy, data: TeacherData, epochs: int, batch_size: int, learn
             loss.backward()
             torch.nn.utils.clip_grad_norm_(policy.parameters(), 1.0)
             optimizer.step()
+            schedule.step()
         if on_epoch is not None:
             on_epoch(epoch + 1, _agreement(policy, data, held_out))
     policy.set_training_mode(False)

@@ -169,7 +169,7 @@ class Trainer:
             "timesteps": 0, "updates": 0, "wall_seconds": 0.0, "history": [], "pretrain": None,
             "next_snapshot": config.opponents.snapshot_every,
             "next_evaluation": config.evaluation.every_steps,
-            "next_checkpoint": config.checkpoint.every_steps,
+            "next_checkpoint": config.checkpoint.every_steps, "best": None,
         }
         self.training_results: dict[str, deque] = defaultdict(lambda: deque(maxlen=PROGRESS_WINDOW))
         self._session_start = time.perf_counter()
@@ -248,28 +248,48 @@ class Trainer:
         return TrainResult(self.folder.path, model_path, self.state["timesteps"], evaluation, self.state["history"])
 
     def _pretrain(self) -> None:
-        from tqdm import tqdm
-
-        from training.pretrain import clone_teacher, collect_teacher_games
+        from training.pretrain import collect_teacher_games, concatenate
 
         settings = self.config.pretrain
+        gamma = self.config.ppo.gamma
         self._print(f"pretraining: behaviour cloning {settings.teacher!r} over {settings.games:,} games")
-        with tqdm(total=settings.games, unit="game", desc="teacher games", disable=not self.progress,
-                  file=sys.stderr, dynamic_ncols=True) as bar:
-            data = collect_teacher_games(settings.teacher, self.rules, settings.games, _derived(self.config.seed, 2),
-                                         self.config.ppo.gamma, on_game=lambda done: bar.update(1))
-        report = clone_teacher(
-            self.model.policy, data, settings.epochs, settings.batch_size, settings.learning_rate, settings.value,
-            seed=_derived(self.config.seed, 3),
-            on_epoch=lambda epoch, agreement: self._print(
-                f"  epoch {epoch}/{settings.epochs}: agrees with the teacher on {agreement:.1%} of held-out decisions"),
-        )
+        data = self._collect(lambda on_game: collect_teacher_games(
+            settings.teacher, self.rules, settings.games, _derived(self.config.seed, 2), gamma, on_game=on_game),
+            settings.games, "teacher games")
+        report = self._clone(data, settings.epochs)
+        for round_index in range(settings.dagger_rounds):
+            student = NetworkPolicy(learner_weights(self.model), self.config.network.hidden,
+                                    self.config.network.activation)
+            self._print(f"DAgger round {round_index + 1}/{settings.dagger_rounds}: the learner plays "
+                        f"{settings.dagger_games:,} games, {settings.teacher!r} labels its decisions")
+            data = concatenate([data, self._collect(lambda on_game: collect_teacher_games(
+                settings.teacher, self.rules, settings.dagger_games, _derived(self.config.seed, 2, round_index + 1),
+                gamma, student=student, on_game=on_game), settings.dagger_games, "learner games")])
+            report = self._clone(data, settings.dagger_epochs)
         self.state["pretrain"] = dataclasses.asdict(report)
         self._print(f"pretraining done: {report.decisions:,} decisions, agreement {report.agreement:.1%}, "
-                    f"value error {report.value_error:.3f}, {report.seconds:.0f} s")
+                    f"value error {report.value_error:.3f}")
         logger = self.model.logger
         logger.record("pretrain/agreement", report.agreement)
         logger.record("pretrain/value_error", report.value_error)
+
+    def _collect(self, collect, games: int, description: str):
+        from tqdm import tqdm
+
+        with tqdm(total=games, unit="game", desc=description, disable=not self.progress, file=sys.stderr,
+                  dynamic_ncols=True) as bar:
+            return collect(lambda done: bar.update(1))
+
+    def _clone(self, data, epochs: int):
+        from training.pretrain import clone_teacher
+
+        settings = self.config.pretrain
+        return clone_teacher(
+            self.model.policy, data, epochs, settings.batch_size, settings.learning_rate, settings.value,
+            seed=_derived(self.config.seed, 3, len(data)),
+            on_epoch=lambda epoch, agreement: self._print(
+                f"  epoch {epoch}/{epochs}: agrees with the teacher on {agreement:.1%} of held-out decisions"),
+        )
 
     def _learn(self) -> None:
         from tqdm import tqdm
@@ -326,6 +346,7 @@ class Trainer:
         record = {"timesteps": self.state["timesteps"], "wall_seconds": round(self._wall_seconds(), 1),
                   "seconds": round(time.perf_counter() - start, 1), "results": results}
         self.state["history"].append(record)
+        self._keep_if_best(record)
         logger = self.model.logger
         for opponent, stats in results.items():
             name = opponent.replace("/", "_")
@@ -340,6 +361,17 @@ class Trainer:
         self._print(f"step {self.state['timesteps']:>10,} ({_clock(self._wall_seconds())}): "
                     f"win rate vs {summary} ({config.games} games each)")
         self._refresh_bar()
+
+    def _keep_if_best(self, record: dict) -> None:
+        """Export the policy to ``best_model.zip`` when its mean evaluation win rate is the best so far."""
+        from training.checkpoint import write_bytes_atomically
+
+        score = float(np.mean([stats["win_rate"] for stats in record["results"].values()]))
+        best = self.state.get("best")
+        if best is None or score > best["score"]:
+            self.state["best"] = {"score": score, "timesteps": record["timesteps"]}
+            write_bytes_atomically(self.folder.best_model_path,
+                                   encode_model(learner_weights(self.model), self._model_metadata()))
 
     def _save_checkpoint(self) -> None:
         import torch
@@ -412,6 +444,10 @@ class Trainer:
                     f"skipbo evaluate {model_path} greedy)")
         self._print(f"tensorboard: tensorboard --logdir {tensorboard}")
         self._print(f"evaluation:  {self.folder.evaluation_path}")
+        best = self.state["best"]
+        if best is not None and best["timesteps"] != self.state["timesteps"]:
+            self._print(f"best periodic evaluation at step {best['timesteps']:,} "
+                        f"(mean win rate {best['score']:.1%}): {self.folder.best_model_path}")
 
     # ------------------------------------------------------------------ display
     def _refresh_bar(self) -> None:
