@@ -105,9 +105,10 @@ def tournament(agents: list, rules: Rules | None = None, games: int = 1000, seed
             next_hand += len(rows)
         seating.advance(np.flatnonzero(hand_of_row >= 0))
         finished = engine.finished()
-        _record(finished, hand_of_row[finished.rows], result)
+        playing = hand_of_row[finished.rows] >= 0  # rows left idle at the end still hold their last hand
+        _record(finished, finished.rows[playing], hand_of_row[finished.rows[playing]], result)
         hand_of_row[finished.rows] = -1
-        done += finished.count
+        done += int(playing.sum())
         if progress is not None:
             progress(done)
         rows = finished.rows if next_hand < games else finished.rows[:0]
@@ -135,11 +136,12 @@ def _deal(engine, seating, rows, hands, seeds, rotations, n, result) -> None:
     seating.assign(rows, agent_at_seat, salt=rotations[hands])
 
 
-def _record(finished, hands, result) -> None:
+def _record(finished, rows, hands, result) -> None:
+    """Copy the results of the hands ``hands``, played in ``rows``, into ``result`` (agent order)."""
+    at = np.searchsorted(finished.rows, rows)
     seats = result.seats[hands]
-    index = np.arange(len(hands))[:, None]
-    result.outcome[hands] = finished.outcome
-    result.winners[hands] = finished.winners[index, seats]
-    result.points[hands] = finished.points[index, seats]
-    result.turns[hands] = finished.turns
-    result.actions[hands] = finished.actions
+    result.outcome[hands] = finished.outcome[at]
+    result.winners[hands] = finished.winners[at[:, None], seats]
+    result.points[hands] = finished.points[at[:, None], seats]
+    result.turns[hands] = finished.turns[at]
+    result.actions[hands] = finished.actions[at]

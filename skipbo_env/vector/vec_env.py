@@ -55,6 +55,7 @@ class SkipBoVecEnv(VecEnv):
     """
 
     metadata = {"render_modes": []}
+    render_mode = None
 
     def __init__(self, rules: Rules | None = None, num_envs: int = 64, opponents="greedy", *, seed: int = 0,
                  learner_seat: int | None = None, threads: int | None = None) -> None:
@@ -70,6 +71,7 @@ class SkipBoVecEnv(VecEnv):
         self.engine = VectorGame(self.rules, num_envs, seed, auto_reset=False, observations=False, threads=threads)
         self.seating = Seating(self.engine, self.opponents)
         self._seed = seed
+        self._started = False
         self._learner = np.zeros(num_envs, dtype=np.int64)
         self._episode_steps = np.zeros(num_envs, dtype=np.int64)
         self._episode_start = np.zeros(num_envs, dtype=np.float64)
@@ -79,8 +81,13 @@ class SkipBoVecEnv(VecEnv):
 
     # ------------------------------------------------------------------ VecEnv
     def reset(self) -> np.ndarray:
-        seed = self._seeds[0] if getattr(self, "_seeds", None) else self._seed
-        self._seeds = []
+        """Deal every game afresh: from the seed given to :meth:`seed` (or the constructor) the first
+        time, otherwise with the next unused seeds."""
+        seed = self._seeds[0]
+        if seed is None:
+            seed = self._seed if not self._started else self.engine._next_seed
+        self._started = True
+        self._reset_seeds()
         self.engine.reset(int(seed))
         rows = np.arange(self.num_envs)
         self._seat_players(rows)
