@@ -46,7 +46,7 @@ from skipbo_env.actions import (
     PARTNER_STOCK_SOURCE,
     STOCK_SOURCE,
 )
-from skipbo_env.cards import NUM_BUILDING_PILES, TOP_VALUE, WILD
+from skipbo_env.cards import HAND_SIZE, NUM_BUILDING_PILES, TOP_VALUE, WILD
 from skipbo_env.encoding import decode_observation
 
 STOCK = 100.0
@@ -59,29 +59,74 @@ FEED = 40.0
 BLOCK = 400.0
 GAP = 6.0
 PARTNER = 15.0
+STALL_PLAY = 4.0
+STALL_COMPLETE = 12.0
+STALL_FEED = 0.3
+ENDGAME = 3.0
 
-# Chance that a player reaches a stockpile value when ``m`` cards of the chain must come from a
-# hand of five unknown cards (about 7% per value plus 11% SKIP-BO per card, rounded).
-REACH_FROM_HIDDEN_HAND = (1.0, 0.62, 0.30, 0.12, 0.04, 0.01)
-# The same from my own known hand next turn, where missing cards come from the few cards drawn.
-REACH_FROM_DRAW = (1.0, 0.35, 0.08, 0.01)
 # How much the seats that play after me threaten: the next seat most, later ones less.
 SEAT_WEIGHTS = (1.0, 0.5, 0.3, 0.2, 0.1)
 
 
-def _reach_chance(table: tuple[float, ...], missing: int) -> float:
-    return table[missing] if missing < len(table) else 0.0
+def reach_table(max_cards: int = HAND_SIZE, max_missing: int = 12) -> list[list[float]]:
+    """``table[k][m]``: the chance that ``k`` unknown cards hold ``m`` given missing values.
+
+    Each card is one of the missing values (``12/162`` each, the deck's share) or a SKIP-BO card
+    (``18/162``) that stands for any of them; exact for cards drawn independently.
+    """
+    per_value, per_wild = 12 / 162, 18 / 162
+    table = []
+    for cards in range(max_cards + 1):
+        row = []
+        for missing in range(max_missing + 1):
+            spread = {(0, 0): 1.0}  # (missing values held, wilds held) -> chance
+            for _ in range(cards):
+                after: dict = {}
+                for (held, wilds), chance in spread.items():
+                    new = (missing - held) * per_value
+                    for key, step in (((held + 1, wilds), new), ((held, wilds + 1), per_wild),
+                                      ((held, wilds), 1.0 - new - per_wild)):
+                        after[key] = after.get(key, 0.0) + chance * step
+                spread = after
+            row.append(sum(chance for (held, wilds), chance in spread.items() if held + wilds >= missing))
+        table.append(row)
+    return table
+
+
+REACH = reach_table()
+_NO_CARDS = [0] * (WILD + 1)
+
+
+def reach_chance(cards: int, missing: int) -> float:
+    """The chance to fill ``missing`` cards of a chain from ``cards`` unknown cards."""
+    if missing == 0:
+        return 1.0
+    if missing > 12:
+        return 0.0
+    return REACH[max(0, min(cards, HAND_SIZE))][missing]
 
 
 class _Seat:
-    """What the planner knows of another seat: stockpile top and the visible discard cards."""
+    """Another seat as the planner sees it, and its chance to reach its stockpile top from each pile.
 
-    __slots__ = ("stock_top", "discards", "weight")
+    ``chance_from[need]``: the chance that the seat, on its next turn, builds from a pile that
+    needs ``need`` up to its stockpile top, using its visible discard tops and ``cards`` unknown
+    cards in hand (its hand size, topped up to five when it can draw).
+    """
 
-    def __init__(self, info: dict, weight: float) -> None:
-        self.stock_top = info["stock_top"]
-        self.discards = [list(pile) for pile in info["discards"]]
+    __slots__ = ("weight", "stock_top", "chance_from")
+
+    def __init__(self, info: dict, weight: float, can_draw: int, endgame: bool = False) -> None:
+        if endgame and info["stock_size"]:
+            weight *= 1.0 + ENDGAME / info["stock_size"]
         self.weight = weight
+        self.stock_top = target = info["stock_top"]
+        cards = min(HAND_SIZE, info["hand_size"] + can_draw)
+        self.chance_from = [0.0] * (TOP_VALUE + 1)
+        if target and target != WILD:
+            discards = [list(pile) for pile in info["discards"]]
+            for need in range(1, target + 1):
+                self.chance_from[need] = reach_chance(cards, chain_missing(need, target, _NO_CARDS, discards))
 
 
 def chain_missing(need: int, target: int, counts: list[int], tops: list[list[int]]) -> int:
@@ -132,6 +177,8 @@ class PlannerBot(Bot):
         partner_help: bool = True,
         smart_discard: bool = True,
         always_block: bool = False,
+        break_stalemate: bool = True,
+        endgame: bool = True,
     ) -> None:
         super().__init__(seed)
         self.search = search
@@ -142,11 +189,13 @@ class PlannerBot(Bot):
         self.partner_help = partner_help
         self.smart_discard = smart_discard
         self.always_block = always_block
+        self.break_stalemate = break_stalemate
+        self.endgame = endgame
         self.nodes = 0
 
     def __repr__(self) -> str:
         switches = ("search", "hold_wilds", "draw_bonus", "avoid_feeding", "own_stock_gap", "partner_help",
-                    "smart_discard", "always_block")
+                    "smart_discard", "always_block", "break_stalemate", "endgame")
         return f"PlannerBot({', '.join(f'{name}={getattr(self, name)}' for name in switches)})"
 
     # ------------------------------------------------------------------ deciding
@@ -194,6 +243,9 @@ class _Turn:
         self.partners = partner is not None
         self.shared = shared
         self.team_win = view["team_win"]
+        self.can_draw = view["draw_pile_size"] + view["completed_size"]
+        self.stalled = bot.break_stalemate and not self.can_draw
+        self.feed = FEED * STALL_FEED if self.stalled else FEED
         self.opponents = []
         rank = 0
         for offset in range(1, len(seats)):
@@ -201,8 +253,8 @@ class _Turn:
                 continue
             weight = SEAT_WEIGHTS[min(rank, len(SEAT_WEIGHTS) - 1)]
             rank += 1
-            self.opponents.append(_Seat(seats[offset], weight))
-        self.partner_seat = _Seat(seats[partner], 1.0) if partner is not None and not shared else None
+            self.opponents.append(_Seat(seats[offset], weight, self.can_draw, bot.endgame))
+        self.partner_seat = _Seat(seats[partner], 1.0, self.can_draw) if partner is not None and not shared else None
         self.memo: dict = {}
         self.position_memo: dict = {}
 
@@ -320,12 +372,17 @@ class _Turn:
         value += DISCARD_PLAY * (sum(len(p) for p in self.my_piles) - sum(mine)
                                  + sum(len(p) for p in self.partner_piles) - sum(theirs))
         if bot.hold_wilds:
-            if not stock_cards:
+            if not stock_cards and not self.stalled:
                 value -= WILD_COST * wilds_used
         else:
             value += HAND_PLAY * wilds_used
         if hand_left == 0 and bot.draw_bonus:
             value += DRAW
+        if self.stalled:
+            completed = sum(1 for before, after in zip(self.needs, needs) if after < before)
+            played = self.hand_size0 - hand_left + stock_cards + sum(len(p) for p in self.my_piles) - sum(mine) \
+                + sum(len(p) for p in self.partner_piles) - sum(theirs)
+            value += STALL_PLAY * played + STALL_COMPLETE * completed
         value += self.position_value(needs, hand, mine, stock_done)
         return value
 
@@ -346,30 +403,27 @@ class _Turn:
         value = 0.0
         if bot.avoid_feeding or bot.always_block:
             for seat in self.opponents:
-                chance = self.reach_chance(needs, seat, REACH_FROM_HIDDEN_HAND)
-                value -= FEED * seat.weight * chance
+                chance = self.reach_chance(needs, seat)
+                value -= self.feed * seat.weight * chance
                 if bot.always_block and seat.stock_top in needs:
                     value -= BLOCK * seat.weight
         if bot.partner_help and self.partner_seat is not None:
-            value += PARTNER * self.reach_chance(needs, self.partner_seat, REACH_FROM_HIDDEN_HAND)
+            value += PARTNER * self.reach_chance(needs, self.partner_seat)
         if bot.own_stock_gap and not stock_done and self.stock_top and self.stock_top != WILD:
             piles = [pile[:height] for pile, height in zip(self.my_piles, mine)]
             missing = min(self._gap_missing(need, self.stock_top, hand, piles) for need in set(needs))
-            value += GAP * _reach_chance(REACH_FROM_DRAW, missing)
+            kept = sum(hand)
+            drawn = HAND_SIZE if kept == 0 else min(HAND_SIZE + 1 - kept, self.can_draw)
+            value += GAP * reach_chance(drawn, missing)
         self.position_memo[key] = value
         return value
 
-    def reach_chance(self, needs, seat: _Seat, table) -> float:
+    @staticmethod
+    def reach_chance(needs, seat: _Seat) -> float:
         """The chance ``seat`` reaches its stockpile top from any of the piles ``needs``."""
-        target = seat.stock_top
-        if not target or target == WILD:
-            return 0.0
         miss_all = 1.0
         for need in set(needs):
-            if need > target:
-                continue
-            missing = chain_missing(need, target, _NO_CARDS, seat.discards)
-            miss_all *= 1.0 - _reach_chance(table, missing)
+            miss_all *= 1.0 - seat.chance_from[need]
         return 1.0 - miss_all
 
     @staticmethod
@@ -377,9 +431,6 @@ class _Turn:
         if need > target:
             return 99
         return chain_missing(need, target, hand, piles)
-
-
-_NO_CARDS = [0] * (WILD + 1)
 
 
 def _visible_piles(seat: dict) -> list[list[int]]:

@@ -462,7 +462,7 @@ def run_tournament(
 def _progress_bar(total: int, enabled: bool):
     from tqdm import tqdm
 
-    return tqdm(total=total, unit="game", disable=not enabled, file=sys.stderr, dynamic_ncols=True)
+    return tqdm(total=total, unit="game", disable=None if enabled else True, file=sys.stderr, dynamic_ncols=True)
 
 
 def _run_here(specs, table, rules, save_dir, result, bar) -> None:
@@ -533,19 +533,24 @@ def print_report(result: TournamentResult, command: str, file=None) -> None:
     from rich.console import Console
     from rich.table import Table
 
-    console = Console(file=file or sys.stdout, width=120)
+    out = file or sys.stdout
+    console = Console(file=out)
+    if not console.is_terminal:
+        console = Console(file=out, width=130)
     rules = result.rules
-    console.print(f"$ {command}")
-    console.print(f"seed {result.seed}; versions {json.dumps(versions())}")
-    console.print(f"rules: {json.dumps(rules.to_dict())}")
     deals = len({g.deal for g in result.games})
-    console.print(
-        f"{len(result.games)} games ({'duplicate deals: ' + str(deals) + ' deals' if result.duplicate else 'one deal each'}"
-        f", {len(result.seatings)} seatings per set) in {result.elapsed_s:.1f} s with {result.workers} worker(s)"
-    )
+    lines = [
+        f"$ {command}",
+        f"seed {result.seed}; versions {json.dumps(versions())}",
+        f"rules: {json.dumps(rules.to_dict())}",
+        f"{len(result.games)} games ("
+        + (f"duplicate deals: {deals} deals" if result.duplicate else "one deal each")
+        + f", {len(result.seatings)} seatings per set) in {result.elapsed_s:.1f} s with {result.workers} worker(s)",
+    ]
     if result.games_scheduled != result.games_requested:
-        console.print(f"note: {result.games_requested} games requested, rounded up to {result.games_scheduled} "
-                      f"(whole sets of {len(result.seatings)} seatings)")
+        lines.append(f"note: {result.games_requested} games requested, rounded up to {result.games_scheduled} "
+                     f"(whole sets of {len(result.seatings)} seatings)")
+    print("\n".join(lines), file=out, flush=True)
     table = Table(title="results per agent (win rate with 95% Wilson interval)")
     for column in ("agent", "games", "wins", "draws", "win rate", "95% CI", "points/hand", "turns/hand",
                    "actions/turn", "ms/action"):
@@ -561,7 +566,7 @@ def print_report(result: TournamentResult, command: str, file=None) -> None:
     console.print(table)
     if len(result.names) > 2:
         _print_pairwise(console, result)
-    if len(result.names) > 1 and result.games:
+    if len(result.names) > 2 and result.games:
         _print_ratings(console, result)
     if result.error:
         console.print(f"[bold red]tournament stopped:[/] {result.error}")
@@ -593,7 +598,7 @@ def _print_ratings(console, result: TournamentResult) -> None:
     from rich.table import Table
 
     ratings = result.ratings()
-    table = Table(title=f"ratings: {ratings['method']}")
+    table = Table(title="ratings", caption=f"method: {ratings['method']}")
     for column in ("agent", "mu", "sigma", "ordinal"):
         table.add_column(column, justify="left" if column == "agent" else "right")
     ordered = sorted(ratings["agents"].items(), key=lambda item: -item[1]["ordinal"])
