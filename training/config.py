@@ -108,7 +108,8 @@ class PretrainConfig:
 @dataclasses.dataclass
 class BudgetConfig:
     total_timesteps: int = _field(200_000, "learner decisions to train for", min=1)
-    max_minutes: Optional[float] = _field(None, "stop (with a checkpoint) after this wall time", min_exclusive=0.0)
+    max_minutes: Optional[float] = _field(None, "stop training (with a checkpoint) once the run has lasted this "
+                                                "many minutes, pretraining included", min_exclusive=0.0)
 
 
 @dataclasses.dataclass

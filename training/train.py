@@ -274,10 +274,7 @@ class Trainer:
         logger.record("pretrain/value_error", report.value_error)
 
     def _collect(self, collect, games: int, description: str):
-        from tqdm import tqdm
-
-        with tqdm(total=games, unit="game", desc=description, disable=not self.progress, file=sys.stderr,
-                  dynamic_ncols=True) as bar:
+        with self._progress_bar(games, description, "game") as bar:
             return collect(lambda done: bar.update(1))
 
     def _clone(self, data, epochs: int):
@@ -292,15 +289,11 @@ class Trainer:
         )
 
     def _learn(self) -> None:
-        from tqdm import tqdm
-
         budget = self.config.budget.total_timesteps
         remaining = budget - self.state["timesteps"]
         if remaining <= 0:
             return
-        self._bar = tqdm(total=budget, initial=self.state["timesteps"], unit="step", desc="training",
-                         disable=not self.progress, file=sys.stderr, dynamic_ncols=True,
-                         mininterval=0.5 if sys.stderr.isatty() else 30.0)
+        self._bar = self._progress_bar(budget, "training", "step", initial=self.state["timesteps"])
         self._refresh_bar()
         self.model.learn(total_timesteps=remaining, callback=_schedule_callback(self), reset_num_timesteps=False)
         self._sync_state()
@@ -407,7 +400,8 @@ class Trainer:
     def _export_model(self) -> Path:
         from training.checkpoint import write_bytes_atomically
 
-        write_bytes_atomically(self.folder.model_path, encode_model(learner_weights(self.model), self._model_metadata()))
+        model = encode_model(learner_weights(self.model), self._model_metadata())
+        write_bytes_atomically(self.folder.model_path, model)
         return self.folder.model_path
 
     def _final_evaluation(self) -> dict:
@@ -450,6 +444,13 @@ class Trainer:
                         f"(mean win rate {best['score']:.1%}): {self.folder.best_model_path}")
 
     # ------------------------------------------------------------------ display
+    def _progress_bar(self, total: int, description: str, unit: str, initial: int = 0):
+        """A tqdm bar on stderr; redrawn at most every 30 s when stderr is a log file, not a terminal."""
+        from tqdm import tqdm
+
+        return tqdm(total=total, initial=initial, unit=unit, desc=description, disable=not self.progress,
+                    file=sys.stderr, dynamic_ncols=True, mininterval=0.5 if sys.stderr.isatty() else 30.0)
+
     def _refresh_bar(self) -> None:
         if self._bar is None:
             return
