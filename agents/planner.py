@@ -21,14 +21,23 @@ A sequence is worth (see :class:`PlannerBot` for the switches that turn each ide
   ``HAND_PLAY`` and every discard top played ``DISCARD_PLAY`` (it uncovers the card below);
 - ``avoid_feeding``: the building piles it leaves are charged ``FEED`` times the chance that the
   opponents who play next can reach their stockpile top from them (their visible discard tops
-  fill part of the gap, their hidden hand the rest with a chance that falls with each card
-  missing); so cards at or above its own stockpile value are played only when they do not help
-  an opponent, and a pile is pushed past an opponent's value when that is cheap;
+  fill part of the gap, the cards they will hold the rest: :func:`reach_table` gives the chance
+  for that many unknown cards, so an opponent with a short hand and nothing to draw threatens
+  less); so cards at or above its own stockpile value are played only when they do not help an
+  opponent, and a pile is pushed past an opponent's value when that is cheap. The next seat
+  counts most (``SEAT_WEIGHTS``);
+- ``endgame``: an opponent's threat grows as its stockpile shrinks (times ``1 + ENDGAME / size``),
+  since its last cards decide the hand;
 - ``own_stock_gap``: piles it leaves just below its own stockpile top, with the missing cards in
   its hand or on its discard tops, are worth ``GAP`` times the chance to reach it next turn;
 - ``partner_help`` (partners): the same chance for the partner's stockpile is worth ``PARTNER``;
+- ``break_stalemate``: when nothing can be drawn (draw pile and completed piles empty) a hand
+  heads for a draw; then every card played is worth ``STALL_PLAY``, a completed pile (which
+  becomes the new draw pile) ``STALL_COMPLETE``, wilds cost nothing and feeding counts
+  ``STALL_FEED`` as much, so the planner plays on instead of waiting for a draw;
 - ``always_block``: charge any pile at an opponent's exact stockpile value so heavily that the
-  planner blocks it at nearly any cost; public bots found this hurts, so it is off.
+  planner blocks it at nearly any cost; public bots found this hurts, so it is off here too
+  (against ``greedy`` it measured within noise of the default, see the project notes).
 
 The discard (``smart_discard``) goes onto a pile whose top is the same value or one higher, never
 buries a low card under a higher one when it can help it, spreads over empty piles, and keeps
@@ -55,7 +64,7 @@ WILD_COST = 6.0
 DRAW = 6.0
 HAND_PLAY = 0.6
 DISCARD_PLAY = 1.2
-FEED = 40.0
+FEED = 100.0
 BLOCK = 400.0
 GAP = 6.0
 PARTNER = 15.0
@@ -159,8 +168,9 @@ class PlannerBot(Bot):
 
     Keyword switches (all ``True`` by default except ``always_block``): ``search`` (whole-turn
     search; off: only one play ahead), ``hold_wilds``, ``draw_bonus``, ``avoid_feeding``,
-    ``own_stock_gap``, ``partner_help``, ``smart_discard``, ``always_block``. See the module
-    docstring for what each does.
+    ``endgame``, ``own_stock_gap``, ``partner_help``, ``break_stalemate``, ``smart_discard``,
+    ``always_block``. See the module docstring for what each does. On the command line:
+    ``planner:always_block=true,hold_wilds=false``.
     """
 
     name = "planner"

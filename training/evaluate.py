@@ -72,6 +72,12 @@ RATING_METHOD = (
     "ordinal = mu - 3 sigma"
 )
 Z95 = 1.959963984540054
+SEATING_RULE = (
+    "seatings lists the agent in every seat for each game of one set; with duplicate deals every deal is "
+    "played once in each. Units are seats (teams in partners); as many agents as units: one lineup; more: "
+    "every combination; fewer: the agents repeated in turn, one lineup per starting agent; each lineup in "
+    "every rotation"
+)
 
 
 class AgentError(RuntimeError):
@@ -369,8 +375,8 @@ class TournamentResult:
             "rules": self.rules.to_dict(),
             "num_players": self.rules.num_players,
             "duplicate": self.duplicate,
-            "seating": "seat -> agent for each game of one duplicate set: " + json.dumps(
-                [[self.names[a] for a in seating] for seating in self.seatings]),
+            "seatings": [[self.names[a] for a in seating] for seating in self.seatings],
+            "seating_rule": SEATING_RULE,
             "seed": self.seed,
             "seeds": {
                 "tournament": self.seed,
@@ -598,13 +604,14 @@ def _print_ratings(console, result: TournamentResult) -> None:
     from rich.table import Table
 
     ratings = result.ratings()
-    table = Table(title="ratings", caption=f"method: {ratings['method']}")
+    table = Table(title="ratings")
     for column in ("agent", "mu", "sigma", "ordinal"):
         table.add_column(column, justify="left" if column == "agent" else "right")
     ordered = sorted(ratings["agents"].items(), key=lambda item: -item[1]["ordinal"])
     for name, r in ordered:
         table.add_row(name, f"{r['mu']:.2f}", f"{r['sigma']:.2f}", f"{r['ordinal']:.2f}")
     console.print(table)
+    console.print(f"rating method: {ratings['method']}", soft_wrap=True)
 
 
 def write_plot(result: TournamentResult, path: str) -> None:
