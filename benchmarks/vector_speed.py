@@ -77,7 +77,7 @@ def measure_engine(rules: Rules, batch_size: int, seconds: float, seed: int, thr
     while time.perf_counter() - clock.wall < seconds:
         for _ in range(max(1, 4096 // batch_size)):
             bots.random_actions(engine.games, engine.action_mask, rows, streams, actions)
-            hands += engine.step(actions).count
+            hands += engine.step(actions).num_hands
             steps += batch_size
     wall, cpu = clock.rates(steps)
     return {"steps_per_s": wall, "steps_per_cpu_s": cpu, "ns_per_step_cpu": 1e9 / cpu, "hands": hands,

@@ -100,10 +100,10 @@ def test_finished_hands_are_dealt_again_with_the_next_unused_seeds():
     for _ in range(400):
         first_stock_plays = [_stock_play_or_any(mask) for mask in engine.action_mask]
         finished = engine.step(np.array(first_stock_plays))
-        if finished.count:
+        if finished.num_hands:
             break
-    assert finished is not None and finished.count
-    assert sorted(engine.seeds[finished.rows].tolist()) == list(range(4, 4 + finished.count))
+    assert finished is not None and finished.num_hands
+    assert sorted(engine.seeds[finished.rows].tolist()) == list(range(4, 4 + finished.num_hands))
     for row in finished.rows.tolist():
         assert engine.to_dict(row) == Game.new(rules, seed=int(engine.seeds[row])).to_dict()
 

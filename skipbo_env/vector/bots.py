@@ -5,8 +5,12 @@ over the legal ids; ``greedy``: stockpile tops, else discard-pile tops, else han
 play among the preferred kind, repeated while anything fits, then a random hand card (each card
 equally likely) onto a random legal discard pile), reading the same facts the observation
 holds (the mask and the acting seat's hand). Their random numbers come from a per-game
-splitmix64 state (``uint64[batch]``) seeded from a numpy Generator, so a batch run is
-reproducible, though not draw for draw the same as the ``agents`` bots' generators.
+splitmix64 state (``uint64[batch]``, see :func:`streams_for`), so a batch run is reproducible,
+though not draw for draw the same as the ``agents`` bots' generators.
+
+:func:`play_bots` lets them play whole turns, or whole hands, inside one kernel call: the seats
+they play are marked in ``controllers[g, seat]`` (``RANDOM_BOT``, ``GREEDY_BOT``, or ``OTHER``
+for a seat someone else plays).
 """
 
 from __future__ import annotations

@@ -47,7 +47,7 @@ class Finished(NamedTuple):
     actions: np.ndarray
 
     @property
-    def count(self) -> int:
+    def num_hands(self) -> int:
         return len(self.rows)
 
 
@@ -101,6 +101,12 @@ class VectorGame:
     def current_seat(self) -> np.ndarray:
         return self.games["seat"]
 
+    def close(self) -> None:
+        """Stop the kernel threads (the batch can still be read, and stepped on one thread)."""
+        if self._pool is not None:
+            self._pool.shutdown()
+            self._pool = None
+
     @property
     def over(self) -> np.ndarray:
         """bool[batch]: which hands have ended (only without ``auto_reset``, or inside a step)."""
@@ -150,7 +156,7 @@ class VectorGame:
     def reset_finished(self) -> Finished:
         """Report the hands that are over and deal each of their rows the next seed."""
         finished = self.finished()
-        if finished.count:
+        if finished.num_hands:
             self.deal(finished.rows)
         return finished
 

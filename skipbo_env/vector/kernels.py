@@ -372,22 +372,7 @@ def hand_points(r, cfg):
 
 # ---------------------------------------------------------------------------------- batch loops
 @jit
-def deal_rows(games, legal, cfg, rows, seeds):
-    """:func:`deal_game` for every game in ``rows`` (``seeds[i]`` deals ``rows[i]``)."""
-    for i in range(rows.shape[0]):
-        g = rows[i]
-        deal_game(games[g], legal, cfg, g, seeds[i])
-
-
-@jit
-def step_rows(games, legal, cfg, rows, actions, illegal):
-    """Take ``actions[i]`` in game ``rows[i]``; ``illegal[i]`` is set where it was refused."""
-    for i in range(rows.shape[0]):
-        g = rows[i]
-        illegal[i] = not step_game(games[g], legal, cfg, g, actions[i])
-
-
-@jit
 def points_of_rows(games, cfg, rows, out):
+    """``out[i]`` = the winners' points of game ``rows[i]``."""
     for i in range(rows.shape[0]):
         out[i] = hand_points(games[rows[i]], cfg)

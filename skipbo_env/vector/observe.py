@@ -52,6 +52,7 @@ def offsets() -> Offsets:
 
 @jit
 def put(out, i, scale, index, value):
+    """Feature ``index`` of vector ``i``: the raw value times its scale, in float32 like the encoder."""
     out[i, index] = np.float32(value) * scale[index]
 
 
@@ -143,15 +144,6 @@ def deal_and_observe(games, legal, cfg, off, scale, rows, seeds, obs):
         deal_game(r, legal, cfg, g, seeds[i])
         if observing:
             encode_observation(r, cfg, off, scale, r.seat, obs, g)
-
-
-@jit
-def observe_games(games, cfg, off, scale, rows, obs):
-    """``obs[rows[i]]`` = game ``rows[i]`` as its seat to act sees it."""
-    for i in range(rows.shape[0]):
-        g = rows[i]
-        r = games[g]
-        encode_observation(r, cfg, off, scale, r.seat, obs, g)
 
 
 @jit

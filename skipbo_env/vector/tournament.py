@@ -112,6 +112,7 @@ def tournament(agents: list, rules: Rules | None = None, games: int = 1000, seed
         if progress is not None:
             progress(done)
         rows = finished.rows if next_hand < games else finished.rows[:0]
+    engine.close()
     return result
 
 

@@ -116,8 +116,7 @@ class SkipBoVecEnv(VecEnv):
         return self.engine.action_mask.copy()
 
     def close(self) -> None:
-        if self.engine._pool is not None:
-            self.engine._pool.shutdown()
+        self.engine.close()
 
     def get_attr(self, attr_name: str, indices=None) -> list:
         return [getattr(self, attr_name)] * len(self._indices(indices))
