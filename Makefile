@@ -14,7 +14,7 @@ $(STAMP): pyproject.toml
 	touch $(STAMP)
 
 train: $(STAMP)
-	$(VENV)/bin/skipbo demo --seed 0
+	$(VENV)/bin/skipbo train configs/quickstart.yaml
 
 test: $(STAMP)
 	$(PY) -m pytest -n 2

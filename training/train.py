@@ -434,8 +434,9 @@ class Trainer:
         console = Console(file=self.out, width=100)
         console.print(table)
         tensorboard = self.folder.tensorboard_dir
-        self._print(f"model:       {model_path}  (agents.load_policy({str(model_path)!r}); "
-                    f"skipbo evaluate {model_path} greedy)")
+        self._print(f"model:       {model_path}")
+        self._print(f"             play it: skipbo play --opponents {model_path}; measure it: "
+                    f"skipbo evaluate --agents {model_path} greedy planner --games 2000")
         self._print(f"tensorboard: tensorboard --logdir {tensorboard}")
         self._print(f"evaluation:  {self.folder.evaluation_path}")
         best = self.state["best"]
