@@ -180,6 +180,7 @@ class Trainer:
 
     # ------------------------------------------------------------------ set-up
     def _build(self, env_seed: int) -> None:
+        """Environments and learner; ``env_seed`` seeds SB3 (deals, sampling) and the pool seats."""
         import torch
         from sb3_contrib import MaskablePPO
         from stable_baselines3.common.logger import configure
@@ -196,7 +197,7 @@ class Trainer:
             "MlpPolicy", self.vec_env, learning_rate=ppo.learning_rate, n_steps=ppo.n_steps,
             batch_size=ppo.batch_size, n_epochs=ppo.n_epochs, gamma=ppo.gamma, gae_lambda=ppo.gae_lambda,
             clip_range=ppo.clip_range, ent_coef=ppo.ent_coef, vf_coef=ppo.vf_coef, max_grad_norm=ppo.max_grad_norm,
-            target_kl=ppo.target_kl, seed=config.seed, device=config.device, verbose=0,
+            target_kl=ppo.target_kl, seed=env_seed, device=config.device, verbose=0,
             policy_kwargs={"net_arch": {"pi": list(config.network.hidden), "vf": list(config.network.hidden)},
                            "activation_fn": activation},
         )
@@ -511,7 +512,6 @@ def _env_factory(config: TrainConfig, rules, index: int, seed: int):
         opponents = [PoolOpponent(pool, _derived(seed, index, seat), load_policy)
                      for seat in range(rules.num_players - 1)]
         env = SingleAgentEnv(opponents=opponents, rules=rules, random_seat=config.env.random_seat)
-        env.reset(seed=_derived(seed, index))
         return SelfPlayEnv(env, pool, opponents)
 
     return make
