@@ -336,6 +336,7 @@ class TournamentResult:
             for cell in row.values():
                 decided = cell["wins"] + cell["losses"]
                 cell["win_rate"] = cell["wins"] / decided if decided else None
+                cell["ci95"] = list(wilson_interval(cell["wins"], decided)) if decided else None
         return table
 
     def ratings(self) -> dict:
@@ -439,6 +440,8 @@ def run_tournament(
     if not isinstance(workers, int) or workers < 1:
         raise ValueError(f"workers={workers!r} is not allowed: use an integer >= 1")
     names = list(names) if names is not None else agent_names(agents)
+    if len(names) != len(agents) or len(set(names)) != len(names):
+        raise ValueError(f"names={names!r} must give {len(agents)} distinct names, one per agent")
     for agent in agents:
         load_policy(agent)  # a bad spec fails here, before any game
     specs = schedule(len(agents), rules, games, seed, duplicate)
@@ -503,7 +506,7 @@ def wilson_interval(successes: int, trials: int, z: float = Z95) -> tuple[float,
     denominator = 1 + z * z / trials
     centre = (p + z * z / (2 * trials)) / denominator
     half = z * math.sqrt(p * (1 - p) / trials + z * z / (4 * trials * trials)) / denominator
-    return max(0.0, centre - half), min(1.0, centre + half)
+    return min(p, max(0.0, centre - half)), max(p, min(1.0, centre + half))
 
 
 def versions() -> dict:
@@ -623,8 +626,8 @@ def write_plot(result: TournamentResult, path: str) -> None:
 
     stats = [(name, s) for name, s in result.agent_stats().items() if s["games"]]
     rates = [s["win_rate"] for _, s in stats]
-    errors = [[r - s["ci95"][0] for r, (_, s) in zip(rates, stats)],
-              [s["ci95"][1] - r for r, (_, s) in zip(rates, stats)]]
+    errors = [[max(0.0, r - s["ci95"][0]) for r, (_, s) in zip(rates, stats)],
+              [max(0.0, s["ci95"][1] - r) for r, (_, s) in zip(rates, stats)]]
     figure, axes = plt.subplots(figsize=(max(4.0, 1.4 * len(stats) + 2), 4))
     axes.bar([name for name, _ in stats], rates, yerr=errors, capsize=6, color="#4C72B0")
     axes.set_ylim(0, 1)
