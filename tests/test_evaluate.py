@@ -85,6 +85,13 @@ def test_the_wilson_interval_matches_known_values():
     assert wilson_interval(0, 10) == pytest.approx((0.0, 0.2775), abs=1e-4)
 
 
+def test_the_wilson_interval_always_holds_the_estimate():
+    for trials in (1, 7, 2000, 4000, 6000):
+        for wins in (0, 1, trials // 2, trials - 1, trials):
+            low, high = wilson_interval(wins, trials)
+            assert 0.0 <= low <= wins / trials <= high <= 1.0
+
+
 def test_a_tournament_is_reproducible_and_counts_add_up():
     one = run_tournament(["greedy", "random", "planner"], SMALL, games=12, seed=3)
     two = run_tournament(["greedy", "random", "planner"], SMALL, games=12, seed=3)
