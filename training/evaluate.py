@@ -630,14 +630,15 @@ def write_plot(result: TournamentResult, path: str) -> None:
               [max(0.0, s["ci95"][1] - r) for r, (_, s) in zip(rates, stats)]]
     figure, axes = plt.subplots(figsize=(max(4.0, 1.4 * len(stats) + 2), 4))
     axes.bar([name for name, _ in stats], rates, yerr=errors, capsize=6, color="#4C72B0")
-    axes.set_ylim(0, 1)
+    axes.set_ylim(0, 1.1)
+    axes.set_yticks([0, 0.2, 0.4, 0.6, 0.8, 1.0])
     axes.set_ylabel("win rate (95% Wilson interval)")
     rules = result.rules
     variant = "partners" if rules.partners else "singles"
     axes.set_title(f"{len(result.games)} games, {rules.num_players} players ({variant}), "
                    f"stockpiles of {rules.stock_size}, seed {result.seed}", fontsize=9)
-    for x, rate in enumerate(rates):
-        axes.text(x, rate / 2, f"{rate:.1%}", ha="center", color="white", fontsize=9)
+    for x, (rate, (_, s)) in enumerate(zip(rates, stats)):
+        axes.text(x, s["ci95"][1] + 0.02, f"{rate:.1%}", ha="center", fontsize=9)
     figure.tight_layout()
     figure.savefig(path, dpi=120)
     plt.close(figure)
