@@ -52,6 +52,8 @@ import shlex
 import sys
 import time
 from collections import defaultdict
+from concurrent.futures import ProcessPoolExecutor, as_completed
+from concurrent.futures.process import BrokenProcessPool
 from typing import Sequence
 
 import numpy as np
@@ -429,7 +431,8 @@ def run_tournament(
     """Play a tournament and return every game; importable without torch.
 
     ``agents`` are policy specs (see ``agents.load_policy``) or policy objects. With
-    ``workers > 1`` games run in that many processes (spawned; objects must pickle). An agent
+    ``workers > 1`` games run in that many processes (see :func:`start_method`; policy objects
+    must pickle). An agent
     that raises or returns an illegal action stops the tournament: the result keeps every
     finished game, ``complete`` is false and ``error`` names the agent, seat and game seed.
     A bad spec raises :class:`agents.loading.PolicySpecError` before any game is played.
@@ -486,15 +489,31 @@ def _run_here(specs, table, rules, save_dir, result, bar) -> None:
 
 def _run_in_workers(specs, names, agents, rules, save_dir, workers, result, bar) -> None:
     size = max(1, min(50, len(specs) // (workers * 8)))
-    context = multiprocessing.get_context("spawn")
-    with context.Pool(workers, _init_worker, (names, list(agents), rules.to_dict(), save_dir)) as pool:
-        for games, error in pool.imap_unordered(_play_chunk, _chunks(specs, size)):
+    context = multiprocessing.get_context(start_method())
+    pool = ProcessPoolExecutor(workers, mp_context=context, initializer=_init_worker,
+                               initargs=(names, list(agents), rules.to_dict(), save_dir))
+    futures = [pool.submit(_play_chunk, chunk) for chunk in _chunks(specs, size)]
+    try:
+        for future in as_completed(futures):
+            games, error = future.result()
             result.games.extend(games)
             bar.update(len(games))
             if error is not None:
                 result.error = error
-                pool.terminate()
                 return
+    except BrokenProcessPool as error:
+        result.error = (f"a worker process died ({error}); with the {context.get_start_method()!r} start method "
+                        "a script that calls run_tournament needs an `if __name__ == '__main__':` guard")
+    finally:
+        pool.shutdown(wait=False, cancel_futures=True)
+
+
+def start_method() -> str:
+    """``fork`` where the platform has it and torch is not loaded yet (fast, no import guard needed);
+    otherwise ``spawn`` (safe with torch's threads; the calling script needs a ``__main__`` guard)."""
+    if "fork" in multiprocessing.get_all_start_methods() and "torch" not in sys.modules:
+        return "fork"
+    return "spawn"
 
 
 # ---------------------------------------------------------------------------- statistics
