@@ -72,6 +72,7 @@ def write_bytes_atomically(path: str | Path, data: bytes) -> None:
             stream.write(data)
             stream.flush()
             os.fsync(stream.fileno())
+        os.chmod(temporary, 0o666 & ~_umask())  # mkstemp makes 0600; give the file the usual mode
         os.replace(temporary, path)
     except BaseException:
         Path(temporary).unlink(missing_ok=True)
@@ -174,6 +175,7 @@ class RunFolder:
         self.checkpoints_dir.mkdir(parents=True, exist_ok=True)
         name = f"step_{step:09d}"
         staging = Path(tempfile.mkdtemp(dir=self.checkpoints_dir, prefix=f".{name}."))
+        os.chmod(staging, 0o777 & ~_umask())
         try:
             for file_name, data in files.items():
                 write_bytes_atomically(staging / file_name, data)
@@ -223,3 +225,9 @@ def _fsync_directory(path: Path) -> None:
         os.fsync(handle)
     finally:
         os.close(handle)
+
+
+def _umask() -> int:
+    mask = os.umask(0)
+    os.umask(mask)
+    return mask
