@@ -169,3 +169,12 @@ def test_the_command_refuses_a_bad_spec_and_a_setting_the_rules_refuse(capsys):
     assert "unknown policy spec 'nobody'" in capsys.readouterr().err
     with pytest.raises(SystemExit, match="partners=True needs 4 or 6 players"):
         main(["evaluate", "--agents", "greedy", "random", "--players", "3", "--partners"])
+
+
+def test_the_command_says_which_engine_played_and_why(tmp_path, capsys):
+    out = tmp_path / "r.json"
+    assert main(["evaluate", "--agents", "planner", "greedy", "--games", "2", "--stock-size", "5",
+                 "--json", str(out)]) == 0
+    assert "engine: python (auto: 'planner' plays only on the python engine)" in capsys.readouterr().out
+    data = json.loads(out.read_text())
+    assert data["engine"] == "python" and "policy seed" in data["seeds"]["derivation"]

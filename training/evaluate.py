@@ -30,6 +30,23 @@ Seeds
     the policy in seat ``s`` of game ``i`` is reset with ``SeedSequence(S, spawn_key=(i, s, 1))``.
     Results do not depend on the number of worker processes.
 
+Engines
+    ``python`` plays every game on the rules engine, as above: any policy plays. ``vector``
+    plays the same schedule (the same game seeds, so the same deals, and the same seatings) on
+    the batched engine of :mod:`skipbo_env.vector`, thousands of games at once: ``random`` and
+    ``greedy`` move inside its numba kernels (a whole turn per call), networks (saved ``.zip``/``.pt``
+    models, any policy with ``logits(observations)``) take one batched forward pass per step.
+    ``auto`` (the command's default) picks ``vector`` when every agent is one of these and no
+    game records are asked for, otherwise ``python``. The kernel bots draw their random numbers
+    from a splitmix64 stream per game (seeded from the game seed and the game's number), not
+    from the ``agents`` bots' generators, so the hands play out differently from the ``python``
+    engine's while the deals are the same; their statistics agree within noise
+    (tests/test_evaluate_vector.py). Deterministic networks (argmax) make the same decisions on
+    both engines. On ``vector``, ms/action is the agent's share of the calls that chose its
+    moves: for a kernel bot that includes stepping the engine, for a network its forward passes.
+    ``workers`` are the threads of its deal and step kernels there (the kernel bots' own calls run
+    on one thread). The batched engine keeps no action history, so it cannot save game records.
+
 Counting
     An agent *wins* a game when one of its seats is among the winners; a drawn or truncated hand
     is a *draw* for everyone in it. Points per hand are the points the agent's seats scored
@@ -74,6 +91,13 @@ RATING_METHOD = (
     "ordinal = mu - 3 sigma"
 )
 Z95 = 1.959963984540054
+SEED_DERIVATION = {
+    "python": "game seed of deal d: SeedSequence(seed, spawn_key=(d,)); policy seed of seat s in game i: "
+              "SeedSequence(seed, spawn_key=(i, s, 1)); 63 bits each",
+    "vector": "game seed of deal d: SeedSequence(seed, spawn_key=(d,)), 63 bits (the same deals as the python "
+              "engine); the kernel bots of game i draw from splitmix64 state streams_for(game seed, i) of "
+              "skipbo_env.vector.bots; a sampling network of agent a from SeedSequence(seed, spawn_key=(a, 2))",
+}
 SEATING_RULE = (
     "seatings lists the agent in every seat for each game of one set; with duplicate deals every deal is "
     "played once in each. Units are seats (teams in partners); as many agents as units: one lineup; more: "
@@ -82,8 +106,19 @@ SEATING_RULE = (
 )
 
 
+ENGINES = ("auto", "python", "vector")
+VECTOR_PLAYERS = ("random and greedy (played inside its kernels) and networks (saved .zip/.pt models, "
+                  "policies with logits(observations)), played with one batched forward pass per step")
+VECTOR_BATCH = 2048
+"""Games the batched engine plays at once."""
+
+
 class AgentError(RuntimeError):
     """An agent raised or returned an illegal action; names the agent, the seat and the game seed."""
+
+
+class EngineError(ValueError):
+    """The engine asked for cannot play this tournament; the message names the agent or option and the way out."""
 
 
 # ---------------------------------------------------------------------------- schedule
@@ -264,6 +299,185 @@ def _chunks(specs: list[GameSpec], size: int) -> list[list[GameSpec]]:
     return [specs[i:i + size] for i in range(0, len(specs), size)]
 
 
+# ---------------------------------------------------------------------------- engines
+def vector_kind(agent, policy) -> str | None:
+    """How the batched engine plays an agent (its spec and its loaded policy): ``"kernel bot"``,
+    ``"network"``, or ``None`` when it cannot."""
+    from skipbo_env.vector.bots import KERNEL_BOTS
+
+    if isinstance(agent, str) and agent in KERNEL_BOTS:
+        return "kernel bot"
+    if callable(getattr(policy, "logits", None)):
+        return "network"
+    return None
+
+
+def choose_engine(engine: str, names: Sequence[str], agents: Sequence, policies: Sequence,
+                  save_dir: str | None = None) -> tuple[str, str]:
+    """``(engine, why)``: the engine that plays the tournament; :class:`EngineError` when ``vector``
+    is asked for and cannot play it (see the module docstring)."""
+    if engine not in ENGINES:
+        raise EngineError(f"engine={engine!r} is not allowed: use one of {', '.join(ENGINES)}")
+    if engine == "python":
+        return "python", "asked for"
+    unsupported = [name for name, agent, policy in zip(names, agents, policies) if vector_kind(agent, policy) is None]
+    if engine == "vector":
+        if unsupported:
+            raise EngineError(f"agent {unsupported[0]!r} cannot play on the vector engine, which plays "
+                              f"{VECTOR_PLAYERS}; use --engine python (or auto)")
+        if save_dir is not None:
+            raise EngineError("--save-games needs every action of a game, which the vector engine does not keep; "
+                              "use --engine python (or auto)")
+        return "vector", "asked for"
+    if unsupported:
+        return "python", f"auto: {unsupported[0]!r} plays only on the python engine"
+    if save_dir is not None:
+        return "python", "auto: saving game records needs the python engine"
+    return "vector", "auto: every agent plays on the batched engine"
+
+
+class VectorTable:
+    """The games of a schedule played on the batched engine, a batch of them at a time.
+
+    Each loop round lets every game move once: a kernel bot to act plays its whole turn inside
+    one kernel call, any other agent (a network) takes one action, its batch of games in one
+    ``act_batch`` call. The table keeps per game and seat what the harness's game rows hold:
+    turns, actions and the agent's seconds.
+    """
+
+    def __init__(self, specs: list[GameSpec], names: list[str], agents: Sequence, policies: Sequence,
+                 rules: Rules, threads: int, seed: int) -> None:
+        from skipbo_env.vector import VectorGame, bots
+        from skipbo_env.vector.policies import KernelBot, batch_policy
+
+        self.kernel_bots = bots  # imported here: numba loads only when the vector engine plays
+        self.specs, self.names = specs, names
+        self.players = [batch_policy(agent if vector_kind(agent, policy) == "kernel bot" else policy,
+                                     seed=derived_seed(seed, index, 2))
+                        for index, (agent, policy) in enumerate(zip(agents, policies))]
+        self.codes = np.array([p.code if isinstance(p, KernelBot) else bots.OTHER for p in self.players])
+        self.batch = VectorGame(rules, min(VECTOR_BATCH, len(specs)), auto_reset=False, observations=False,
+                                threads=threads)
+        b, n = self.batch.batch_size, rules.num_players
+        self.game_of_row = np.full(b, -1, dtype=np.int64)
+        self.agent_at = np.zeros((b, n), dtype=np.int64)
+        self.controllers = np.full((b, n), bots.OTHER, dtype=np.int64)
+        self.streams = np.zeros(b, dtype=np.uint64)
+        self.turn_seen = np.zeros(b, dtype=np.int64)
+        self.seat_turns = np.zeros((b, n), dtype=np.int64)
+        self.seat_actions = np.zeros((b, n), dtype=np.int64)
+        self.seat_seconds = np.zeros((b, n), dtype=np.float64)
+
+    def play(self, result: "TournamentResult", bar) -> None:
+        """Play every game, appending each to ``result.games`` as it ends; raises :class:`AgentError`."""
+        games = self.batch.games
+        next_spec = 0
+        while True:
+            idle = np.flatnonzero(self.game_of_row < 0)[:len(self.specs) - next_spec]
+            if len(idle):
+                self._deal(idle, self.specs[next_spec:next_spec + len(idle)])
+                next_spec += len(idle)
+            live = np.flatnonzero(self.game_of_row >= 0)
+            if not len(live):
+                return
+            seats = games["seat"][live]
+            self._count_turns(live, seats)
+            agents = self.agent_at[live, seats]
+            for agent in np.unique(agents).tolist():
+                chosen = agents == agent
+                if self.codes[agent] != self.kernel_bots.OTHER:
+                    self._play_bot_turns(agent, live[chosen], seats[chosen])
+                else:
+                    self._ask(agent, live[chosen], seats[chosen])
+            self._collect(live, result, bar)
+
+    def close(self) -> None:
+        self.batch.close()
+
+    def _deal(self, rows: np.ndarray, specs: list[GameSpec]) -> None:
+        seeds = np.array([spec.seed for spec in specs], dtype=np.int64)
+        indices = np.array([spec.index for spec in specs], dtype=np.int64)
+        self.batch.deal(rows, seeds)
+        self.game_of_row[rows] = indices
+        self.agent_at[rows] = [spec.seating for spec in specs]
+        self.streams[rows] = self.kernel_bots.streams_for(seeds, indices)
+        self.turn_seen[rows] = -1
+        for counts in (self.seat_turns, self.seat_actions, self.seat_seconds):
+            counts[rows] = 0
+
+    def _count_turns(self, rows: np.ndarray, seats: np.ndarray) -> None:
+        turns = self.batch.games["turn"][rows]
+        new = turns != self.turn_seen[rows]
+        self.seat_turns[rows[new], seats[new]] += 1
+        self.turn_seen[rows[new]] = turns[new]
+
+    def _play_bot_turns(self, agent: int, rows: np.ndarray, seats: np.ndarray) -> None:
+        """The kernel bot ``agent`` plays its current turn in each game of ``rows`` (one kernel call)."""
+        batch = self.batch
+        steps = np.zeros(len(rows), dtype=np.int64)
+        self.controllers[rows, seats] = self.codes[agent]
+        start = time.perf_counter()
+        self.kernel_bots.play_bots(batch.games, batch.action_mask, batch.cfg, self.controllers, self.streams, rows,
+                                   steps)
+        seconds = time.perf_counter() - start
+        self.controllers[rows, seats] = self.kernel_bots.OTHER
+        self.seat_actions[rows, seats] += steps
+        self.seat_seconds[rows, seats] += seconds * steps / max(int(steps.sum()), 1)
+
+    def _ask(self, agent: int, rows: np.ndarray, seats: np.ndarray) -> None:
+        """One action of ``agent`` in each game of ``rows``, chosen in one batched call."""
+        batch, player = self.batch, self.players[agent]
+        masks = batch.action_mask[rows]
+        observations = batch.observe(rows)
+        start = time.perf_counter()
+        try:
+            actions = np.asarray(player.act_batch(observations, masks))
+        except Exception as error:  # the agent's own bug: reported with where it happened
+            raise AgentError(f"{self._where(agent, rows[0], seats[0])} raised {type(error).__name__}: {error} "
+                             f"(asked for {len(rows)} games at once)") from error
+        seconds = time.perf_counter() - start
+        if actions.shape != rows.shape or not np.issubdtype(actions.dtype, np.integer):
+            raise AgentError(f"{self._where(agent, rows[0], seats[0])} returned {actions.shape} {actions.dtype} "
+                             f"actions for {len(rows)} games; expected one integer action id per game")
+        legal = (actions >= 0) & (actions < NUM_ACTIONS)
+        legal[legal] = masks[np.flatnonzero(legal), actions[legal]]
+        if not legal.all():
+            bad = int(np.flatnonzero(~legal)[0])
+            allowed = np.flatnonzero(masks[bad]).tolist()
+            raise AgentError(f"{self._where(agent, rows[bad], seats[bad])} returned the illegal action "
+                             f"{int(actions[bad])}; legal: {allowed}")
+        batch.step_rows(rows, actions)
+        self.seat_actions[rows, seats] += 1
+        self.seat_seconds[rows, seats] += seconds / len(rows)
+
+    def _where(self, agent: int, row: int, seat: int) -> str:
+        spec = self.specs[self.game_of_row[row]]
+        turn = int(self.batch.games["turn"][row])
+        return (f"agent {self.names[agent]!r} in seat {seat} of game #{spec.index} (game seed {spec.seed}, "
+                f"turn {turn}, vector engine)")
+
+    def _collect(self, rows: np.ndarray, result: "TournamentResult", bar) -> None:
+        """Move the games of ``rows`` that ended into ``result`` and free their rows."""
+        from skipbo_env.vector import OUTCOME_NAMES
+        from skipbo_env.vector.layout import RUNNING
+
+        over = rows[self.batch.games["outcome"][rows] != RUNNING]
+        if not len(over):
+            return
+        finished = self.batch.finished()
+        at = np.searchsorted(finished.rows, over)
+        for row, i in zip(over.tolist(), at.tolist()):
+            spec = self.specs[self.game_of_row[row]]
+            result.games.append(GameResult(
+                spec.index, spec.deal, spec.seed, spec.seating, OUTCOME_NAMES[finished.outcome[i]],
+                tuple(np.flatnonzero(finished.winners[i]).tolist()), tuple(finished.points[i].tolist()),
+                int(finished.turns[i]), self.seat_turns[row].tolist(), self.seat_actions[row].tolist(),
+                self.seat_seconds[row].tolist(),
+            ))
+        self.game_of_row[over] = -1
+        bar.update(len(over))
+
+
 # ---------------------------------------------------------------------------- the tournament
 @dataclasses.dataclass
 class TournamentResult:
@@ -282,6 +496,8 @@ class TournamentResult:
     interrupted: bool = False
     elapsed_s: float = 0.0
     workers: int = 1
+    engine: str = "python"
+    engine_reason: str = "asked for"
 
     @property
     def complete(self) -> bool:
@@ -383,13 +599,14 @@ class TournamentResult:
             "seed": self.seed,
             "seeds": {
                 "tournament": self.seed,
-                "derivation": "game seed of deal d: SeedSequence(seed, spawn_key=(d,)); policy seed of "
-                              "seat s in game i: SeedSequence(seed, spawn_key=(i, s, 1)); 63 bits each",
+                "derivation": SEED_DERIVATION[self.engine],
                 "games": [g.seed for g in games],
             },
             "games_requested": self.games_requested,
             "games_scheduled": self.games_scheduled,
             "games_played": len(self.games),
+            "engine": self.engine,
+            "engine_reason": self.engine_reason,
             "workers": self.workers,
             "elapsed_s": round(self.elapsed_s, 3),
             "versions": versions(),
@@ -427,12 +644,16 @@ def run_tournament(
     progress: bool = False,
     save_dir: str | None = None,
     names: Sequence[str] | None = None,
+    engine: str = "python",
 ) -> TournamentResult:
     """Play a tournament and return every game; importable without torch.
 
     ``agents`` are policy specs (see ``agents.load_policy``) or policy objects. With
     ``workers > 1`` games run in that many processes (see :func:`start_method`; policy objects
-    must pickle). An agent
+    must pickle); on the vector engine they are the threads of its deal and step kernels.
+    ``engine``: ``"python"`` (the default here: the reference, and the results seeded calls had
+    before), ``"vector"`` or ``"auto"`` (see the module docstring; ``skipbo evaluate`` defaults to
+    ``auto``); :class:`EngineError` when ``vector`` cannot play the agents. An agent
     that raises or returns an illegal action stops the tournament: the result keeps every
     finished game, ``complete`` is false and ``error`` names the agent, seat and game seed.
     A bad spec raises :class:`agents.loading.PolicySpecError` before any game is played.
@@ -445,20 +666,23 @@ def run_tournament(
     names = list(names) if names is not None else agent_names(agents)
     if len(names) != len(agents) or len(set(names)) != len(names):
         raise ValueError(f"names={names!r} must give {len(agents)} distinct names, one per agent")
-    for agent in agents:
-        load_policy(agent)  # a bad spec fails here, before any game
+    policies = [load_policy(agent) for agent in agents]  # a bad spec fails here, before any game
+    engine, engine_reason = choose_engine(engine, names, agents, policies, save_dir)
     specs = schedule(len(agents), rules, games, seed, duplicate)
     if save_dir is not None:
         os.makedirs(save_dir, exist_ok=True)
     result = TournamentResult(
         names=names, specs=[a if isinstance(a, str) else repr(a) for a in agents], rules=rules, seed=seed,
         duplicate=duplicate, games_requested=games, games_scheduled=len(specs),
-        seatings=seatings(len(agents), rules), games=[], workers=workers,
+        seatings=seatings(len(agents), rules), games=[], workers=workers, engine=engine,
+        engine_reason=engine_reason,
     )
     start = time.perf_counter()
     bar = _progress_bar(len(specs), progress)
     try:
-        if workers == 1:
+        if engine == "vector":
+            _run_vector(specs, names, agents, policies, rules, workers, seed, result, bar)
+        elif workers == 1:
             _run_here(specs, PolicyTable(names, agents), rules, save_dir, result, bar)
         else:
             _run_in_workers(specs, names, agents, rules, save_dir, workers, result, bar)
@@ -485,6 +709,16 @@ def _run_here(specs, table, rules, save_dir, result, bar) -> None:
             result.error = str(error)
             return
         bar.update(1)
+
+
+def _run_vector(specs, names, agents, policies, rules, threads, seed, result, bar) -> None:
+    table = VectorTable(specs, names, agents, policies, rules, threads, seed)
+    try:
+        table.play(result, bar)
+    except AgentError as error:
+        result.error = str(error)
+    finally:
+        table.close()
 
 
 def _run_in_workers(specs, names, agents, rules, save_dir, workers, result, bar) -> None:
@@ -529,7 +763,7 @@ def wilson_interval(successes: int, trials: int, z: float = Z95) -> tuple[float,
 
 
 def versions() -> dict:
-    """Versions of what produced the figures (torch only when it is already loaded)."""
+    """Versions of what produced the figures (torch and numba only when they are already loaded)."""
     found = {"skipbo-lab": skipbo_env.__version__, "python": platform.python_version(), "numpy": np.__version__}
     try:
         import openskill
@@ -537,8 +771,9 @@ def versions() -> dict:
         found["openskill"] = openskill.__version__
     except (ImportError, AttributeError):
         pass
-    if "torch" in sys.modules:
-        found["torch"] = sys.modules["torch"].__version__
+    for module in ("torch", "numba"):
+        if module in sys.modules:
+            found[module] = sys.modules[module].__version__
     found["git"] = _git_commit()
     return found
 
@@ -573,7 +808,10 @@ def print_report(result: TournamentResult, command: str, file=None) -> None:
         f"rules: {json.dumps(rules.to_dict())}",
         f"{len(result.games)} games ("
         + (f"duplicate deals: {deals} deals" if result.duplicate else "one deal each")
-        + f", {len(result.seatings)} seatings per set) in {result.elapsed_s:.1f} s with {result.workers} worker(s)",
+        + f", {len(result.seatings)} seatings per set) in {result.elapsed_s:.1f} s "
+        + f"({len(result.games) / max(result.elapsed_s, 1e-9):,.0f} games/s) with {result.workers} "
+        + ("kernel thread(s)" if result.engine == "vector" else "worker(s)"),
+        f"engine: {result.engine} ({result.engine_reason})",
     ]
     if result.games_scheduled != result.games_requested:
         lines.append(f"note: {result.games_requested} games requested, rounded up to {result.games_scheduled} "
@@ -590,7 +828,7 @@ def print_report(result: TournamentResult, command: str, file=None) -> None:
         lo, hi = s["ci95"]
         table.add_row(name, str(s["games"]), str(s["wins"]), str(s["draws"]), f"{s['win_rate']:.1%}",
                       f"{lo:.1%} - {hi:.1%}", f"{s['mean_points']:.1f}", f"{s['mean_turns']:.1f}",
-                      f"{s['mean_actions_per_turn']:.2f}", f"{s['ms_per_action']:.3f}")
+                      f"{s['mean_actions_per_turn']:.2f}", _milliseconds(s["ms_per_action"]))
     console.print(table)
     if len(result.names) > 2:
         _print_pairwise(console, result)
@@ -600,6 +838,13 @@ def print_report(result: TournamentResult, command: str, file=None) -> None:
         console.print(f"[bold red]tournament stopped:[/] {result.error}")
     elif result.interrupted:
         console.print("[bold red]tournament interrupted[/]")
+
+
+def _milliseconds(value: float | None) -> str:
+    """Three decimals, or two significant digits below 0.01 (the vector engine's kernel bots)."""
+    if value is None:
+        return ""
+    return f"{value:.3f}" if value >= 0.01 else f"{value:.2g}"
 
 
 def _print_pairwise(console, result: TournamentResult) -> None:
@@ -677,6 +922,11 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--json", metavar="PATH", help="write every figure, the rules, seeds and versions")
     parser.add_argument("--plot", metavar="PATH", help="write a bar chart of the win rates (PNG)")
     parser.add_argument("--save-games", metavar="DIR", help="write each game's record as DIR/game-NNNNNN.json")
+    parser.add_argument("--engine", choices=ENGINES, default="auto",
+                        help="python: the rules engine, any policy; vector: the batched engine, for random, greedy "
+                             "and saved networks (--workers are then the threads of its deal and step kernels; "
+                             "no --save-games); auto (default): vector when every agent plays there and no records "
+                             "are saved, else python")
     parser.add_argument("--no-progress", dest="progress", action="store_false", help="hide the progress bar")
     add_rule_flags(parser)
 
@@ -696,8 +946,9 @@ def run(args: argparse.Namespace) -> int:
     command = "skipbo evaluate " + _describe_args(args)
     try:
         result = run_tournament(args.agents, rules, args.games, args.seed, duplicate=args.duplicate,
-                                workers=args.workers, progress=args.progress, save_dir=args.save_games)
-    except PolicySpecError as error:
+                                workers=args.workers, progress=args.progress, save_dir=args.save_games,
+                                engine=args.engine)
+    except (PolicySpecError, EngineError) as error:
         print(f"skipbo evaluate: error: {error}", file=sys.stderr)
         return 2
     print_report(result, command)
@@ -722,6 +973,8 @@ def _describe_args(args: argparse.Namespace) -> str:
             parts += [flag, shlex.quote(str(value))]
     if not args.duplicate:
         parts.append("--no-duplicate")
+    if args.engine != "auto":
+        parts += ["--engine", args.engine]
     from training.rule_flags import rule_settings
 
     for name, value in rule_settings(args).items():
