@@ -1,8 +1,10 @@
 """Tournaments that measure strength honestly: ``skipbo evaluate`` and :func:`run_tournament`.
 
-Games are played directly on the rules engine: for every decision the harness builds the
-policy input with ``skipbo_env.encoding.observe(game, seat)`` and calls ``policy.act``, so any
-policy (a bot, a saved model, a researcher's class) plays, and nothing else is in the way.
+On the ``python`` engine (the reference) games are played directly on the rules engine: for
+every decision the harness builds the policy input with ``skipbo_env.encoding.observe(game, seat)``
+and calls ``policy.act``, so any policy (a bot, a saved model, a researcher's class) plays, and
+nothing else is in the way. The ``vector`` engine plays the same schedule on the batched engine,
+much faster, for the agents it supports (see "Engines" below).
 
 How seats are filled
     A *unit* is a seat in singles and a team in partners (partners sit opposite each other,
@@ -841,10 +843,10 @@ def print_report(result: TournamentResult, command: str, file=None) -> None:
 
 
 def _milliseconds(value: float | None) -> str:
-    """Three decimals, or two significant digits below 0.01 (the vector engine's kernel bots)."""
+    """Three decimals, five below 0.001 (the vector engine's kernel bots take microseconds)."""
     if value is None:
         return ""
-    return f"{value:.3f}" if value >= 0.01 else f"{value:.2g}"
+    return f"{value:.3f}" if value >= 0.001 else f"{value:.5f}"
 
 
 def _print_pairwise(console, result: TournamentResult) -> None:
