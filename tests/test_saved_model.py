@@ -126,3 +126,14 @@ def test_load_policy_loads_a_model_file(tmp_path):
 
     path = save_model(tmp_path / "model.zip", random_weights(), metadata())
     assert isinstance(load_policy(str(path)), NetworkPolicy)
+
+
+def test_the_shipped_two_player_model_loads_and_plays():
+    from agents.loading import load_policy
+
+    policy = load_policy("agents/pretrained/skipbo-2p.zip")
+    assert policy.metadata["rules"]["num_players"] == 2 and policy.metadata["obs_size"] == OBS_SIZE
+    game = Game.new(Rules(), seed=4)
+    while not game.is_over and game.turn < 20:
+        observation = observe(game, game.current_seat)
+        game.step(policy.act(observation))
