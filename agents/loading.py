@@ -3,6 +3,7 @@
 Accepted specs:
 
 - a bot name: ``random``, ``greedy``, ``planner`` (see :data:`BOTS`);
+- a shipped model by name: ``pretrained-2p`` (see :data:`PRETRAINED`, files in ``agents/pretrained/``);
 - a saved model file ending in ``.zip`` or ``.pt`` (loaded by ``agents.saved_model``);
 - ``package.module:ClassName``: a class importable from an installed module;
 - ``path/to/file.py:ClassName``: a class in a researcher's own file, loaded without installing.
@@ -28,9 +29,10 @@ from agents.random_bot import RandomBot
 
 BOTS = {"random": RandomBot, "greedy": GreedyBot, "planner": PlannerBot}
 MODEL_SUFFIXES = (".zip", ".pt")
+PRETRAINED = {"pretrained-2p": os.path.join(os.path.dirname(__file__), "pretrained", "skipbo-2p.zip")}
 
 ACCEPTED = (
-    f"a bot name ({', '.join(BOTS)}), a saved model file (.zip or .pt), package.module:ClassName, "
+    f"a bot name ({', '.join(BOTS)}), a shipped model ({', '.join(PRETRAINED)}), a saved model file (.zip or .pt), package.module:ClassName, "
     "or path/to/file.py:ClassName; options may follow after a colon, e.g. planner:hold_wilds=false"
 )
 
@@ -54,6 +56,10 @@ def load_policy(spec, seed: int | None = None):
         if options:
             raise PolicySpecError(f"policy spec {spec!r}: a saved model file takes no options")
         return _load_saved_model(target)
+    if target in PRETRAINED:
+        if options:
+            raise PolicySpecError(f"policy spec {spec!r}: a saved model takes no options")
+        return _load_saved_model(PRETRAINED[target])
     if target in BOTS:
         return _instantiate(BOTS[target], spec, options, seed)
     if ":" in target:

@@ -16,6 +16,8 @@ Human-readable descriptions number piles from 1, as players do: slot 0 is "pile 
 
 from __future__ import annotations
 
+import numpy as np
+
 from skipbo_env.cards import NUM_BUILDING_PILES, WILD, card_name
 
 NUM_ACTIONS = 145
@@ -63,8 +65,9 @@ def describe_source(source: int) -> str:
 
 def describe_action(action: int) -> str:
     """A human-readable action, e.g. ``describe_action(16) == "play hand 5 on building pile 1"``."""
-    if not isinstance(action, int) or isinstance(action, bool) or not 0 <= action < NUM_ACTIONS:
+    if not isinstance(action, (int, np.integer)) or isinstance(action, bool) or not 0 <= action < NUM_ACTIONS:
         raise ValueError(f"action {action!r} is not an action id: use an integer from 0 to {NUM_ACTIONS - 1}")
+    action = int(action)
     if action == END_TURN:
         return "end turn (empty hand, nothing to draw)"
     if is_discard(action):

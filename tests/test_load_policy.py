@@ -121,3 +121,15 @@ def test_a_missing_saved_model_file_is_named(tmp_path):
 def test_a_policy_object_is_returned_unchanged():
     bot = GreedyBot()
     assert load_policy(bot) is bot
+
+
+def test_the_shipped_two_player_model_loads_by_name_and_plays_legally():
+    from skipbo_env import Game, Rules
+    from skipbo_env.encoding import observe
+
+    policy = load_policy("pretrained-2p")
+    game = Game.new(Rules(), seed=3)
+    for _ in range(30):
+        action = policy.act(observe(game, game.current_seat))
+        assert action in game.legal_actions()
+        game.step(action)

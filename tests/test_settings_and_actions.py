@@ -102,3 +102,9 @@ def test_numpy_integer_actions_are_accepted():
     game = Game.new(Rules(), seed=0)
     game.step(np.int64(game.legal_actions()[0]))
     assert all(type(a) is int for a in game.record()["actions"])
+
+
+def test_describe_action_accepts_numpy_integers_as_np_flatnonzero_returns_them():
+    import numpy as np
+
+    assert describe_action(np.flatnonzero(np.arange(145) == 116)[0]) == "discard 7 onto discard pile 1"
