@@ -45,7 +45,7 @@ def save_model(path: str | Path, state_dict: dict, metadata: dict) -> Path:
     JSON-serialisable (rules, config, seed, versions).
     """
     path = Path(path)
-    _write_atomically(path, encode_model(state_dict, metadata, path.suffix, str(path)))
+    write_bytes_atomically(path, encode_model(state_dict, metadata, path.suffix, str(path)))
     return path
 
 
@@ -179,8 +179,10 @@ def _check_weights(tensors, metadata: dict, name: str) -> None:
             raise SavedModelError(f"{name}: tensor {key} holds NaN or infinite values")
 
 
-def _write_atomically(path: Path, data: bytes) -> None:
-    """Write to a temporary file beside ``path``, then rename: a reader never sees half a file."""
+def write_bytes_atomically(path: str | Path, data: bytes) -> None:
+    """Write to a temporary file beside ``path``, flush it to disk, then rename: a reader never
+    sees half a file. The file gets the usual mode (umask), not mkstemp's 0600."""
+    path = Path(path)
     path.parent.mkdir(parents=True, exist_ok=True)
     handle, temporary = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
     try:
@@ -188,14 +190,14 @@ def _write_atomically(path: Path, data: bytes) -> None:
             stream.write(data)
             stream.flush()
             os.fsync(stream.fileno())
-        os.chmod(temporary, 0o666 & ~_umask())  # mkstemp makes 0600; give the file the usual mode
+        os.chmod(temporary, 0o666 & ~current_umask())  # mkstemp makes 0600; give the file the usual mode
         os.replace(temporary, path)
     except BaseException:
         Path(temporary).unlink(missing_ok=True)
         raise
 
 
-def _umask() -> int:
+def current_umask() -> int:
     mask = os.umask(0)
     os.umask(mask)
     return mask

@@ -18,7 +18,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from skipbo_env.cards import NUM_BUILDING_PILES, WILD, card_name
+from skipbo_env.cards import NUM_BUILDING_PILES, card_name
 
 NUM_ACTIONS = 145
 HAND_SOURCES = 13

@@ -104,7 +104,6 @@ from __future__ import annotations
 
 import operator
 
-import gymnasium
 import numpy as np
 from gymnasium import spaces
 from pettingzoo import AECEnv
@@ -112,9 +111,8 @@ from pettingzoo.utils import wrappers
 
 from skipbo_env.actions import NUM_ACTIONS
 from skipbo_env.encoding import OBS_HIGH, OBS_LOW, as_action_id, observe
-from skipbo_env.env_common import check_reward_mode, deal_hand, hand_rewards, table_rules
+from skipbo_env.env_common import check_reward_mode, deal_hand, hand_rewards, render_in_mode, table_rules
 from skipbo_env.game import Game
-from skipbo_env.render import render_table
 from skipbo_env.rules import Rules
 
 RENDER_MODES = ("ansi", "human")
@@ -290,16 +288,7 @@ class raw_env(AECEnv):  # noqa: N801 - PettingZoo's naming convention
         self._accumulate_rewards()
 
     def render(self) -> str | None:
-        if self.render_mode is None:
-            gymnasium.logger.warn("You are calling render method without specifying any render mode.")
-            return None
-        if self.game is None:
-            raise RuntimeError("render() needs a hand: call reset() first")
-        text = render_table(self.game, names=self.possible_agents)
-        if self.render_mode == "human":
-            print(text)
-            return None
-        return text
+        return render_in_mode(self.render_mode, self.game, names=self.possible_agents)
 
     def close(self) -> None:
         """Nothing to release: the table is plain Python."""

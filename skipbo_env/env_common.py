@@ -14,7 +14,10 @@ A drawn or truncated hand pays 0 to every seat in both modes.
 
 from __future__ import annotations
 
+import gymnasium
+
 from skipbo_env.game import Game
+from skipbo_env.render import render_table
 from skipbo_env.rules import Rules
 
 REWARD_MODES = ("win", "score")
@@ -70,3 +73,17 @@ def deal_hand(rules: Rules, options: dict, hand_seed: int) -> Game:
     if game.is_over:
         raise ValueError(f"the state is a finished hand ({game.outcome}): an episode needs a hand in play")
     return game
+
+
+def render_in_mode(render_mode: str | None, game: Game | None, **view) -> str | None:
+    """``render()`` of both environments: ``"ansi"`` returns the table, ``"human"`` prints it."""
+    if render_mode is None:
+        gymnasium.logger.warn("You are calling render method without specifying any render mode.")
+        return None
+    if game is None:
+        raise RuntimeError("render() needs a hand: call reset() first")
+    text = render_table(game, **view)
+    if render_mode == "human":
+        print(text)
+        return None
+    return text

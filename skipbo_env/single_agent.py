@@ -53,9 +53,8 @@ from gymnasium import spaces
 
 from skipbo_env.actions import NUM_ACTIONS
 from skipbo_env.encoding import OBS_HIGH, OBS_LOW, as_action_id, encode_observation, observe
-from skipbo_env.env_common import check_reward_mode, deal_hand, hand_rewards, table_rules
+from skipbo_env.env_common import check_reward_mode, deal_hand, hand_rewards, render_in_mode, table_rules
 from skipbo_env.game import Game, IllegalActionError
-from skipbo_env.render import render_table
 from skipbo_env.rules import Rules
 
 ILLEGAL_ACTION_MODES = ("terminate", "raise")
@@ -190,16 +189,7 @@ class SingleAgentEnv(gymnasium.Env):
         return game.action_mask()
 
     def render(self) -> str | None:
-        if self.render_mode is None:
-            gymnasium.logger.warn("You are calling render method without specifying any render mode.")
-            return None
-        if self.game is None:
-            raise RuntimeError("render() needs a hand: call reset() first")
-        text = render_table(self.game, viewer=self.seat)
-        if self.render_mode == "human":
-            print(text)
-            return None
-        return text
+        return render_in_mode(self.render_mode, self.game, viewer=self.seat)
 
 
 if ENV_ID not in gymnasium.registry:

@@ -35,6 +35,8 @@ import sys
 import tempfile
 from pathlib import Path
 
+from agents.saved_model import current_umask, write_bytes_atomically
+
 CHECKPOINTS = "checkpoints"
 LATEST = "latest.json"
 TENSORBOARD = "tensorboard"
@@ -62,23 +64,6 @@ def versions() -> dict:
 
 
 # ---------------------------------------------------------------------- atomic writes
-def write_bytes_atomically(path: str | Path, data: bytes) -> None:
-    """Write ``data`` to a temporary file beside ``path``, flush it to disk, then rename it."""
-    path = Path(path)
-    path.parent.mkdir(parents=True, exist_ok=True)
-    handle, temporary = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
-    try:
-        with os.fdopen(handle, "wb") as stream:
-            stream.write(data)
-            stream.flush()
-            os.fsync(stream.fileno())
-        os.chmod(temporary, 0o666 & ~_umask())  # mkstemp makes 0600; give the file the usual mode
-        os.replace(temporary, path)
-    except BaseException:
-        Path(temporary).unlink(missing_ok=True)
-        raise
-
-
 def write_text_atomically(path: str | Path, text: str) -> None:
     write_bytes_atomically(path, text.encode())
 
@@ -175,7 +160,7 @@ class RunFolder:
         self.checkpoints_dir.mkdir(parents=True, exist_ok=True)
         name = f"step_{step:09d}"
         staging = Path(tempfile.mkdtemp(dir=self.checkpoints_dir, prefix=f".{name}."))
-        os.chmod(staging, 0o777 & ~_umask())
+        os.chmod(staging, 0o777 & ~current_umask())
         try:
             for file_name, data in files.items():
                 write_bytes_atomically(staging / file_name, data)
@@ -225,9 +210,3 @@ def _fsync_directory(path: Path) -> None:
         os.fsync(handle)
     finally:
         os.close(handle)
-
-
-def _umask() -> int:
-    mask = os.umask(0)
-    os.umask(mask)
-    return mask
