@@ -54,7 +54,9 @@ def _field(default: Any, help: str, **checks: Any) -> Any:
 @dataclasses.dataclass
 class EnvConfig:
     num_envs: int = _field(4, "environments stepped together (SB3 VecEnv)", min=1)
-    vec_env: Literal["dummy", "subproc"] = _field("dummy", "dummy: one process; subproc: one process per env")
+    vec_env: Literal["dummy", "subproc", "vector"] = _field(
+        "dummy", "dummy: one process; subproc: one process per env; vector: the batched engine "
+                 "(skipbo_env.vector), num_envs hands stepped together in one process")
     random_seat: bool = _field(True, "the learner takes a random seat each hand (else seat 0)")
 
 

@@ -7,6 +7,8 @@ What a run does, in order (each step is a method of :class:`Trainer`):
 2. Create the run folder (``training.checkpoint``): resolved ``config.yaml``, ``run.json``.
 3. Build ``env.num_envs`` single-agent environments, each seat of the other players filled by
    a :class:`training.selfplay.PoolOpponent`, and a ``MaskablePPO`` (sb3-contrib) learner.
+   With ``env.vec_env: vector`` the hands run on the batched engine instead
+   (:class:`training.selfplay_vector.VectorSelfPlayEnv`), the opponents drawn from the same pool.
 4. Optionally (``pretrain.enabled``) clone the teacher bot's decisions (``training.pretrain``).
 5. Train. Every ``opponents.snapshot_every`` steps a frozen copy of the learner joins the
    pool; every ``evaluation.every_steps`` steps the learner (argmax play) meets each evaluation
@@ -188,9 +190,12 @@ class Trainer:
 
         config = self.config
         torch.set_num_threads(config.threads)
-        factories = [_env_factory(config, self.rules, index, env_seed) for index in range(config.env.num_envs)]
-        vec_class = SubprocVecEnv if config.env.vec_env == "subproc" else DummyVecEnv
-        self.vec_env = VecMonitor(vec_class(factories))
+        if config.env.vec_env == "vector":
+            self.vec_env = VecMonitor(_vector_env(config, self.rules, env_seed))
+        else:
+            factories = [_env_factory(config, self.rules, index, env_seed) for index in range(config.env.num_envs)]
+            vec_class = SubprocVecEnv if config.env.vec_env == "subproc" else DummyVecEnv
+            self.vec_env = VecMonitor(vec_class(factories))
         ppo = config.ppo
         activation = {"relu": torch.nn.ReLU, "tanh": torch.nn.Tanh}[config.network.activation]
         self.model = MaskablePPO(
@@ -515,6 +520,16 @@ def _env_factory(config: TrainConfig, rules, index: int, seed: int):
         return SelfPlayEnv(env, pool, opponents)
 
     return make
+
+
+def _vector_env(config: TrainConfig, rules, seed: int):
+    """``env.vec_env: vector``: all ``env.num_envs`` hands on the batched engine, opponents from one pool."""
+    from training.selfplay_vector import VectorSelfPlayEnv
+
+    pool = OpponentPool(config.opponents.mix, config.opponents.max_snapshots,
+                        (list(config.network.hidden), config.network.activation))
+    return VectorSelfPlayEnv(rules, config.env.num_envs, pool, seed=seed,
+                             learner_seat=None if config.env.random_seat else 0)
 
 
 def _derived(seed: int, *key: int) -> int:

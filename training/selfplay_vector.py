@@ -1,0 +1,101 @@
+"""Self-play on the batched engine: ``env.vec_env: vector`` (imports stable-baselines3).
+
+:class:`VectorSelfPlayEnv` is a :class:`skipbo_env.vector.vec_env.SkipBoVecEnv` whose other
+seats follow the opponent pool exactly as the AEC path does (``training.selfplay``): at every
+new hand each opponent seat of that game draws its player from the ``opponents.mix`` weights,
+and for ``"snapshots"`` one of the kept snapshots uniformly. The players are batch policies
+(``random``/``greedy`` inside the kernels; each snapshot one batched forward pass, sampling;
+any other ``agents.load_policy`` spec asked game by game), so the draws cost nothing per step.
+"""
+
+from __future__ import annotations
+
+import time
+from typing import Mapping
+
+import numpy as np
+
+from agents.loading import load_policy
+from agents.network import NetworkPolicy
+from skipbo_env.rules import Rules
+from skipbo_env.vector.policies import LogitsPolicy, batch_policy
+from skipbo_env.vector.seating import CALLER, Seating
+from skipbo_env.vector.vec_env import SkipBoVecEnv
+from training.config import SNAPSHOTS
+from training.selfplay import OpponentPool
+
+
+class VectorSelfPlayEnv(SkipBoVecEnv):
+    """``num_envs`` hands on the batched engine, the learner's opponents drawn from ``pool`` per hand.
+
+    Like ``training.selfplay.SelfPlayEnv``: ``add_snapshot(weights, step)`` (reached through
+    ``env_method``) adds to the pool, and a finished hand's ``info`` gets ``selfplay_opponents``
+    and ``selfplay_result``.
+    """
+
+    def __init__(self, rules: Rules, num_envs: int, pool: OpponentPool, *, seed: int,
+                 learner_seat: int | None = None) -> None:
+        super().__init__(rules, num_envs, "random", seed=seed, learner_seat=learner_seat)
+        self.pool = pool
+        self._rng = np.random.default_rng(seed)
+        bots = [kind for kind in pool.kinds if kind != SNAPSHOTS]
+        policies = [batch_policy(kind if kind in ("random", "greedy") else load_policy(kind, seed=seed),
+                                 seed=seed) for kind in bots]
+        self._bot_index = {kind: index for index, kind in enumerate(bots)}
+        self._snapshot_index: dict[int, int] = {}  # pool step -> index of its policy in the seating
+        self.seating = Seating(self.engine, policies)
+        self._kinds = [""] * num_envs
+
+    def add_snapshot(self, weights: Mapping[str, np.ndarray], step: int) -> None:
+        self.pool.add_snapshot(weights, step)
+
+    def _seat_players(self, rows: np.ndarray) -> None:
+        """The learner's seat in each new hand (as ``SkipBoVecEnv``) and the pool's draw for every other seat."""
+        n = self.rules.num_players
+        seeds = self.engine.seeds[rows]
+        learner = seeds % n if self.learner_seat is None else np.full(len(rows), self.learner_seat)
+        self._learner[rows] = learner
+        players = np.empty((len(rows), n), dtype=np.int64)
+        for k, row in enumerate(rows.tolist()):
+            kinds = []
+            for seat in range(n):
+                if seat == learner[k]:
+                    players[k, seat] = CALLER
+                    continue
+                kind, step = self.pool.draw(self._rng)
+                players[k, seat] = self._bot_index[kind] if step is None else self._snapshot_policy(step, rows)
+                kinds.append(kind)
+            self._kinds[row] = "+".join(sorted(kinds))
+        self.seating.assign(rows, players)
+        self._episode_steps[rows] = 0
+        self._episode_start[rows] = time.time()
+
+    def _snapshot_policy(self, step: int, dealing: np.ndarray) -> int:
+        """The seating index of snapshot ``step``, reusing the slot of a snapshot the pool dropped."""
+        if step in self._snapshot_index:
+            return self._snapshot_index[step]
+        network = NetworkPolicy(self.pool.snapshot_weights(step), self.pool.hidden, self.pool.activation,
+                                deterministic=False)
+        policy = LogitsPolicy(network, seed=int(self._rng.integers(2**31)))
+        kept = set(self.pool.snapshot_steps)
+        for old in [s for s in self._snapshot_index if s not in kept]:
+            if not self._in_use(self._snapshot_index[old], dealing):
+                index = self._snapshot_index.pop(old)
+                self.seating.policies[index] = policy
+                self._snapshot_index[step] = index
+                return index
+        self.seating.policies.append(policy)
+        self._snapshot_index[step] = len(self.seating.policies) - 1
+        return self._snapshot_index[step]
+
+    def _in_use(self, index: int, dealing: np.ndarray) -> bool:
+        """Whether a hand in progress (not one being dealt now) has ``index`` at a seat."""
+        playing = np.ones(self.num_envs, dtype=bool)
+        playing[dealing] = False
+        return bool((self.seating.players[playing, :self.rules.num_players] == index).any())
+
+    def _report(self, rows, rewards, dones, infos) -> None:
+        super()._report(rows, rewards, dones, infos)
+        for row in rows.tolist():
+            infos[row]["selfplay_opponents"] = self._kinds[row]
+            infos[row]["selfplay_result"] = float(rewards[row])
