@@ -48,17 +48,24 @@ def play(env, steps, seed=0):
     return finished
 
 
-def test_a_short_vector_run_trains_and_grows_the_pool(tmp_path, capsys):
+def test_a_short_vector_run_trains_on_the_batched_engine_grows_the_pool_and_resumes(tmp_path, monkeypatch, capsys):
+    steps = []
+    step_wait = VectorSelfPlayEnv.step_wait
+    monkeypatch.setattr(VectorSelfPlayEnv, "step_wait", lambda self: steps.append(1) or step_wait(self))
     path = tmp_path / "tiny.yaml"
     path.write_text(yaml.safe_dump({**TINY_VECTOR, "output_dir": str(tmp_path / "runs")}))
     assert main(["train", str(path), "--no-progress"]) == 0
+    assert len(steps) * 8 >= 384                      # every learner step went through the batched engine
     [folder] = sorted((tmp_path / "runs").glob("tiny-*"))
     evaluation = json.loads((folder / "evaluation.json").read_text())
     assert evaluation["timesteps"] >= 384 and set(evaluation["results"]) == {"greedy"}
+    assert (folder / "model.zip").is_file()
     state = json.loads((folder / "checkpoints" / "latest.json").read_text())
-    assert (folder / "model.zip").is_file() and state["step"] == evaluation["timesteps"]
     step_state = json.loads((folder / "checkpoints" / f"step_{state['step']:09d}" / "state.json").read_text())
     assert len(step_state["snapshot_steps"]) == 2 and step_state["snapshot_steps"][-1] > 0
+    assert main(["train", "--resume", str(folder), "budget.total_timesteps=640", "--no-progress"]) == 0
+    assert f"resumed from step_{state['step']:09d}" in capsys.readouterr().out
+    assert json.loads((folder / "evaluation.json").read_text())["timesteps"] >= 640
 
 
 def test_each_hand_draws_its_opponents_from_the_mix():
