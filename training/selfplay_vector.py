@@ -18,6 +18,7 @@ import numpy as np
 from agents.loading import load_policy
 from agents.network import NetworkPolicy
 from skipbo_env.rules import Rules
+from skipbo_env.vector.bots import KERNEL_BOTS
 from skipbo_env.vector.policies import LogitsPolicy, batch_policy
 from skipbo_env.vector.seating import CALLER, Seating
 from skipbo_env.vector.vec_env import SkipBoVecEnv
@@ -35,12 +36,14 @@ class VectorSelfPlayEnv(SkipBoVecEnv):
 
     def __init__(self, rules: Rules, num_envs: int, pool: OpponentPool, *, seed: int,
                  learner_seat: int | None = None) -> None:
+        # the base class seats one fixed player per position; the seating is replaced below by
+        # one player per opponent kind (and per snapshot), chosen hand by hand in _seat_players
         super().__init__(rules, num_envs, "random", seed=seed, learner_seat=learner_seat)
         self.pool = pool
         self._rng = np.random.default_rng(seed)
         bots = [kind for kind in pool.kinds if kind != SNAPSHOTS]
-        policies = [batch_policy(kind if kind in ("random", "greedy") else load_policy(kind, seed=seed),
-                                 seed=seed) for kind in bots]
+        policies = [batch_policy(kind if kind in KERNEL_BOTS else load_policy(kind, seed=seed), seed=seed)
+                    for kind in bots]
         self._bot_index = {kind: index for index, kind in enumerate(bots)}
         self._snapshot_index: dict[int, int] = {}  # pool step -> index of its policy in the seating
         self.seating = Seating(self.engine, policies)
