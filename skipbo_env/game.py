@@ -105,11 +105,8 @@ class Game:
         size = self.rules.stock_size
         piles = [deck[i * size:(i + 1) * size] for i in range(self.rules.num_stockpiles)]
         for seat in range(self.num_players):
-            self.stocks[seat] = piles[self._stockpile_index(seat)]
+            self.stocks[seat] = piles[self._stockpile_owner(seat)]
         self.draw_pile = deck[len(piles) * size:]
-
-    def _stockpile_index(self, seat: int) -> int:
-        return self.rules.team_of(seat) if self.rules.team_stock == "shared" else seat
 
     @classmethod
     def from_dict(cls, state: dict, seed: int | None = None) -> "Game":
