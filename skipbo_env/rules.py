@@ -27,6 +27,8 @@ class Rules:
     """Every setting of RULES.md. Invalid values raise ``ValueError`` naming the setting.
 
     ``stock_size=None`` means the table-size default (30 for 2-4 players, 20 for 5-6).
+    ``max_turn_plays`` caps the cards played to building piles in one turn (RULES.md, "A turn
+    that never ends"); ``max_turns`` truncates a hand after that many turns.
     ``match_end`` is one of ``{"target": N}``, ``{"rounds": N}``, ``{"single_hand": True}``.
     """
 
@@ -37,6 +39,7 @@ class Rules:
     team_win: str = "both"
     team_stock: str = "own"
     exhausted_draw: str = "play_on"
+    max_turn_plays: int | None = 100
     max_turns: int | None = None
     win_points: int = 25
     stock_card_points: int = 5
@@ -58,6 +61,8 @@ class Rules:
         if not isinstance(self.partners, bool):
             raise ValueError(f"partners={self.partners!r} is not allowed: use true or false")
         self._check_partners()
+        if self.max_turn_plays is not None:
+            self._check_positive_int("max_turn_plays", "or None for no limit")
         if self.max_turns is not None:
             self._check_positive_int("max_turns", "or None for no limit")
         for name in ("win_points", "stock_card_points"):
