@@ -7,7 +7,7 @@ AEC: the full PettingZoo loop, ``for agent in env.agent_iter(): obs, ... = env.l
 with the observation vector and the action mask built at every ``last()``; the action is drawn
 uniformly from the mask. Measured for ``raw_env`` and for the wrapped ``env()`` (PettingZoo's
 TerminateIllegal, AssertOutOfBounds and OrderEnforcing wrappers, whose per-step attributes read
-the unwrapped environment directly: ``skipbo_env.aec.DirectAttributes``). The end-of-hand steps
+the unwrapped environment directly: ``skipbo_env.envs.aec.DirectAttributes``). The end-of-hand steps
 with ``None`` count as steps; each hand starts with ``reset`` (shuffle and deal) inside the timing.
 
 SingleAgentEnv: ``reset``/``step`` with a uniformly random legal learner action against

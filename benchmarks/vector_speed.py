@@ -41,7 +41,9 @@ import numpy as np
 
 import skipbo_env
 from skipbo_env import Rules
-from skipbo_env.vector import SkipBoVecEnv, VectorGame, bots
+from agents.batched import bots
+from skipbo_env.envs.vec_env import SkipBoVecEnv
+from skipbo_env.vector import VectorGame
 from skipbo_env.vector.check import differential_run
 
 BATCH_SIZES = (1, 64, 1024, 4096)

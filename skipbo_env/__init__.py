@@ -12,7 +12,7 @@ from skipbo_env.rules import Rules
 
 __version__ = "0.1.0"
 
-_LAZY = {"env": "skipbo_env.aec", "raw_env": "skipbo_env.aec", "SingleAgentEnv": "skipbo_env.single_agent"}
+_LAZY = {"env": "skipbo_env.envs.aec", "raw_env": "skipbo_env.envs.aec", "SingleAgentEnv": "skipbo_env.envs.single_agent"}
 
 
 def __getattr__(name: str):

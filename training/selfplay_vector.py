@@ -1,6 +1,6 @@
 """Self-play on the batched engine: ``env.vec_env: vector`` (imports stable-baselines3).
 
-:class:`VectorSelfPlayEnv` is a :class:`skipbo_env.vector.vec_env.SkipBoVecEnv` whose other
+:class:`VectorSelfPlayEnv` is a :class:`skipbo_env.envs.vec_env.SkipBoVecEnv` whose other
 seats follow the opponent pool exactly as the AEC path does (``training.selfplay``): at every
 new hand each opponent seat of that game draws its player from the ``opponents.mix`` weights,
 and for ``"snapshots"`` one of the kept snapshots uniformly. The players are batch policies
@@ -18,10 +18,10 @@ import numpy as np
 from agents.loading import load_policy
 from agents.network import NetworkPolicy
 from skipbo_env.rules import Rules
-from skipbo_env.vector.bots import KERNEL_BOTS
-from skipbo_env.vector.policies import LogitsPolicy, batch_policy
-from skipbo_env.vector.seating import CALLER, Seating
-from skipbo_env.vector.vec_env import SkipBoVecEnv
+from agents.batched.bots import KERNEL_BOTS
+from agents.batched.policies import LogitsPolicy, batch_policy
+from agents.batched.seating import CALLER, Seating
+from skipbo_env.envs.vec_env import SkipBoVecEnv
 from training.config import SNAPSHOTS
 from training.selfplay import OpponentPool
 

@@ -19,7 +19,7 @@ from skipbo_env.actions import END_TURN, PARTNER_STOCK_SOURCE
 from skipbo_env.encoding import encode_observation
 from skipbo_env.game import Game
 from skipbo_env.rules import Rules
-from skipbo_env.vector import bots
+from agents.batched import bots
 from skipbo_env.vector.engine import VectorGame
 from skipbo_env.vector.layout import OUTCOME_NAMES
 

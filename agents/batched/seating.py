@@ -1,0 +1,73 @@
+"""Who plays which seat of each hand of a batch, and the loop that lets them move.
+
+Each seat of each game is played by one of: a kernel bot (``random``, ``greedy``: moved inside
+the kernels, many actions per call), an *external* batch policy (a network, a Python policy:
+asked for a batch of actions once per round, one forward pass per policy), or the *caller*
+(the learner of the VecEnv): :meth:`Seating.advance` stops when the caller is to act.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from skipbo_env.game import IllegalActionError
+from skipbo_env.rules import MAX_PLAYERS
+from agents.batched import bots
+from skipbo_env.vector.engine import VectorGame
+from agents.batched.policies import KernelBot, checked_actions
+
+CALLER = -1
+
+
+class Seating:
+    """The players of a :class:`VectorGame`'s seats; ``policies`` are batch policies (see ``policies.batch_policy``)."""
+
+    def __init__(self, engine: VectorGame, policies: list) -> None:
+        self.engine = engine
+        self.policies = list(policies)
+        b = engine.batch_size
+        self.kernel_bots = np.full((b, MAX_PLAYERS), bots.OTHER, dtype=np.int64)
+        self.players = np.full((b, MAX_PLAYERS), CALLER, dtype=np.int64)
+        self.streams = np.zeros(b, dtype=np.uint64)
+        self.actions_taken = 0
+
+    def assign(self, rows: np.ndarray, players: np.ndarray, salt=0) -> None:
+        """``players[i, seat]`` (an index into ``policies``, or ``CALLER``) plays ``seat`` of game ``rows[i]``.
+
+        The kernel bots of a hand draw from a stream derived from the hand's seed and ``salt``
+        (a number, or one per row).
+        """
+        n = self.engine.cfg.num_players
+        self.players[rows, :n] = players
+        codes = np.array([p.code if isinstance(p, KernelBot) else bots.OTHER for p in self.policies] + [bots.OTHER])
+        self.kernel_bots[rows, :n] = codes[players]  # CALLER (-1) picks the trailing OTHER
+        self.streams[rows] = bots.streams_for(self.engine.seeds[rows], salt)
+
+    def advance(self, rows: np.ndarray) -> None:
+        """Play every seat but the caller's in ``rows`` until the caller is to act or the hand is over."""
+        engine = self.engine
+        games = engine.games
+        pending = np.asarray(rows, dtype=np.int64)
+        while len(pending):
+            steps = np.zeros(len(pending), dtype=np.int64)
+            engine._run(bots.play_bots, pending, (games, engine.action_mask, engine.cfg, self.kernel_bots, self.streams),
+                        (steps,))
+            self.actions_taken += int(steps.sum())
+            running = pending[games["outcome"][pending] == 0]
+            player = self.players[running, games["seat"][running]]
+            moved = []
+            for index in np.unique(player[player != CALLER]).tolist():
+                chosen = running[player == index]
+                self._ask(index, chosen)
+                moved.append(chosen)
+            pending = np.concatenate(moved) if moved else pending[:0]
+
+    def _ask(self, index: int, rows: np.ndarray) -> None:
+        policy = self.policies[index]
+        engine = self.engine
+        actions = checked_actions(policy.act_batch(engine.observe(rows), engine.action_mask[rows]), len(rows), policy)
+        try:
+            engine.step_rows(rows, actions)
+        except IllegalActionError as error:
+            raise IllegalActionError(f"player {index} ({policy!r}) chose an illegal action: {error}") from None
+        self.actions_taken += len(rows)

@@ -1,0 +1,213 @@
+"""``skipbo replay FILE``: watch a saved game again, move by move.
+
+Usage::
+
+    skipbo replay games/play-20250101-120000-seed7.json        # Enter = next move, q = quit
+    skipbo replay game.json --all                               # print it whole, no waiting
+    skipbo replay match.json --hand 3 --by-turn --seat 0        # one hand, a turn per step, seat 0's view
+
+FILE is any of: a game record (``Game.record()``, as ``skipbo play`` and
+``skipbo evaluate --save-games`` write it, extra keys allowed), a match file of
+``skipbo play --match`` (``"format": "skipbo-match/1"``: every hand in order), or a JSON list
+of game records. Before each move the table is drawn (every hand open, or only what ``--seat``
+sees) and the move is told in words with who played it. While stepping: Enter plays the next
+move (or turn), ``a`` prints the rest without waiting, ``q`` quits.
+
+When the file holds the saved final position (``final_state``), or the hand's ``outcome`` and
+``winners``, the replay checks that it arrives at exactly that and says so; a mismatch exits
+with status 1.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+from pathlib import Path
+
+from rich.console import Console
+from rich.text import Text
+
+from skipbo_env import Game
+from skipbo_env.game import RECORD_FORMAT
+from skipbo_cli.table_view import Snapshot, describe_move, move_effects, render_table, seat_name
+
+MATCH_FORMAT = "skipbo-match/1"
+
+
+def add_arguments(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("file", metavar="FILE", help="a game record, a match file of skipbo play --match, "
+                                                     "or a JSON list of game records")
+    parser.add_argument("--all", action="store_true", help="print the whole game without waiting")
+    parser.add_argument("--hand", type=int, metavar="N", help="only hand N (1 = first) of a match or list")
+    parser.add_argument("--seat", type=int, metavar="N", help="show the table as seat N sees it (default: all hands open)")
+    parser.add_argument("--by-turn", action="store_true", help="draw the table and wait once per turn, not per move")
+    parser.add_argument("--no-color", action="store_true", help="plain text, no colors or styles")
+
+
+class SavedHand:
+    """One hand of a file: its record, who played, and what it should end as (when saved)."""
+
+    def __init__(self, record: dict, names: list[str], final_state: dict | None, label: str) -> None:
+        self.record = record
+        self.names = names
+        self.final_state = final_state
+        self.label = label
+
+
+def load_hands(path: str) -> list[SavedHand]:
+    """The hands a file holds, in order; a file that is not a game file exits with why."""
+    try:
+        data = json.loads(Path(path).read_text())
+    except OSError as error:
+        raise SystemExit(f"skipbo replay: error: cannot read {path}: {error.strerror or error}") from None
+    except json.JSONDecodeError as error:
+        raise SystemExit(f"skipbo replay: error: {path} is not JSON ({error})") from None
+    if isinstance(data, list):
+        return [_record_hand(item, f"game {i + 1} of {len(data)}", path) for i, item in enumerate(data)]
+    if isinstance(data, dict) and data.get("format") == MATCH_FORMAT:
+        return _match_hands(data)
+    return [_record_hand(data, "", path)]
+
+
+def _record_hand(data, label: str, path: str) -> SavedHand:
+    if not isinstance(data, dict) or data.get("format") != RECORD_FORMAT:
+        found = data.get("format") if isinstance(data, dict) else type(data).__name__
+        raise SystemExit(f"skipbo replay: error: {path} holds {found!r}, not a game: give a game record "
+                         f"({RECORD_FORMAT}), a match file ({MATCH_FORMAT}) or a list of game records")
+    return SavedHand(data, _names(data, data), data.get("final_state"), label)
+
+
+def _match_hands(data: dict) -> list[SavedHand]:
+    entries = list(data.get("hands", []))
+    if "current" in data:
+        entries.append({**data["current"], "unfinished": True})
+    hands = []
+    for number, entry in enumerate(entries, start=1):
+        label = f"hand {number}" + (" (left unfinished)" if entry.get("unfinished") else "")
+        record = entry["record"]
+        hands.append(SavedHand(record, _names(data, record), entry.get("final_state"), label))
+    return hands
+
+
+def _names(data: dict, record: dict) -> list[str]:
+    """Who sat where (``agents``, as skipbo play and skipbo evaluate save it), else nothing."""
+    agents = data.get("agents") or record.get("agents") or []
+    return [str(name) for name in agents]
+
+
+def run(args: argparse.Namespace) -> int:
+    hands = load_hands(args.file)
+    if args.hand is not None:
+        if not 1 <= args.hand <= len(hands):
+            raise SystemExit(f"skipbo replay: error: --hand {args.hand}: {args.file} holds hands 1 to {len(hands)}")
+        hands = [hands[args.hand - 1]]
+    console = Console(highlight=False, markup=False, color_system=None if args.no_color else "auto")
+    viewer = ReplayViewer(console, wait=not args.all, seat=args.seat, by_turn=args.by_turn)
+    status = 0
+    for hand in hands:
+        result = viewer.show(hand)
+        if result is None:
+            console.print("Replay stopped.")
+            return status
+        status = max(status, result)
+    return status
+
+
+class ReplayViewer:
+    """Steps through hands, drawing the table and telling each move."""
+
+    def __init__(self, console: Console, wait: bool, seat: int | None, by_turn: bool) -> None:
+        self.console = console
+        self.wait = wait
+        self.seat = seat
+        self.by_turn = by_turn
+
+    def show(self, hand: SavedHand) -> int | None:
+        """Replay one hand; 0 when it ends as saved, 1 when it does not, ``None`` if the viewer quits."""
+        try:
+            game = Game.replay({**hand.record, "actions": []})
+        except ValueError as error:
+            raise SystemExit(f"skipbo replay: error: {error}") from None
+        if self.seat is not None and not 0 <= self.seat < game.num_players:
+            raise SystemExit(f"skipbo replay: error: --seat {self.seat} is not a seat: use 0 to {game.num_players - 1}")
+        actions = hand.record["actions"]
+        self.console.rule(f"Replay{': ' + hand.label if hand.label else ''} · seed {hand.record['seed']} · "
+                          f"{len(actions)} moves")
+        names = hand.names if len(hand.names) == game.num_players else [""] * game.num_players
+        for index, action in enumerate(actions):
+            if not self._show_move(game, names, index, len(actions), int(action)):
+                return None
+        return self._finish(game, hand, names)
+
+    def _show_move(self, game: Game, names: list[str], index: int, total: int, action: int) -> bool:
+        new_turn = index == 0 or game.plays_this_turn == 0
+        if not self.by_turn or new_turn:
+            self.console.print()
+            self.console.print(render_table(game, self.seat, names, f"Move {index + 1} of {total}", self.console.width))
+        you = game.current_seat == self.seat
+        words = describe_move(game, action, "You" if you else seat_name(names, game.current_seat), you=you)
+        before = Snapshot.of(game)
+        try:
+            game.step(action)
+        except ValueError as error:
+            raise SystemExit(f"skipbo replay: error: move {index + 1} does not replay: {error}") from None
+        line = Text(f"{index + 1:>4}. ")
+        line.append(words, style="bold")
+        line.append(f" (#{action})", style="dim")
+        for effect in move_effects(before, action, game, self.seat, names):
+            line.append(" · ")
+            line.append(effect, style="cyan")
+        self.console.print(line)
+        ends_step = not self.by_turn or game.is_over or game.current_seat != before.seat or game.turn != before.turn
+        return self._next(ends_step and index + 1 < total)
+
+    def _next(self, pause: bool) -> bool:
+        """Wait for Enter when stepping; ``False`` when the viewer quits."""
+        if not (self.wait and pause):
+            return True
+        try:
+            answer = input("Enter: next, a: all the rest, q: quit> ").strip().lower()
+        except EOFError:
+            return False
+        if answer == "a":
+            self.wait = False
+        return answer not in ("q", "quit")
+
+    def _finish(self, game: Game, hand: SavedHand, names: list[str]) -> int:
+        self.console.print()
+        self.console.print(render_table(game, self.seat, names, "Final position", self.console.width))
+        self.console.print(Text(_outcome_words(game, names, self.seat), style="bold"))
+        problems = _differences(game, hand)
+        if problems:
+            self.console.print(Text(f"The replay does NOT match the saved game: {problems}", style="bold red"))
+            return 1
+        if hand.final_state is not None or "outcome" in hand.record:
+            self.console.print("The replay matches the saved game exactly.")
+        return 0
+
+
+def _differences(game: Game, hand: SavedHand) -> str:
+    """What differs between the replayed game and what the file saved ("" when nothing)."""
+    if hand.final_state is not None:
+        replayed = json.loads(json.dumps(game.to_dict()))
+        different = sorted(key for key in set(replayed) | set(hand.final_state)
+                           if replayed.get(key) != hand.final_state.get(key))
+        if different:
+            return f"the final state differs in {', '.join(different)}"
+    record = hand.record
+    if "outcome" in record and record["outcome"] != game.outcome:
+        return f"the saved outcome is {record['outcome']!r}, the replay ends {game.outcome!r}"
+    if "winners" in record and list(record["winners"]) != list(game.winners):
+        return f"the saved winners are {record['winners']}, the replay's are {list(game.winners)}"
+    return ""
+
+
+def _outcome_words(game: Game, names: list[str], viewer: int | None) -> str:
+    if game.outcome == "win":
+        winners = " and ".join(seat_name(names, seat, viewer) for seat in game.winners)
+        return f"Won by {winners}: {game.points()[game.winners[0]]} points."
+    if game.outcome == "draw":
+        return "The hand ended in a draw: nobody scores."
+    if game.outcome == "truncated":
+        return f"The hand was cut off after {game.turn} turns (max_turns): nobody scores."
+    return f"The record stops here, during turn {game.turn + 1} (the hand was left unfinished)."

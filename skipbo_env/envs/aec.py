@@ -1,0 +1,294 @@
+# noqa: D212, D415
+"""
+# Skip-Bo
+
+A PettingZoo AEC environment for the card game Skip-Bo, every rule of RULES.md included.
+
+| Import             | `from skipbo_env import env` (or `raw_env`)                      |
+|--------------------|------------------------------------------------------------------|
+| Actions            | Discrete                                                         |
+| Parallel API       | No                                                               |
+| Manual Control     | No (`skipbo play` is the human interface)                        |
+| Agents             | `agents= ['player_0', 'player_1', ..., 'player_{n-1}']`          |
+| Agents             | 2 to 6 (`num_players`)                                           |
+| Action Shape       | Discrete(145)                                                    |
+| Action Values      | 0 ... 144                                                        |
+| Observation Shape  | `observation`: (731,) float32; `action_mask`: (145,) int8        |
+| Observation Values | `observation`: [0, float32 max], flags and one-hot parts [0, 1]  |
+
+Skip-Bo is a shedding game: every seat races to play off its stockpile onto shared building
+piles that climb from 1 to 12, helped by a hand of five and four discard piles of its own;
+SKIP-BO cards are wild. `env(render_mode=None, reward="win", **settings)` takes every setting
+of `skipbo_env.Rules` as a keyword (`num_players`, `stock_size`, `decks`, `partners`,
+`team_win`, `team_stock`, `exhausted_draw`, `max_turns`, `win_points`, `stock_card_points`,
+`match_end`), or one `rules=Rules(...)`; an unknown setting raises `ValueError` listing the
+allowed names. One episode is one hand.
+
+Agents are `player_i` for seat `i`, in seat order; turns pass to the left (seat `i + 1`). The
+acting seat keeps `agent_selection` for every action of its turn, until its discard, its win or
+its end-turn action; then the next seat acts.
+
+### Observation Space
+
+The observation is a dictionary with an `'observation'` element, the flat vector described in
+`skipbo_env.encoding` (hand counts, every seat's stockpile top and size, discard piles to
+`DISCARD_DEPTH = 8` cards with their sizes, the building piles' next values, draw pile and
+completed-pile sizes, unseen cards per value, table size and variant flags), and an
+`'action_mask'`, described below. The vector is written from the observing agent's point of
+view: seat block 0 is that agent, block 1 the seat on its left, and so on, the partner marked
+in a partners game. Its size is the same for every table of 2-6 seats and every variant
+(absent seats are zero and flagged absent), so one network can play any table.
+`skipbo_env.decode_observation(obs["observation"])` turns it back into a readable dict.
+
+#### Legal Actions Mask
+
+The legal moves of the acting agent are the `action_mask` element: an int8 vector of 145 where
+1 marks a legal id. It is all zeros for every other agent and once the hand is over. In
+`env()` an illegal move ends the hand with a reward of -1 for the agent that made it and 0 for
+everyone else (PettingZoo's `TerminateIllegalWrapper`); `raw_env` raises
+`skipbo_env.IllegalActionError` and leaves the game unchanged.
+
+### Action Space
+
+`Discrete(145)` with the action ids of RULES.md ("Action ids"):
+
+| ids     | meaning                                                                            |
+|---------|------------------------------------------------------------------------------------|
+| 0-91    | play `source * 4 + building_slot`: source 0-12 a hand card of value source + 1 (12 = SKIP-BO), 13 own stockpile top, 14-17 own discard tops, 18 partner's stockpile top, 19-22 partner's discard tops |
+| 92-143  | discard `92 + (value - 1) * 4 + discard_slot`: ends the turn                       |
+| 144     | end turn, only with an empty hand when nothing can be drawn                        |
+
+`skipbo_env.describe_action(id)` says what an id does.
+
+### Rewards
+
+Paid once, at the end of the hand:
+
+| outcome                          | `reward="win"` (default) | `reward="score"`                   |
+|----------------------------------|--------------------------|------------------------------------|
+| the hand is won                  | +1 to the winner (both partners in a team game), -1 to every other seat | `+p / T` to the winners, `-p / T` to every other seat |
+| drawn hand (`exhausted_draw`)    | 0 to all                 | 0 to all                           |
+| `max_turns` reached              | 0 to all, `truncations` set | 0 to all, `truncations` set     |
+
+With `reward="score"`, `p` is the hand's points (`Game.points()`: `win_points` plus
+`stock_card_points` for every card left in the other teams' stockpiles) and `T` is the match
+target (`match_end={"target": T}`, 500 by default; 500 when the match is played by rounds or
+as a single hand). A two-player win with 7 cards left in the other stockpile pays
+`(25 + 7 * 5) / 500 = 0.12`.
+
+When the hand ends, every agent's info holds `outcome` (`"win"`, `"draw"` or `"truncated"`),
+`winners` (agent names) and `points` (that agent's points for the hand).
+
+### Arguments
+
+`env(render_mode=None, reward="win", **settings)`: `render_mode` is `None`, `"ansi"` (`render()`
+returns the table as text) or `"human"` (prints it after every step); `reward` is `"win"` or
+`"score"`. `reset(seed=None, options=None)` deals a new hand from the environment's generator
+(seeded by `seed`); `options={"dealer": seat}` fixes the dealer and `options={"state": dict}`
+starts from a saved position in the state format of RULES.md (same number of seats; the hand
+plays by the rules saved in the state, and a state saved with its generator, `"rng"`, resumes
+exactly). Other option keys are ignored.
+
+`env()` is `raw_env` inside PettingZoo's `TerminateIllegalWrapper`, `AssertOutOfBoundsWrapper` and
+`OrderEnforcingWrapper`, as subclasses (`isinstance` holds) that read the attributes an AEC loop
+reads at every step (`agent_selection`, `terminations`, `rewards`, ...) from `raw_env` directly
+instead of through three `__getattr__` levels; their checks and their answers are PettingZoo's.
+`benchmarks/env_speed.py` measures both.
+
+### Version History
+
+* v0: Initial release (skipbo-lab 0.1.0)
+"""
+
+from __future__ import annotations
+
+import operator
+
+import numpy as np
+from gymnasium import spaces
+from pettingzoo import AECEnv
+from pettingzoo.utils import wrappers
+
+from skipbo_env.actions import NUM_ACTIONS
+from skipbo_env.encoding import OBS_HIGH, OBS_LOW, as_action_id, observe
+from skipbo_env.envs.common import check_reward_mode, deal_hand, hand_rewards, render_in_mode, table_rules
+from skipbo_env.game import Game
+from skipbo_env.rules import Rules
+
+RENDER_MODES = ("ansi", "human")
+
+
+def env(render_mode: str | None = None, reward: str = "win", rules: Rules | None = None, **settings) -> AECEnv:
+    """The Skip-Bo AEC environment wrapped as PettingZoo's classic environments are.
+
+    The stack is PettingZoo's TerminateIllegalWrapper, AssertOutOfBoundsWrapper and
+    OrderEnforcingWrapper (subclasses that read the per-step attributes directly, see
+    :class:`DirectAttributes`), so ``isinstance`` checks and their behaviour hold.
+    """
+    environment = raw_env(render_mode=render_mode, reward=reward, rules=rules, **settings)
+    environment = TerminateIllegalWrapper(environment, illegal_reward=-1)
+    environment = AssertOutOfBoundsWrapper(environment)
+    return OrderEnforcingWrapper(environment)
+
+
+def _forwarded(name: str) -> property:
+    """A property reading and writing ``name`` on the unwrapped environment (the read is C-level)."""
+
+    def write(self, value) -> None:
+        setattr(self._unwrapped_env, name, value)
+
+    return property(operator.attrgetter(f"_unwrapped_env.{name}"), write, doc=f"The unwrapped environment's {name}.")
+
+
+class DirectAttributes:
+    """Mixin for PettingZoo wrappers: the attributes an AEC loop reads every step come straight from the env.
+
+    pettingzoo's ``BaseWrapper.__getattr__`` forwards a missing attribute one level down, so
+    each read of ``agent_selection``, ``terminations``, ... through three wrappers costs a failed
+    lookup and a Python call per level, ~37 of them a step: more than the game and the
+    observation together. These properties return the unwrapped environment's own objects (no
+    wrapper holds a copy), and a write goes to the unwrapped environment, where every wrapper
+    reads it. Before ``reset`` the unwrapped environment lacks them, so the read falls back to
+    ``__getattr__`` and raises the wrapper's own ``AttributeError`` (OrderEnforcingWrapper:
+    "... cannot be accessed before reset").
+    """
+
+    _unwrapped_env: AECEnv
+
+    agents = _forwarded("agents")
+    agent_selection = _forwarded("agent_selection")
+    terminations = _forwarded("terminations")
+    truncations = _forwarded("truncations")
+    rewards = _forwarded("rewards")
+    _cumulative_rewards = _forwarded("_cumulative_rewards")
+    infos = _forwarded("infos")
+
+    def __init__(self, environment: AECEnv, *args, **kwargs) -> None:
+        super().__init__(environment, *args, **kwargs)
+        self._unwrapped_env = environment.unwrapped
+
+    @property
+    def unwrapped(self) -> AECEnv:
+        return self._unwrapped_env
+
+    def __str__(self) -> str:
+        return str(self.env)
+
+
+class TerminateIllegalWrapper(DirectAttributes, wrappers.TerminateIllegalWrapper):
+    """PettingZoo's TerminateIllegalWrapper with direct per-step attributes."""
+
+
+class AssertOutOfBoundsWrapper(DirectAttributes, wrappers.AssertOutOfBoundsWrapper):
+    """PettingZoo's AssertOutOfBoundsWrapper with direct per-step attributes."""
+
+
+class OrderEnforcingWrapper(DirectAttributes, wrappers.OrderEnforcingWrapper):
+    """PettingZoo's OrderEnforcingWrapper with direct per-step attributes."""
+
+
+def observation_space() -> spaces.Dict:
+    """The observation space every agent of every table shares."""
+    return spaces.Dict({
+        "observation": spaces.Box(low=OBS_LOW, high=OBS_HIGH, dtype=np.float32),
+        "action_mask": spaces.Box(low=0, high=1, shape=(NUM_ACTIONS,), dtype=np.int8),
+    })
+
+
+class ActionSpace(spaces.Discrete):
+    """``Discrete(145)`` whose ``contains`` answers a Python int without numpy, with the same answers.
+
+    AssertOutOfBoundsWrapper asks ``contains`` at every step; gymnasium's checks a Python int
+    against the int64 range through ``np.iinfo`` first (about 1.5 us, a twelfth of a raw step).
+    """
+
+    def __init__(self, n: int, seed: int | np.random.Generator | None = None) -> None:
+        super().__init__(n, seed=seed)
+        self._ids = range(n)
+
+    def contains(self, x) -> bool:
+        if type(x) is int:
+            return x in self._ids
+        return super().contains(x)
+
+
+class raw_env(AECEnv):  # noqa: N801 - PettingZoo's naming convention
+    """Skip-Bo without wrappers: illegal actions raise :class:`IllegalActionError`."""
+
+    metadata = {"name": "skipbo_v0", "render_modes": list(RENDER_MODES), "is_parallelizable": False,
+                "render_fps": 1}
+
+    def __init__(self, render_mode: str | None = None, reward: str = "win", rules: Rules | None = None,
+                 **settings) -> None:
+        super().__init__()
+        if render_mode is not None and render_mode not in RENDER_MODES:
+            raise ValueError(f"render_mode={render_mode!r} is not allowed: use None, 'ansi' or 'human'")
+        self.reward_mode = check_reward_mode(reward)
+        self.rules = table_rules(rules, settings)
+        self.render_mode = render_mode
+        self.possible_agents = [f"player_{seat}" for seat in range(self.rules.num_players)]
+        self.agent_name_mapping = {agent: seat for seat, agent in enumerate(self.possible_agents)}
+        self.observation_spaces = {agent: observation_space() for agent in self.possible_agents}
+        self.action_spaces = {agent: ActionSpace(NUM_ACTIONS) for agent in self.possible_agents}
+        self.game: Game | None = None
+        self._rng: np.random.Generator | None = None
+
+    def observation_space(self, agent: str) -> spaces.Dict:
+        return self.observation_spaces[agent]
+
+    def action_space(self, agent: str) -> ActionSpace:
+        return self.action_spaces[agent]
+
+    def reset(self, seed: int | None = None, options: dict | None = None) -> None:
+        if seed is not None or self._rng is None:
+            self._rng = np.random.default_rng(seed)
+        self.game = deal_hand(self.rules, options or {}, int(self._rng.integers(2**63)))
+        self.agents = self.possible_agents[:]
+        self.rewards = dict.fromkeys(self.agents, 0.0)
+        self._cumulative_rewards = dict.fromkeys(self.agents, 0.0)
+        self.terminations = dict.fromkeys(self.agents, False)
+        self.truncations = dict.fromkeys(self.agents, False)
+        self.infos = {agent: {} for agent in self.agents}
+        self.agent_selection = self.possible_agents[self.game.current_seat]
+        if self.render_mode == "human":
+            self.render()
+
+    def observe(self, agent: str) -> dict:
+        return observe(self.game, self.agent_name_mapping[agent])
+
+    def step(self, action) -> None:
+        agent = self.agent_selection
+        if self.terminations[agent] or self.truncations[agent]:
+            self._was_dead_step(action)
+            return
+        game = self.game
+        game.step(action if type(action) is int else as_action_id(action))
+        self._cumulative_rewards[agent] = 0.0
+        if game.outcome is None:
+            self.agent_selection = self.possible_agents[game.current_seat]
+        else:
+            self._end_hand()
+        if self.render_mode == "human":
+            self.render()
+
+    def _end_hand(self) -> None:
+        """Pay the rewards, mark every agent done, and say how the hand ended in every info."""
+        game = self.game
+        done = dict.fromkeys(self.agents, True)
+        if game.outcome == "truncated":
+            self.truncations = done
+        else:
+            self.terminations = done
+        points = game.points()
+        winners = [self.possible_agents[seat] for seat in game.winners]
+        for seat, reward in enumerate(hand_rewards(game, self.reward_mode)):
+            agent = self.possible_agents[seat]
+            self.rewards[agent] = reward
+            self.infos[agent] = {"outcome": game.outcome, "winners": winners, "points": points[seat]}
+        self._accumulate_rewards()
+
+    def render(self) -> str | None:
+        return render_in_mode(self.render_mode, self.game, names=self.possible_agents)
+
+    def close(self) -> None:
+        """Nothing to release: the table is plain Python."""

@@ -1,0 +1,196 @@
+"""A Gymnasium environment in which one learner plays one seat and given policies play the others.
+
+``SingleAgentEnv(opponents="random", seat=0, random_seat=False, reward="win", **settings)``, the
+settings being every ``Rules`` setting as a keyword (or one ``rules=Rules(...)``):
+
+## Action Space
+``Discrete(145)``, the action ids of RULES.md. :meth:`SingleAgentEnv.action_masks` gives the
+learner's legal ids (sb3-contrib's ``MaskablePPO`` reads it directly); ``info["action_mask"]``
+holds the same as int8.
+
+## Observation Space
+The flat float32 vector of :mod:`skipbo_env.encoding` (``Box`` of ``OBS_SIZE``), always from
+the learner's seat: seat block 0 is the learner.
+
+## Opponents
+``opponents`` is one policy for every other seat, or a list with one per other seat in turn
+order from the learner (the seat on its left first). A policy is any object with
+``act(observation_dict) -> int``, given ``skipbo_env.observe(game, seat)`` for its own seat; a
+string (``"random"``, ``"greedy"``, a model file, ...) is resolved by ``agents.load_policy``,
+one instance per seat. In a partners game the learner's partner is one of these seats too (the
+reward is the team's). A policy with ``reset(seed)`` is reset at the start of every hand with a
+seed drawn from the environment's generator. An opponent that returns an illegal id raises
+``IllegalActionError`` naming the seat.
+
+## Rewards
+The learner's, paid when the hand ends: ``reward="win"`` +1 for a win (its team's, in a
+partners game), -1 for a loss, 0 for a drawn or truncated hand; ``reward="score"`` the hand's
+points over the match target (see :mod:`skipbo_env.envs.common`). An illegal action ends the hand
+with ``illegal_reward`` (-1) when ``illegal_action="terminate"`` (the default, as PettingZoo's
+``TerminateIllegalWrapper`` does) and raises ``IllegalActionError`` with ``"raise"``.
+
+## Episode End
+One episode is one hand. After the learner's discard the opponents play until it is the
+learner's turn again or the hand ends, so every observation, mask and reward the learner gets
+is its own. ``terminated`` when the hand is won or drawn (or on an illegal action), ``truncated``
+when ``max_turns`` is reached. When the opponents end a freshly dealt hand before the learner's
+first action (possible only with tiny stockpiles), :meth:`reset` deals again.
+
+## Registration
+Importing this module registers it with Gymnasium as ``"skipbo/SkipBo-v0"``:
+``gymnasium.make("skipbo/SkipBo-v0", opponents="greedy", num_players=3)``.
+
+## Seeding
+``reset(seed=...)`` seeds the one generator (``self.np_random``) from which the learner's seat
+(with ``random_seat=True``), every deal and every opponent's reset seed are drawn.
+"""
+
+from __future__ import annotations
+
+import gymnasium
+import numpy as np
+from gymnasium import spaces
+
+from skipbo_env.actions import NUM_ACTIONS
+from skipbo_env.encoding import OBS_HIGH, OBS_LOW, as_action_id, encode_observation, observe
+from skipbo_env.envs.common import check_reward_mode, deal_hand, hand_rewards, render_in_mode, table_rules
+from skipbo_env.game import Game, IllegalActionError
+from skipbo_env.rules import Rules
+
+ILLEGAL_ACTION_MODES = ("terminate", "raise")
+MAX_REDEALS = 1000
+ENV_ID = "skipbo/SkipBo-v0"
+
+
+def resolve_opponents(opponents, count: int) -> list:
+    """``count`` policies from one policy or spec, or from a list of exactly ``count``."""
+    specs = list(opponents) if isinstance(opponents, (list, tuple)) else [opponents] * count
+    if len(specs) != count:
+        raise ValueError(f"opponents lists {len(specs)} policies; this table has {count} other seats")
+    return [_resolve(spec) for spec in specs]
+
+
+def _resolve(spec):
+    if callable(getattr(spec, "act", None)):
+        return spec
+    if isinstance(spec, str):
+        from agents import load_policy  # agents sit above the environments: imported on use
+
+        return load_policy(spec)
+    raise ValueError(f"opponent {spec!r} is not a policy: give an object with act(observation) -> int or a "
+                     "policy name such as 'random'")
+
+
+class SingleAgentEnv(gymnasium.Env):
+    """One seat of a Skip-Bo hand for a single learner (module docstring: spaces, rewards, seeding)."""
+
+    metadata = {"render_modes": ["ansi", "human"], "render_fps": 1}
+
+    def __init__(self, opponents="random", seat: int = 0, random_seat: bool = False, reward: str = "win",
+                 illegal_action: str = "terminate", illegal_reward: float = -1.0,
+                 render_mode: str | None = None, rules: Rules | None = None, **settings) -> None:
+        self.rules = table_rules(rules, settings)
+        n = self.rules.num_players
+        if isinstance(seat, bool) or not isinstance(seat, (int, np.integer)) or not 0 <= seat < n:
+            raise ValueError(f"seat={seat!r} is not a seat of this table: use 0 to {n - 1}")
+        if illegal_action not in ILLEGAL_ACTION_MODES:
+            raise ValueError(f"illegal_action={illegal_action!r} is not allowed: use 'terminate' or 'raise'")
+        if render_mode is not None and render_mode not in self.metadata["render_modes"]:
+            raise ValueError(f"render_mode={render_mode!r} is not allowed: use None, 'ansi' or 'human'")
+        self.reward_mode = check_reward_mode(reward)
+        self.fixed_seat = int(seat)
+        self.random_seat = bool(random_seat)
+        self.illegal_action = illegal_action
+        self.illegal_reward = float(illegal_reward)
+        self.render_mode = render_mode
+        self.opponents = resolve_opponents(opponents, n - 1)
+        self.observation_space = spaces.Box(low=OBS_LOW, high=OBS_HIGH, dtype=np.float32)
+        self.action_space = spaces.Discrete(NUM_ACTIONS)
+        self.seat = self.fixed_seat
+        self.game: Game | None = None
+        self._policy_of_seat: dict[int, object] = {}
+        self._ended_by_illegal_action = False
+
+    # ------------------------------------------------------------------ episode
+    def reset(self, *, seed: int | None = None, options: dict | None = None):
+        super().reset(seed=seed)
+        options = options or {}
+        rng = self.np_random
+        self._ended_by_illegal_action = False
+        n = self.rules.num_players
+        for _ in range(MAX_REDEALS):
+            self.seat = int(rng.integers(n)) if self.random_seat else self.fixed_seat
+            self._policy_of_seat = {(self.seat + k) % n: policy for k, policy in enumerate(self.opponents, start=1)}
+            self.game = deal_hand(self.rules, options, int(rng.integers(2**63)))
+            for policy in self.opponents:
+                reset = getattr(policy, "reset", None)
+                if callable(reset):
+                    reset(int(rng.integers(2**63)))
+            self._play_opponents()
+            if not self.game.is_over:
+                break
+            if "state" in options:
+                raise ValueError("the opponents end the hand of this state before the learner acts")
+        else:
+            raise RuntimeError(f"the opponents ended {MAX_REDEALS} deals in a row before the learner's first action")
+        if self.render_mode == "human":
+            self.render()
+        return encode_observation(self.game, self.seat), self._info()
+
+    def step(self, action):
+        game = self.game
+        if game is None or game.is_over or self._ended_by_illegal_action:
+            raise RuntimeError("the episode is over: call reset() before step()")
+        try:
+            game.step(as_action_id(action))
+        except IllegalActionError:
+            if self.illegal_action == "raise":
+                raise
+            return self._illegal_step_result()
+        self._play_opponents()
+        if self.render_mode == "human":
+            self.render()
+        reward = hand_rewards(game, self.reward_mode)[self.seat] if game.is_over else 0.0
+        terminated = game.outcome in ("win", "draw")
+        truncated = game.outcome == "truncated"
+        return encode_observation(game, self.seat), reward, terminated, truncated, self._info()
+
+    def _illegal_step_result(self):
+        """The episode ends at once with ``illegal_reward``; the position is left as it was."""
+        self._ended_by_illegal_action = True
+        info = self._info()
+        info["illegal_action"] = True
+        return encode_observation(self.game, self.seat), self.illegal_reward, True, False, info
+
+    def _play_opponents(self) -> None:
+        """The other seats act until it is the learner's turn or the hand is over."""
+        game = self.game
+        while game.outcome is None and game.current_seat != self.seat:
+            seat = game.current_seat
+            action = self._policy_of_seat[seat].act(observe(game, seat))
+            try:
+                game.step(as_action_id(action))
+            except IllegalActionError as error:
+                raise IllegalActionError(f"the opponent at seat {seat} chose an illegal action: {error}") from None
+
+    def _info(self) -> dict:
+        game = self.game
+        info = {"seat": self.seat, "action_mask": self.action_masks().astype(np.int8)}
+        if game.is_over:
+            info.update(outcome=game.outcome, winners=list(game.winners), points=game.points()[self.seat])
+        return info
+
+    # ------------------------------------------------------------------ helpers for learners
+    def action_masks(self) -> np.ndarray:
+        """The learner's legal actions as bool[145] (all False once the hand is over)."""
+        game = self.game
+        if game is None or game.is_over or self._ended_by_illegal_action or game.current_seat != self.seat:
+            return np.zeros(NUM_ACTIONS, dtype=bool)
+        return game.action_mask()
+
+    def render(self) -> str | None:
+        return render_in_mode(self.render_mode, self.game, viewer=self.seat)
+
+
+if ENV_ID not in gymnasium.registry:
+    gymnasium.register(id=ENV_ID, entry_point="skipbo_env.envs.single_agent:SingleAgentEnv")

@@ -1,0 +1,180 @@
+"""Tournaments: balanced seats, duplicate deals, reproducibility, errors that keep finished games, the CLI."""
+
+from __future__ import annotations
+
+import json
+import textwrap
+from collections import defaultdict
+
+import pytest
+
+from agents import PolicySpecError
+from skipbo_env import Game, Rules
+from skipbo_cli.main import main
+from evaluation.tournament import lineups, run_tournament, schedule, seatings, wilson_interval
+
+SMALL = Rules(stock_size=5)
+
+BAD_BOTS = """
+    import numpy as np
+
+    class IllegalOnThirdHand:
+        def __init__(self):
+            self.hands = 0
+
+        def reset(self, seed):
+            self.hands += 1
+
+        def act(self, observation):
+            if self.hands >= 3:
+                return 144 if observation["action_mask"][144] == 0 else 0
+            return int(np.flatnonzero(observation["action_mask"])[0])
+
+    class Raises:
+        def act(self, observation):
+            raise RuntimeError("boom")
+"""
+
+
+def test_with_two_players_every_pairing_of_three_agents_is_played():
+    assert lineups(3, 2) == [(0, 1), (0, 2), (1, 2)]
+
+
+def test_fewer_agents_than_seats_take_turns_so_each_holds_as_many_seats():
+    assert lineups(2, 4) == [(0, 1, 0, 1), (1, 0, 1, 0)]
+    counts = defaultdict(int)
+    for lineup in lineups(3, 4):
+        for agent in lineup:
+            counts[agent] += 1
+    assert set(counts.values()) == {4}
+
+
+def test_in_partners_an_agent_holds_both_seats_of_a_team():
+    rules = Rules(num_players=4, partners=True)
+    for seating in seatings(2, rules):
+        assert seating[0] == seating[2] and seating[1] == seating[3] and seating[0] != seating[1]
+
+
+def test_duplicate_deals_give_every_agent_every_seat_with_the_same_cards():
+    rules = Rules(num_players=3, stock_size=5)
+    specs = schedule(3, rules, games=12, seed=5)
+    by_deal = defaultdict(list)
+    for spec in specs:
+        by_deal[spec.deal].append(spec)
+    assert len(by_deal) == 4
+    for games in by_deal.values():
+        assert len({spec.seed for spec in games}) == 1
+        for agent in range(3):
+            assert sorted(spec.seating.index(agent) for spec in games) == [0, 1, 2]
+        starts = [Game.new(rules, seed=spec.seed).to_dict() for spec in games]
+        assert all(start == starts[0] for start in starts)
+
+
+def test_without_duplicate_deals_every_game_has_its_own_deal():
+    specs = schedule(2, SMALL, games=10, seed=5, duplicate=False)
+    assert len({spec.seed for spec in specs}) == 10
+
+
+def test_games_are_rounded_up_to_whole_sets_of_seatings():
+    assert len(schedule(3, SMALL, games=7, seed=0)) == 12
+
+
+def test_the_wilson_interval_matches_known_values():
+    low, high = wilson_interval(5, 10)
+    assert low == pytest.approx(0.2366, abs=1e-4) and high == pytest.approx(0.7634, abs=1e-4)
+    assert wilson_interval(0, 10) == pytest.approx((0.0, 0.2775), abs=1e-4)
+
+
+def test_the_wilson_interval_always_holds_the_estimate():
+    for trials in (1, 7, 2000, 4000, 6000):
+        for wins in (0, 1, trials // 2, trials - 1, trials):
+            low, high = wilson_interval(wins, trials)
+            assert 0.0 <= low <= wins / trials <= high <= 1.0
+
+
+def test_a_tournament_is_reproducible_and_counts_add_up():
+    one = run_tournament(["greedy", "random", "planner"], SMALL, games=12, seed=3)
+    two = run_tournament(["greedy", "random", "planner"], SMALL, games=12, seed=3)
+    assert one.to_json()["games"] == two.to_json()["games"]
+    stats = one.agent_stats()
+    assert sum(s["games"] for s in stats.values()) == 2 * 12
+    for s in stats.values():
+        assert s["wins"] + s["draws"] + s["losses"] == s["games"]
+        assert s["ci95"][0] <= s["win_rate"] <= s["ci95"][1]
+
+
+def test_worker_processes_give_the_same_games():
+    here = run_tournament(["greedy", "random"], SMALL, games=8, seed=2)
+    spread = run_tournament(["greedy", "random"], SMALL, games=8, seed=2, workers=2)
+    assert spread.to_json()["games"] == here.to_json()["games"]
+
+
+def test_an_illegal_action_stops_the_tournament_and_keeps_finished_games(tmp_path):
+    path = tmp_path / "bad.py"
+    path.write_text(textwrap.dedent(BAD_BOTS))
+    result = run_tournament([f"{path}:IllegalOnThirdHand", "random"], SMALL, games=10, seed=0)
+    assert not result.complete and len(result.games) == 2
+    assert "IllegalOnThirdHand" in result.error and "illegal action" in result.error
+    assert f"game seed {schedule(2, SMALL, 10, 0)[2].seed}" in result.error
+    assert result.to_json()["complete"] is False
+
+
+def test_an_agent_that_raises_is_named_with_the_game_seed(tmp_path):
+    path = tmp_path / "bad.py"
+    path.write_text(textwrap.dedent(BAD_BOTS))
+    result = run_tournament(["random", f"{path}:Raises"], SMALL, games=4, seed=0)
+    assert "Raises" in result.error and "RuntimeError: boom" in result.error and "game seed" in result.error
+
+
+def test_a_bad_spec_is_refused_before_any_game():
+    with pytest.raises(PolicySpecError, match="unknown policy spec 'nobody'"):
+        run_tournament(["greedy", "nobody"], SMALL, games=2)
+
+
+def test_the_command_writes_json_plot_and_replayable_games(tmp_path, capsys):
+    out, plot, games = tmp_path / "r.json", tmp_path / "r.png", tmp_path / "games"
+    code = main(["evaluate", "--agents", "greedy", "random", "planner", "--games", "6", "--seed", "4",
+                 "--stock-size", "5", "--json", str(out), "--plot", str(plot), "--save-games", str(games)])
+    assert code == 0
+    printed = capsys.readouterr().out
+    assert "win rate" in printed and "pairwise" in printed and "openskill" in printed
+    data = json.loads(out.read_text())
+    assert data["complete"] is True and data["rules"]["stock_size"] == 5 and data["seed"] == 4
+    for name in ("greedy", "random", "planner"):
+        agent = data["agents"][name]
+        assert {"games", "wins", "draws", "win_rate", "ci95"} <= set(agent) and len(agent["ci95"]) == 2
+    assert {"versions", "seeds", "pairwise", "ratings"} <= set(data)
+    assert plot.stat().st_size > 0
+    records = sorted(games.iterdir())
+    assert len(records) == 6
+    record = json.loads(records[0].read_text())
+    replayed = Game.replay(record)
+    assert replayed.outcome == record["outcome"] and list(replayed.winners) == record["winners"]
+
+
+def test_the_command_marks_the_json_incomplete_after_an_agent_error(tmp_path, capsys):
+    path = tmp_path / "bad.py"
+    path.write_text(textwrap.dedent(BAD_BOTS))
+    out = tmp_path / "r.json"
+    code = main(["evaluate", "--agents", f"{path}:IllegalOnThirdHand", "greedy", "--games", "10",
+                 "--stock-size", "5", "--json", str(out)])
+    assert code == 1
+    assert "IllegalOnThirdHand" in capsys.readouterr().err
+    data = json.loads(out.read_text())
+    assert data["complete"] is False and data["games_played"] == 2 and "illegal action" in data["error"]
+
+
+def test_the_command_refuses_a_bad_spec_and_a_setting_the_rules_refuse(capsys):
+    assert main(["evaluate", "--agents", "greedy", "nobody", "--games", "2"]) == 2
+    assert "unknown policy spec 'nobody'" in capsys.readouterr().err
+    with pytest.raises(SystemExit, match="partners=True needs 4 or 6 players"):
+        main(["evaluate", "--agents", "greedy", "random", "--players", "3", "--partners"])
+
+
+def test_the_command_says_which_engine_played_and_why(tmp_path, capsys):
+    out = tmp_path / "r.json"
+    assert main(["evaluate", "--agents", "planner", "greedy", "--games", "2", "--stock-size", "5",
+                 "--json", str(out)]) == 0
+    assert "engine: python (auto: 'planner' plays only on the python engine)" in capsys.readouterr().out
+    data = json.loads(out.read_text())
+    assert data["engine"] == "python" and "policy seed" in data["seeds"]["derivation"]

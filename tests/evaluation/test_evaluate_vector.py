@@ -1,0 +1,185 @@
+"""``skipbo evaluate`` on the batched engine: the engine choice, the same schedule and figures as the
+python harness, identical games for deterministic networks, and errors that keep finished games.
+
+The numba kernels compile once (about 15 s cold, cached on disk afterwards); the first test that
+plays on the vector engine pays it for the module.
+"""
+
+from __future__ import annotations
+
+import json
+
+import numpy as np
+import pytest
+
+from agents.network import NetworkPolicy, parameter_shapes
+from skipbo_env import Rules
+from skipbo_env.actions import FIRST_DISCARD
+from skipbo_env.encoding import OBS_SIZE
+from skipbo_cli.main import main
+from evaluation.tournament import EngineError, run_tournament, schedule
+
+SMALL = Rules(stock_size=5)
+
+
+def random_weights(seed: int, hidden=(32,)) -> dict:
+    generator = np.random.default_rng(seed)
+    return {name: generator.normal(0.0, 0.5, size=shape).astype(np.float32)
+            for name, shape in parameter_shapes(OBS_SIZE, list(hidden)).items()}
+
+
+def random_network(seed: int, hidden=(32,), play_bias: float = 0.0) -> NetworkPolicy:
+    """A network with random weights: a deterministic (argmax) player unlike any bot; ``play_bias``
+    is added to the logits of the plays (ids below the discards), so that it finishes hands."""
+    weights = random_weights(seed, hidden)
+    weights["action_net.bias"][:FIRST_DISCARD] += play_bias
+    return NetworkPolicy(weights, list(hidden))
+
+
+class FailingNetwork:
+    """Plays like a network until its ``fail_at``-th batched call, which raises."""
+
+    name = "failing"
+
+    def __init__(self, fail_at: int) -> None:
+        self.inner = random_network(5)
+        self.calls = 0
+        self.fail_at = fail_at
+
+    def logits(self, observations):
+        self.calls += 1
+        if self.calls >= self.fail_at:
+            raise RuntimeError("boom")
+        return self.inner.logits(observations)
+
+    def act(self, observation):
+        return self.inner.act(observation)
+
+
+# ---------------------------------------------------------------------------- choosing the engine
+def test_auto_picks_vector_for_random_and_greedy_and_python_for_planner():
+    assert run_tournament(["greedy", "random"], SMALL, games=2, engine="auto").engine == "vector"
+    assert run_tournament([random_network(1), "greedy"], SMALL, games=2, engine="auto").engine == "vector"
+    result = run_tournament(["planner", "greedy"], SMALL, games=2, engine="auto")
+    assert result.engine == "python" and "'planner'" in result.engine_reason
+
+
+def test_auto_falls_back_to_python_to_save_game_records(tmp_path):
+    result = run_tournament(["greedy", "random"], SMALL, games=2, engine="auto", save_dir=str(tmp_path))
+    assert result.engine == "python" and len(list(tmp_path.iterdir())) == 2
+
+
+def test_the_vector_engine_refuses_an_agent_it_cannot_play_and_names_it():
+    with pytest.raises(EngineError, match=r"agent 'planner' cannot play on the vector engine.*random and greedy"):
+        run_tournament(["greedy", "planner"], SMALL, games=2, engine="vector")
+    with pytest.raises(EngineError, match="--save-games"):
+        run_tournament(["greedy", "random"], SMALL, games=2, engine="vector", save_dir="unused")
+    with pytest.raises(EngineError, match="engine='fast' is not allowed"):
+        run_tournament(["greedy", "random"], SMALL, games=2, engine="fast")
+
+
+def test_the_command_refuses_the_vector_engine_for_planner(capsys):
+    assert main(["evaluate", "--agents", "planner", "greedy", "--games", "2", "--engine", "vector"]) == 2
+    error = capsys.readouterr().err
+    assert "'planner' cannot play on the vector engine" in error and "--engine python" in error
+
+
+# ---------------------------------------------------------------------------- same schedule, same figures
+def test_the_vector_engine_plays_the_harness_schedule_every_deal_in_every_seating():
+    rules = Rules(num_players=4, partners=True, stock_size=5)
+    result = run_tournament(["greedy", "random"], rules, games=12, seed=7, engine="vector")
+    assert result.complete
+    expected = schedule(2, rules, 12, 7)
+    assert [(g.index, g.deal, g.seed, g.seating) for g in result.games] == \
+           [(s.index, s.deal, s.seed, s.seating) for s in expected]
+    for game in result.games:
+        assert sum(game.seat_turns) == game.turns + 1  # the turn counter starts at 0
+        assert all(actions >= turns for actions, turns in zip(game.seat_actions, game.seat_turns))
+        if game.outcome == "win":
+            assert len(game.winners) == 2 and game.winners[1] - game.winners[0] == 2  # partners win together
+
+
+def test_turn_and_action_counts_follow_the_same_rule_on_both_engines():
+    python = run_tournament(["greedy", "random"], SMALL, games=20, seed=2, engine="python")
+    vector = run_tournament(["greedy", "random"], SMALL, games=20, seed=2, engine="vector")
+    for engine in (python, vector):
+        offsets = {sum(g.seat_turns) - g.turns for g in engine.games}
+        assert len(offsets) == 1
+    assert {sum(g.seat_turns) - g.turns for g in python.games} == {sum(g.seat_turns) - g.turns for g in vector.games}
+
+
+def test_greedy_against_random_wins_as_often_on_both_engines():
+    rules = Rules(stock_size=10)
+    stats = {engine: run_tournament(["greedy", "random"], rules, games=400, seed=11, engine=engine).agent_stats()
+             for engine in ("python", "vector")}
+    python, vector = stats["python"]["greedy"], stats["vector"]["greedy"]
+    assert python["games"] == vector["games"] == 400
+    assert abs(python["win_rate"] - vector["win_rate"]) < 0.08
+    assert abs(python["mean_turns"] - vector["mean_turns"]) < 0.15 * python["mean_turns"]
+    for name in ("greedy", "random"):
+        assert stats["vector"][name]["mean_actions_per_turn"] == pytest.approx(
+            stats["python"][name]["mean_actions_per_turn"], rel=0.1)
+
+
+def test_deterministic_networks_play_identical_games_on_both_engines():
+    agents = [random_network(1, play_bias=4.0), random_network(2, play_bias=4.0)]
+    rules = Rules(stock_size=5, max_turns=200)
+    python = run_tournament(agents, rules, games=16, seed=3, engine="python", names=["one", "two"])
+    vector = run_tournament(agents, rules, games=16, seed=3, engine="vector", names=["one", "two"])
+    assert vector.complete and python.complete
+    assert vector.to_json()["games"] == python.to_json()["games"]
+    assert {g.outcome for g in vector.games} >= {"win", "draw"}
+
+
+def test_a_vector_tournament_is_reproducible_and_does_not_depend_on_threads():
+    agents = [random_network(4), "greedy", "random"]
+    one = run_tournament(agents, SMALL, games=30, seed=9, engine="vector", names=["net", "greedy", "random"])
+    two = run_tournament(agents, SMALL, games=30, seed=9, engine="vector", names=["net", "greedy", "random"],
+                         workers=2)
+    assert one.to_json()["games"] == two.to_json()["games"]
+    for s in one.agent_stats().values():
+        assert s["wins"] + s["draws"] + s["losses"] == s["games"] == 20
+
+
+# ---------------------------------------------------------------------------- errors
+def test_an_agent_that_raises_stops_the_vector_tournament_and_keeps_finished_games():
+    result = run_tournament([FailingNetwork(fail_at=60), "random"], Rules(stock_size=2), games=40, seed=0,
+                            engine="vector")
+    assert not result.complete and result.error
+    assert "agent 'failing'" in result.error and "RuntimeError: boom" in result.error
+    assert "game seed" in result.error
+    assert 0 < len(result.games) < 40
+    assert result.to_json()["complete"] is False
+
+
+# ---------------------------------------------------------------------------- the command
+def test_the_command_on_the_vector_engine_writes_the_same_report_and_json(tmp_path, capsys):
+    out, plot = tmp_path / "r.json", tmp_path / "r.png"
+    code = main(["evaluate", "--agents", "greedy", "random", "random", "--games", "12", "--seed", "4",
+                 "--stock-size", "5", "--json", str(out), "--plot", str(plot)])
+    assert code == 0
+    printed = capsys.readouterr().out
+    assert "engine: vector (auto" in printed
+    assert "win rate" in printed and "pairwise" in printed and "openskill" in printed
+    data = json.loads(out.read_text())
+    assert data["complete"] is True and data["engine"] == "vector" and data["games_played"] == 12
+    for name in ("greedy", "random", "random#2"):
+        agent = data["agents"][name]
+        assert {"games", "wins", "draws", "win_rate", "ci95"} <= set(agent) and len(agent["ci95"]) == 2
+    assert {"versions", "seeds", "pairwise", "ratings", "seatings"} <= set(data)
+    assert "splitmix64" in data["seeds"]["derivation"] and len(data["seeds"]["games"]) == 12
+    assert plot.stat().st_size > 0
+
+
+def test_the_command_plays_a_saved_model_on_the_vector_engine(tmp_path, capsys):
+    from agents.saved_model import save_model
+
+    metadata = {"obs_size": OBS_SIZE, "hidden": [16], "activation": "relu"}
+    path = save_model(tmp_path / "model.zip", random_weights(6, hidden=(16,)), metadata)
+    out = tmp_path / "r.json"
+    assert main(["evaluate", "--agents", str(path), "greedy", "--games", "4", "--stock-size", "5",
+                 "--json", str(out)]) == 0
+    data = json.loads(out.read_text())
+    assert data["engine"] == "vector" and data["complete"] is True
+    assert "engine: vector" in capsys.readouterr().out
+

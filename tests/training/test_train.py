@@ -1,0 +1,175 @@
+"""``skipbo train``: a short run end to end, resuming after a kill, refusals before the run, the pool."""
+
+from __future__ import annotations
+
+import json
+import signal
+import subprocess
+import sys
+import time
+
+import numpy as np
+import pytest
+import yaml
+
+from agents.loading import load_policy
+from agents.network import NetworkPolicy, parameter_shapes
+from skipbo_env import Game, Rules
+from skipbo_env.encoding import OBS_SIZE, observe
+from skipbo_cli.main import main
+from training.config import ConfigError, load_config
+from training.selfplay import OpponentPool, PoolOpponent
+
+TINY = {
+    "name": "tiny",
+    "rules": {"num_players": 2, "stock_size": 5},
+    "env": {"num_envs": 2},
+    "opponents": {"mix": {"snapshots": 0.5, "greedy": 0.5}, "snapshot_every": 64, "max_snapshots": 2},
+    "network": {"hidden": [16]},
+    "ppo": {"n_steps": 32, "batch_size": 32, "n_epochs": 1},
+    "pretrain": {"enabled": True, "games": 2, "epochs": 1, "dagger_rounds": 1, "dagger_games": 1},
+    "budget": {"total_timesteps": 192},
+    "evaluation": {"every_steps": 64, "games": 4, "opponents": ["greedy"], "final_games": 4,
+                   "final_opponents": ["random", "greedy"]},
+    "checkpoint": {"every_steps": 64, "keep": 2},
+}
+
+
+def tiny_config(tmp_path, **changes) -> str:
+    config = {**TINY, "output_dir": str(tmp_path / "runs"), **changes}
+    path = tmp_path / "tiny.yaml"
+    path.write_text(yaml.safe_dump(config))
+    return str(path)
+
+
+def run_folders(tmp_path):
+    return sorted((tmp_path / "runs").glob("tiny-*"))
+
+
+def test_a_short_run_trains_evaluates_and_exports_a_loadable_model(tmp_path, capsys):
+    assert main(["train", tiny_config(tmp_path), "--no-progress"]) == 0
+    printed = capsys.readouterr().out
+    [folder] = run_folders(tmp_path)
+    assert "tensorboard --logdir" in printed and str(folder / "model.zip") in printed
+    assert "random" in printed and "greedy" in printed          # the final evaluation table
+    evaluation = json.loads((folder / "evaluation.json").read_text())
+    assert set(evaluation["results"]) == {"random", "greedy"}
+    assert evaluation["timesteps"] >= 192
+    assert [record["timesteps"] for record in evaluation["history"]][:2] == [0, 64]
+    assert list((folder / "tensorboard").glob("events.out.tfevents.*"))
+    state = json.loads((folder / "checkpoints" / "latest.json").read_text())
+    assert state["step"] == evaluation["timesteps"]
+    assert len(list((folder / "checkpoints").glob("step_*"))) == 2   # checkpoint.keep
+    assert (folder / "best_model.zip").is_file()
+    policy = load_policy(str(folder / "model.zip"))
+    assert policy.metadata["rules"]["stock_size"] == 5 and policy.metadata["obs_size"] == OBS_SIZE
+    game = Game.new(Rules(stock_size=5), seed=0)
+    observation = observe(game, game.current_seat)
+    assert observation["action_mask"][policy.act(observation)]
+
+
+def test_a_run_killed_mid_way_resumes_from_its_last_checkpoint(tmp_path, capsys):
+    config = tiny_config(tmp_path, budget={"total_timesteps": 10_000_000},
+                         evaluation={**TINY["evaluation"], "every_steps": 10_000_000})
+    process = subprocess.Popen([sys.executable, "-m", "skipbo_cli.main", "train", config, "--no-progress"],
+                               stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    try:
+        deadline = time.monotonic() + 120
+        while time.monotonic() < deadline:
+            folders = run_folders(tmp_path)
+            latest = folders[0] / "checkpoints" / "latest.json" if folders else None
+            if latest is not None and latest.is_file() and json.loads(latest.read_text())["step"] >= 128:
+                break
+            assert process.poll() is None, "the training process ended on its own"
+            time.sleep(0.2)
+        else:
+            pytest.fail("no checkpoint at step 128 within 120 s")
+    finally:
+        process.send_signal(signal.SIGKILL)
+        process.wait()
+    [folder] = run_folders(tmp_path)
+    killed_at = json.loads((folder / "checkpoints" / "latest.json").read_text())["step"]
+    target = killed_at + 128
+    assert main(["train", "--resume", str(folder), f"budget.total_timesteps={target}", "--no-progress"]) == 0
+    printed = capsys.readouterr().out
+    assert f"resumed from step_{killed_at:09d} at step {killed_at:,}" in printed
+    evaluation = json.loads((folder / "evaluation.json").read_text())
+    assert evaluation["timesteps"] >= target
+    state = json.loads((folder / "checkpoints" / f"step_{evaluation['timesteps']:09d}" / "state.json").read_text())
+    assert state["snapshot_steps"][-1] > killed_at       # the pool kept growing after the resume
+    assert len(run_folders(tmp_path)) == 1
+
+
+def test_a_bad_key_stops_the_run_before_anything_is_written(tmp_path, capsys):
+    assert main(["train", tiny_config(tmp_path), "ppo.learnin_rate=0.1"]) == 2
+    assert "ppo.learnin_rate" in capsys.readouterr().err
+    assert not (tmp_path / "runs").exists()
+
+
+def test_an_unknown_opponent_stops_the_run_naming_the_key(tmp_path, capsys):
+    assert main(["train", tiny_config(tmp_path), "opponents.mix={grredy: 1}"]) == 2
+    error = capsys.readouterr().err
+    assert "opponents.mix" in error and "grredy" in error
+    assert not (tmp_path / "runs").exists()
+
+
+def test_resume_of_a_folder_that_is_not_a_run_is_refused(tmp_path, capsys):
+    assert main(["train", "--resume", str(tmp_path)]) == 2
+    assert "not a run folder" in capsys.readouterr().err
+
+
+def snapshot(seed):
+    rng = np.random.default_rng(seed)
+    return {name: rng.normal(size=shape) for name, shape in parameter_shapes(OBS_SIZE, [8]).items()}
+
+
+def test_the_pool_adds_snapshots_and_drops_the_oldest():
+    pool = OpponentPool({"snapshots": 1.0}, max_snapshots=2, network=([8], "relu"))
+    for step in (0, 100, 200):
+        pool.add_snapshot(snapshot(step), step)
+    assert pool.snapshot_steps == [100, 200]
+    rng = np.random.default_rng(0)
+    assert {pool.draw(rng) for _ in range(50)} == {("snapshots", 100), ("snapshots", 200)}
+
+
+def test_the_pool_draws_by_the_mix_and_waits_for_a_first_snapshot():
+    pool = OpponentPool({"snapshots": 3.0, "greedy": 1.0}, max_snapshots=4, network=([8], "relu"))
+    rng = np.random.default_rng(0)
+    assert {pool.draw(rng) for _ in range(20)} == {("greedy", None)}
+    pool.add_snapshot(snapshot(0), 0)
+    kinds = [pool.draw(rng)[0] for _ in range(2000)]
+    assert 0.70 < kinds.count("snapshots") / len(kinds) < 0.80
+
+
+def test_a_pool_seat_plays_legal_moves_for_whoever_it_drew():
+    pool = OpponentPool({"snapshots": 1.0, "random": 1.0}, max_snapshots=2, network=([8], "relu"))
+    pool.add_snapshot(snapshot(0), 0)
+    seat = PoolOpponent(pool, seed=1, load_bot=lambda spec, seed: load_policy(spec, seed=seed))
+    drawn = set()
+    for hand in range(6):
+        seat.reset(hand)
+        drawn.add(seat.kind)
+        game = Game.new(Rules(stock_size=5), seed=hand)
+        for _ in range(30):
+            if game.is_over:
+                break
+            observation = observe(game, game.current_seat)
+            action = seat.act(observation)
+            assert observation["action_mask"][action]
+            game.step(action)
+    assert drawn == {"snapshots", "random"}
+    assert isinstance(seat._snapshots[0], NetworkPolicy)
+
+
+def test_the_quickstart_config_is_a_short_two_player_run():
+    config = load_config("configs/quickstart.yaml")
+    assert config.make_rules().num_players == 2
+    assert config.budget.max_minutes is not None and config.budget.max_minutes <= 10
+    assert set(config.evaluation.final_opponents) == {"random", "greedy", "planner"}
+
+
+def test_overrides_on_a_training_object_are_refused():
+    from training.trainer import train
+
+    with pytest.raises(ConfigError):
+        train(load_config("configs/quickstart.yaml"), ["seed=1"])

@@ -1,0 +1,550 @@
+"""``skipbo train CONFIG [KEY=VALUE ...]``: masked PPO self-play against a pool of opponents.
+
+What a run does, in order (each step is a method of :class:`Trainer`):
+
+1. Read and check the config (``training.config``): a bad key or value stops here, naming it.
+   Every opponent and evaluation spec is loaded once, so a misspelt bot also stops here.
+2. Create the run folder (``training.checkpoint``): resolved ``config.yaml``, ``run.json``.
+3. Build ``env.num_envs`` single-agent environments, each seat of the other players filled by
+   a :class:`training.selfplay.PoolOpponent`, and a ``MaskablePPO`` (sb3-contrib) learner.
+   With ``env.vec_env: vector`` the hands run on the batched engine instead
+   (:class:`training.selfplay_vector.VectorSelfPlayEnv`), the opponents drawn from the same pool.
+4. Optionally (``pretrain.enabled``) clone the teacher bot's decisions (``training.pretrain``).
+5. Train. Every ``opponents.snapshot_every`` steps a frozen copy of the learner joins the
+   pool; every ``evaluation.every_steps`` steps the learner (argmax play) meets each evaluation
+   bot in a duplicate-deal tournament (``evaluation.tournament``), and the win rate and its 95%
+   Wilson interval go to TensorBoard (``eval/``), the progress bar and the log; every
+   ``checkpoint.every_steps`` steps a checkpoint is written atomically.
+6. At the end: a last checkpoint, the policy exported to ``model.zip`` (safe format of
+   ``agents.saved_model``), a final evaluation against ``evaluation.final_opponents``
+   written to ``evaluation.json`` and printed as a table, and where the logs and the model are.
+
+``skipbo train --resume RUN_DIR`` continues a run from its last checkpoint (after a kill or
+Ctrl-C) with the run's own config; overrides may follow (for example a larger
+``budget.total_timesteps`` to train on).
+"""
+
+from __future__ import annotations
+
+import argparse
+import dataclasses
+import datetime
+import shlex
+import sys
+import time
+from collections import defaultdict, deque
+from pathlib import Path
+from typing import TextIO
+
+import numpy as np
+
+from agents.loading import load_policy
+from agents.network import NetworkPolicy
+from agents.saved_model import encode_model
+from skipbo_env.encoding import OBS_SIZE
+from training.checkpoint import RunFolder, load_tensors, read_checkpoint_state, tensors_to_bytes, versions
+from training.config import SNAPSHOTS, ConfigError, TrainConfig, describe_schema, dump_config, load_config
+from training.selfplay import OpponentPool, PoolOpponent, SelfPlayEnv
+
+PROGRESS_WINDOW = 200  # hands per opponent kind in the progress bar's training win rate
+
+
+# ---------------------------------------------------------------------- command line
+def add_arguments(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("config", nargs="?", metavar="CONFIG", help="YAML config, e.g. configs/quickstart.yaml")
+    parser.add_argument("overrides", nargs="*", metavar="KEY=VALUE",
+                        help="override single keys, e.g. ppo.learning_rate=1e-4 budget.total_timesteps=50000")
+    parser.add_argument("--resume", metavar="RUN_DIR", help="continue this run from its last checkpoint")
+    parser.add_argument("--no-progress", action="store_true", help="no progress bar (log lines only)")
+    parser.add_argument("--list-keys", action="store_true", help="print every config key with its default and exit")
+
+
+def run(args: argparse.Namespace) -> int:
+    if args.list_keys:
+        print(describe_schema())
+        return 0
+    overrides = list(args.overrides)
+    config = args.config
+    if args.resume and config is not None:
+        if "=" not in config:
+            print("skipbo train: error: give either CONFIG or --resume RUN_DIR, not both", file=sys.stderr)
+            return 2
+        overrides.insert(0, config)
+        config = None
+    if config is None and not args.resume:
+        print("skipbo train: error: give a CONFIG file (e.g. configs/quickstart.yaml) or --resume RUN_DIR",
+              file=sys.stderr)
+        return 2
+    try:
+        train(config, overrides, resume=args.resume, progress=not args.no_progress,
+              command="skipbo train " + " ".join(shlex.quote(a) for a in sys.argv[2:]))
+    except (ConfigError, FileNotFoundError) as error:
+        print(f"skipbo train: error: {error}", file=sys.stderr)
+        return 2
+    return 0
+
+
+# ---------------------------------------------------------------------- Python API
+@dataclasses.dataclass
+class TrainResult:
+    """What a finished run produced."""
+
+    run_dir: Path
+    model_path: Path
+    timesteps: int
+    evaluation: dict        # opponent -> {"win_rate", "ci95", "games", "wins", "draws", ...}
+    history: list[dict]     # one record per periodic evaluation (the training curve)
+
+
+def train(config: TrainConfig | str | Path | None, overrides: list[str] = (), *, resume: str | Path | None = None,
+          progress: bool = True, out: TextIO | None = None, command: str | None = None) -> TrainResult:
+    """Run (or with ``resume``, continue) a training run; see the module docstring.
+
+    ``config`` is a :class:`TrainConfig` or a YAML path (ignored when resuming: the run's own
+    config is used, with ``overrides`` applied).
+    """
+    out = out if out is not None else sys.stdout
+    if resume is not None:
+        folder = RunFolder.open(resume)
+        config = load_config(folder.config_path, overrides)
+    else:
+        if not isinstance(config, TrainConfig):
+            config = load_config(config, overrides)
+        elif overrides:
+            raise ConfigError("overrides apply to a config file; edit the TrainConfig object instead")
+        check_specs(config)
+        folder = RunFolder.create(config.output_dir, config.name, dump_config(config), {
+            "command": command, "seed": config.seed, "rules": config.make_rules().to_dict(),
+            "versions": versions(), "created": _now(), "obs_size": OBS_SIZE,
+        })
+    check_specs(config)
+    trainer = Trainer(config, folder, progress=progress, out=out)
+    return trainer.run()
+
+
+def check_specs(config: TrainConfig) -> None:
+    """Load every bot the run will use once, so a bad name stops the run before it starts."""
+    specs = [("opponents.mix", kind) for kind in config.opponents.mix if kind != SNAPSHOTS]
+    specs += [("evaluation.opponents", spec) for spec in config.evaluation.opponents]
+    specs += [("evaluation.final_opponents", spec) for spec in config.evaluation.final_opponents]
+    if config.pretrain.enabled:
+        specs.append(("pretrain.teacher", config.pretrain.teacher))
+    for key, spec in specs:
+        try:
+            load_policy(spec)
+        except (ValueError, OSError) as error:
+            raise ConfigError(f"{key}: {error}") from None
+
+
+def learner_weights(model) -> dict[str, np.ndarray]:
+    """The policy half of the SB3 actor-critic, in the layout of :mod:`agents.network`."""
+    return {name.removeprefix("mlp_extractor."): tensor.detach().cpu().numpy().copy()
+            for name, tensor in model.policy.state_dict().items()
+            if name.startswith(("mlp_extractor.policy_net.", "action_net."))}
+
+
+def evaluate_policy(policy, opponents: list[str], rules, games: int, seed: int) -> dict:
+    """Win rate and 95% interval of ``policy`` against each opponent (duplicate deals)."""
+    from evaluation.tournament import run_tournament
+
+    results = {}
+    for opponent in opponents:
+        tournament = run_tournament([policy, opponent], rules, games, seed, names=["learner", opponent])
+        stats = tournament.agent_stats()["learner"]
+        results[opponent] = {key: stats[key] for key in ("games", "wins", "draws", "losses", "win_rate", "ci95",
+                                                         "mean_points")}
+    return results
+
+
+# ---------------------------------------------------------------------- the trainer
+class Trainer:
+    """One run: environments, learner, pool, schedules, and the files in the run folder."""
+
+    def __init__(self, config: TrainConfig, folder: RunFolder, progress: bool, out: TextIO) -> None:
+        self.config = config
+        self.folder = folder
+        self.rules = config.make_rules()
+        self.progress = progress
+        self.out = out
+        self.snapshots: list[tuple[int, dict]] = []
+        self.state = {
+            "timesteps": 0, "updates": 0, "wall_seconds": 0.0, "history": [], "pretrain": None,
+            "next_snapshot": config.opponents.snapshot_every,
+            "next_evaluation": config.evaluation.every_steps,
+            "next_checkpoint": config.checkpoint.every_steps, "best": None,
+        }
+        self.training_results: dict[str, deque] = defaultdict(lambda: deque(maxlen=PROGRESS_WINDOW))
+        self._session_start = time.perf_counter()
+        self._wall_before = 0.0
+        self._bar = None
+        self.model = None
+        self.vec_env = None
+
+    # ------------------------------------------------------------------ set-up
+    def _build(self, env_seed: int) -> None:
+        """Environments and learner; ``env_seed`` seeds SB3 (deals, sampling) and the pool seats."""
+        import torch
+        from sb3_contrib import MaskablePPO
+        from stable_baselines3.common.logger import configure
+        from stable_baselines3.common.vec_env import DummyVecEnv, SubprocVecEnv, VecMonitor
+
+        config = self.config
+        torch.set_num_threads(config.threads)
+        if config.env.vec_env == "vector":
+            self.vec_env = VecMonitor(_vector_env(config, self.rules, env_seed))
+        else:
+            factories = [_env_factory(config, self.rules, index, env_seed) for index in range(config.env.num_envs)]
+            vec_class = SubprocVecEnv if config.env.vec_env == "subproc" else DummyVecEnv
+            self.vec_env = VecMonitor(vec_class(factories))
+        ppo = config.ppo
+        activation = {"relu": torch.nn.ReLU, "tanh": torch.nn.Tanh}[config.network.activation]
+        self.model = MaskablePPO(
+            "MlpPolicy", self.vec_env, learning_rate=ppo.learning_rate, n_steps=ppo.n_steps,
+            batch_size=ppo.batch_size, n_epochs=ppo.n_epochs, gamma=ppo.gamma, gae_lambda=ppo.gae_lambda,
+            clip_range=ppo.clip_range, ent_coef=ppo.ent_coef, vf_coef=ppo.vf_coef, max_grad_norm=ppo.max_grad_norm,
+            target_kl=ppo.target_kl, seed=env_seed, device=config.device, verbose=0,
+            policy_kwargs={"net_arch": {"pi": list(config.network.hidden), "vf": list(config.network.hidden)},
+                           "activation_fn": activation},
+        )
+        self.model.set_logger(configure(str(self.folder.tensorboard_dir), ["tensorboard"]))
+
+    def _restore(self, checkpoint: Path) -> None:
+        state = read_checkpoint_state(checkpoint)
+        self.state.update(state)
+        self.model.policy.load_state_dict(load_tensors(checkpoint / "learner.pt"))
+        self.model.policy.optimizer.load_state_dict(load_tensors(checkpoint / "optimizer.pt"))
+        self.model.num_timesteps = state["timesteps"]
+        self.model._n_updates = state["updates"]
+        pool = load_tensors(checkpoint / "pool.pt")
+        for step in state["snapshot_steps"]:
+            prefix = f"{step}/"
+            self._add_snapshot({k[len(prefix):]: v.numpy() for k, v in pool.items() if k.startswith(prefix)}, step)
+        self._wall_before = state["wall_seconds"]
+
+    # ------------------------------------------------------------------ the run
+    def run(self) -> TrainResult:
+        checkpoint = self.folder.latest_checkpoint()
+        resumed_from = read_checkpoint_state(checkpoint)["timesteps"] if checkpoint else None
+        self._build(env_seed=_derived(self.config.seed, 1, resumed_from or 0))
+        self._print(f"run folder: {self.folder.path}")
+        if checkpoint is not None:
+            self._restore(checkpoint)
+            self._print(f"resumed from {checkpoint.name} at step {self.state['timesteps']:,}")
+        else:
+            if self.config.pretrain.enabled:
+                self._pretrain()
+            self._add_snapshot(learner_weights(self.model), 0)
+            self._evaluate()
+            self._save_checkpoint()
+        try:
+            self._learn()
+        except KeyboardInterrupt:
+            self._close_bar()
+            self._save_checkpoint()
+            self._print(f"interrupted: checkpoint at step {self.state['timesteps']:,} saved; "
+                        f"continue with: skipbo train --resume {self.folder.path}")
+            raise
+        finally:
+            self._close_bar()
+        self._save_checkpoint()
+        model_path = self._export_model()
+        evaluation = self._final_evaluation()
+        self.vec_env.close()
+        self._print_summary(evaluation, model_path)
+        return TrainResult(self.folder.path, model_path, self.state["timesteps"], evaluation, self.state["history"])
+
+    def _pretrain(self) -> None:
+        from training.pretrain import collect_teacher_games, concatenate
+
+        settings = self.config.pretrain
+        gamma = self.config.ppo.gamma
+        self._print(f"pretraining: behaviour cloning {settings.teacher!r} over {settings.games:,} games")
+        data = self._collect(lambda on_game: collect_teacher_games(
+            settings.teacher, self.rules, settings.games, _derived(self.config.seed, 2), gamma, on_game=on_game),
+            settings.games, "teacher games")
+        report = self._clone(data, settings.epochs)
+        for round_index in range(settings.dagger_rounds):
+            student = NetworkPolicy(learner_weights(self.model), self.config.network.hidden,
+                                    self.config.network.activation)
+            self._print(f"DAgger round {round_index + 1}/{settings.dagger_rounds}: the learner plays "
+                        f"{settings.dagger_games:,} games, {settings.teacher!r} labels its decisions")
+            data = concatenate([data, self._collect(lambda on_game: collect_teacher_games(
+                settings.teacher, self.rules, settings.dagger_games, _derived(self.config.seed, 2, round_index + 1),
+                gamma, student=student, on_game=on_game), settings.dagger_games, "learner games")])
+            report = self._clone(data, settings.dagger_epochs)
+        self.state["pretrain"] = dataclasses.asdict(report)
+        self._print(f"pretraining done: {report.decisions:,} decisions, agreement {report.agreement:.1%}, "
+                    f"value error {report.value_error:.3f}")
+        logger = self.model.logger
+        logger.record("pretrain/agreement", report.agreement)
+        logger.record("pretrain/value_error", report.value_error)
+
+    def _collect(self, collect, games: int, description: str):
+        with self._progress_bar(games, description, "game") as bar:
+            return collect(lambda done: bar.update(1))
+
+    def _clone(self, data, epochs: int):
+        from training.pretrain import clone_teacher
+
+        settings = self.config.pretrain
+        return clone_teacher(
+            self.model.policy, data, epochs, settings.batch_size, settings.learning_rate, settings.value,
+            seed=_derived(self.config.seed, 3, len(data)),
+            on_epoch=lambda epoch, agreement: self._print(
+                f"  epoch {epoch}/{epochs}: agrees with the teacher on {agreement:.1%} of held-out decisions"),
+        )
+
+    def _learn(self) -> None:
+        budget = self.config.budget.total_timesteps
+        remaining = budget - self.state["timesteps"]
+        if remaining <= 0:
+            return
+        self._bar = self._progress_bar(budget, "training", "step", initial=self.state["timesteps"])
+        self._refresh_bar()
+        self.model.learn(total_timesteps=remaining, callback=_schedule_callback(self), reset_num_timesteps=False)
+        self._sync_state()
+
+    # ------------------------------------------------------------------ scheduled work
+    def on_rollout_start(self) -> None:
+        """Snapshots, evaluations and checkpoints that are due (weights are consistent here)."""
+        self._sync_state()
+        step = self.state["timesteps"]
+        if step >= self.state["next_snapshot"]:
+            self._add_snapshot(learner_weights(self.model), step)
+            self.state["next_snapshot"] = _next(step, self.config.opponents.snapshot_every)
+        if step >= self.state["next_evaluation"]:
+            self._evaluate()
+            self.state["next_evaluation"] = _next(step, self.config.evaluation.every_steps)
+        if step >= self.state["next_checkpoint"]:
+            self.state["next_checkpoint"] = _next(step, self.config.checkpoint.every_steps)
+            self._save_checkpoint()
+
+    def on_step(self, infos: list[dict], num_steps: int) -> bool:
+        """Count finished hands per opponent; ``False`` stops training when the wall time is up."""
+        for info in infos:
+            if "selfplay_result" in info:
+                self.training_results[info["selfplay_opponents"]].append(info["selfplay_result"])
+        if self._bar is not None:
+            self._bar.update(num_steps)
+            if self._bar.n % 2048 < num_steps:
+                self._refresh_bar()
+        limit = self.config.budget.max_minutes
+        return limit is None or self._wall_seconds() < 60 * limit
+
+    def _add_snapshot(self, weights: dict, step: int) -> None:
+        self.snapshots.append((step, weights))
+        del self.snapshots[:-self.config.opponents.max_snapshots]
+        self.state["snapshot_steps"] = [s for s, _ in self.snapshots]
+        self.vec_env.env_method("add_snapshot", weights, step)
+
+    def _evaluate(self) -> None:
+        config = self.config.evaluation
+        policy = NetworkPolicy(learner_weights(self.model), self.config.network.hidden, self.config.network.activation)
+        start = time.perf_counter()
+        results = evaluate_policy(policy, config.opponents, self.rules, config.games, _derived(self.config.seed, 4))
+        record = {"timesteps": self.state["timesteps"], "wall_seconds": round(self._wall_seconds(), 1),
+                  "seconds": round(time.perf_counter() - start, 1), "results": results}
+        self.state["history"].append(record)
+        self._keep_if_best(record)
+        logger = self.model.logger
+        for opponent, stats in results.items():
+            name = opponent.replace("/", "_")
+            logger.record(f"eval/win_rate_vs_{name}", stats["win_rate"])
+            logger.record(f"eval/ci95_low_vs_{name}", stats["ci95"][0])
+            logger.record(f"eval/ci95_high_vs_{name}", stats["ci95"][1])
+        for opponent, window in self.training_results.items():
+            logger.record(f"selfplay/win_rate_vs_{opponent}", float(np.mean(np.array(window) > 0)))
+        logger.dump(self.state["timesteps"])
+        summary = ", ".join(f"{o} {s['win_rate']:.1%} [{s['ci95'][0]:.1%}, {s['ci95'][1]:.1%}]"
+                            for o, s in results.items())
+        self._print(f"step {self.state['timesteps']:>10,} ({_clock(self._wall_seconds())}): "
+                    f"win rate vs {summary} ({config.games} games each)")
+        self._refresh_bar()
+
+    def _keep_if_best(self, record: dict) -> None:
+        """Export the policy to ``best_model.zip`` when its mean evaluation win rate is the best so far."""
+        from training.checkpoint import write_bytes_atomically
+
+        score = float(np.mean([stats["win_rate"] for stats in record["results"].values()]))
+        best = self.state.get("best")
+        if best is None or score > best["score"]:
+            self.state["best"] = {"score": score, "timesteps": record["timesteps"]}
+            write_bytes_atomically(self.folder.best_model_path,
+                                   encode_model(learner_weights(self.model), self._model_metadata()))
+
+    def _save_checkpoint(self) -> None:
+        import torch
+
+        self._sync_state()
+        self.state["wall_seconds"] = round(self._wall_seconds(), 1)
+        pool = {f"{step}/{name}": torch.from_numpy(value) for step, weights in self.snapshots
+                for name, value in weights.items()}
+        files = {
+            "learner.pt": tensors_to_bytes(self.model.policy.state_dict()),
+            "optimizer.pt": tensors_to_bytes(self.model.policy.optimizer.state_dict()),
+            "pool.pt": tensors_to_bytes(pool),
+            "model.zip": encode_model(learner_weights(self.model), self._model_metadata()),
+        }
+        self.folder.save_checkpoint(self.state["timesteps"], files, self.state, self.config.checkpoint.keep)
+
+    def _sync_state(self) -> None:
+        if self.model is not None:
+            self.state["timesteps"] = int(self.model.num_timesteps)
+            self.state["updates"] = int(self.model._n_updates)
+
+    # ------------------------------------------------------------------ the end
+    def _model_metadata(self) -> dict:
+        return {
+            "obs_size": OBS_SIZE, "hidden": list(self.config.network.hidden),
+            "activation": self.config.network.activation, "rules": self.rules.to_dict(),
+            "seed": self.config.seed, "timesteps": self.state["timesteps"], "config": self.config.to_dict(),
+            "versions": versions(), "created": _now(), "pretrain": self.state["pretrain"],
+            "trained_with": "skipbo train: MaskablePPO (sb3-contrib) self-play against an opponent pool",
+            "last_evaluation": self.state["history"][-1] if self.state["history"] else None,
+        }
+
+    def _export_model(self) -> Path:
+        from training.checkpoint import write_bytes_atomically
+
+        model = encode_model(learner_weights(self.model), self._model_metadata())
+        write_bytes_atomically(self.folder.model_path, model)
+        return self.folder.model_path
+
+    def _final_evaluation(self) -> dict:
+        from training.checkpoint import write_json_atomically
+
+        config = self.config.evaluation
+        policy = NetworkPolicy(learner_weights(self.model), self.config.network.hidden, self.config.network.activation)
+        self._print(f"final evaluation: {config.final_games} duplicate-deal games against each of "
+                    f"{', '.join(config.final_opponents)}")
+        seed = _derived(self.config.seed, 5)
+        results = evaluate_policy(policy, config.final_opponents, self.rules, config.final_games, seed)
+        write_json_atomically(self.folder.evaluation_path, {
+            "format": "skipbo-train-evaluation/1", "model": str(self.folder.model_path), "seed": seed,
+            "timesteps": self.state["timesteps"], "rules": self.rules.to_dict(), "duplicate": True,
+            "results": results, "history": self.state["history"], "versions": versions(), "created": _now(),
+        })
+        return results
+
+    def _print_summary(self, evaluation: dict, model_path: Path) -> None:
+        from rich.console import Console
+        from rich.table import Table
+
+        table = Table(title=f"{self.config.name}: learner after {self.state['timesteps']:,} steps "
+                            f"({_clock(self._wall_seconds())})")
+        for column in ("opponent", "games", "wins", "draws", "win rate", "95% interval"):
+            table.add_column(column, justify="left" if column == "opponent" else "right")
+        for opponent, stats in evaluation.items():
+            table.add_row(opponent, str(stats["games"]), str(stats["wins"]), str(stats["draws"]),
+                          f"{stats['win_rate']:.1%}", f"{stats['ci95'][0]:.1%} - {stats['ci95'][1]:.1%}")
+        console = Console(file=self.out, width=100)
+        console.print(table)
+        tensorboard = self.folder.tensorboard_dir
+        self._print(f"model:       {model_path}")
+        self._print(f"             play it: skipbo play --opponents {model_path}; measure it: "
+                    f"skipbo evaluate --agents {model_path} greedy planner --games 2000")
+        self._print(f"tensorboard: tensorboard --logdir {tensorboard}")
+        self._print(f"evaluation:  {self.folder.evaluation_path}")
+        best = self.state["best"]
+        if best is not None and best["timesteps"] != self.state["timesteps"]:
+            self._print(f"best periodic evaluation at step {best['timesteps']:,} "
+                        f"(mean win rate {best['score']:.1%}): {self.folder.best_model_path}")
+
+    # ------------------------------------------------------------------ display
+    def _progress_bar(self, total: int, description: str, unit: str, initial: int = 0):
+        """A tqdm bar on stderr; redrawn at most every 30 s when stderr is a log file, not a terminal."""
+        from tqdm import tqdm
+
+        return tqdm(total=total, initial=initial, unit=unit, desc=description, disable=not self.progress,
+                    file=sys.stderr, dynamic_ncols=True, mininterval=0.5 if sys.stderr.isatty() else 30.0)
+
+    def _refresh_bar(self) -> None:
+        if self._bar is None:
+            return
+        postfix = {}
+        if self.state["history"]:
+            for opponent, stats in self.state["history"][-1]["results"].items():
+                postfix[f"eval {opponent}"] = f"{stats['win_rate']:.0%}"
+        for opponent in sorted(self.training_results):
+            window = self.training_results[opponent]
+            postfix[f"vs {opponent}"] = f"{np.mean(np.array(window) > 0):.0%}"
+        self._bar.set_postfix(postfix, refresh=False)
+
+    def _close_bar(self) -> None:
+        if self._bar is not None:
+            self._bar.close()
+            self._bar = None
+
+    def _print(self, line: str) -> None:
+        if self._bar is not None:
+            self._bar.clear()
+        print(line, file=self.out, flush=True)
+        if self._bar is not None:
+            self._bar.refresh()
+
+    def _wall_seconds(self) -> float:
+        return self._wall_before + time.perf_counter() - self._session_start
+
+
+def _schedule_callback(trainer: Trainer):
+    """An SB3 callback that hands the rollout and step events to ``trainer`` (SB3 imported lazily)."""
+    from stable_baselines3.common.callbacks import BaseCallback
+
+    class Schedule(BaseCallback):
+        """Hands SB3's callback events to the :class:`Trainer`."""
+
+        def __init__(self, trainer: Trainer) -> None:
+            super().__init__()
+            self.trainer = trainer
+
+        def _on_rollout_start(self) -> None:
+            self.trainer.on_rollout_start()
+
+        def _on_step(self) -> bool:
+            return self.trainer.on_step(self.locals.get("infos", []), self.training_env.num_envs)
+
+    return Schedule(trainer)
+
+
+def _env_factory(config: TrainConfig, rules, index: int, seed: int):
+    """A picklable recipe for environment ``index`` (SubprocVecEnv builds it in its own process)."""
+    network = (list(config.network.hidden), config.network.activation)
+
+    def make():
+        from skipbo_env.envs.single_agent import SingleAgentEnv
+
+        pool = OpponentPool(config.opponents.mix, config.opponents.max_snapshots, network)
+        opponents = [PoolOpponent(pool, _derived(seed, index, seat), load_policy)
+                     for seat in range(rules.num_players - 1)]
+        env = SingleAgentEnv(opponents=opponents, rules=rules, random_seat=config.env.random_seat)
+        return SelfPlayEnv(env, pool, opponents)
+
+    return make
+
+
+def _vector_env(config: TrainConfig, rules, seed: int):
+    """``env.vec_env: vector``: all ``env.num_envs`` hands on the batched engine, opponents from one pool."""
+    from training.selfplay_vector import VectorSelfPlayEnv
+
+    pool = OpponentPool(config.opponents.mix, config.opponents.max_snapshots,
+                        (list(config.network.hidden), config.network.activation))
+    return VectorSelfPlayEnv(rules, config.env.num_envs, pool, seed=seed,
+                             learner_seat=None if config.env.random_seat else 0)
+
+
+def _derived(seed: int, *key: int) -> int:
+    return int(np.random.SeedSequence(seed, spawn_key=key).generate_state(1, np.uint32)[0])
+
+
+def _next(step: int, every: int) -> int:
+    return (step // every + 1) * every
+
+
+def _clock(seconds: float) -> str:
+    minutes, seconds = divmod(int(seconds), 60)
+    hours, minutes = divmod(minutes, 60)
+    return f"{hours}h{minutes:02d}m{seconds:02d}s" if hours else f"{minutes}m{seconds:02d}s"
+
+
+def _now() -> str:
+    return datetime.datetime.now(datetime.timezone.utc).isoformat(timespec="seconds")
