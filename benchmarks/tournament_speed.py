@@ -16,7 +16,8 @@ import argparse
 import sys
 
 from skipbo_env import Rules
-from evaluation.tournament import run_tournament, versions
+from evaluation.tournament import run_tournament
+from skipbo_env.provenance import versions
 
 
 def main(argv: list[str] | None = None) -> int:

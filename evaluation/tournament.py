@@ -66,7 +66,6 @@ import json
 import math
 import multiprocessing
 import os
-import platform
 import shlex
 import sys
 import time
@@ -78,6 +77,7 @@ from typing import Sequence
 import numpy as np
 
 import skipbo_env
+from skipbo_env.provenance import versions
 from agents.loading import PolicySpecError, load_policy
 from agents.policy import reset_policy
 from skipbo_env.actions import NUM_ACTIONS
@@ -763,34 +763,6 @@ def wilson_interval(successes: int, trials: int, z: float = Z95) -> tuple[float,
     centre = (p + z * z / (2 * trials)) / denominator
     half = z * math.sqrt(p * (1 - p) / trials + z * z / (4 * trials * trials)) / denominator
     return min(p, max(0.0, centre - half)), max(p, min(1.0, centre + half))
-
-
-def versions() -> dict:
-    """Versions of what produced the figures (torch and numba only when they are already loaded)."""
-    found = {"skipbo-lab": skipbo_env.__version__, "python": platform.python_version(), "numpy": np.__version__}
-    try:
-        import openskill
-
-        found["openskill"] = openskill.__version__
-    except (ImportError, AttributeError):
-        pass
-    for module in ("torch", "numba"):
-        if module in sys.modules:
-            found[module] = sys.modules[module].__version__
-    found["git"] = _git_commit()
-    return found
-
-
-def _git_commit() -> str | None:
-    import subprocess
-
-    root = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-    try:
-        out = subprocess.run(["git", "rev-parse", "--short", "HEAD"], cwd=root, capture_output=True, text=True,
-                             timeout=5)
-    except (OSError, subprocess.SubprocessError):
-        return None
-    return out.stdout.strip() or None
 
 
 # ---------------------------------------------------------------------------- reporting

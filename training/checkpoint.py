@@ -29,7 +29,6 @@ import datetime
 import io
 import json
 import os
-import platform
 import shutil
 import sys
 import tempfile
@@ -40,27 +39,6 @@ from agents.saved_model import current_umask, write_bytes_atomically
 CHECKPOINTS = "checkpoints"
 LATEST = "latest.json"
 TENSORBOARD = "tensorboard"
-
-
-def versions() -> dict:
-    """Versions of Python and of the libraries a run depends on."""
-    import gymnasium
-    import numpy
-    import sb3_contrib
-    import stable_baselines3
-    import torch
-
-    import skipbo_env
-
-    return {
-        "skipbo_lab": skipbo_env.__version__,
-        "python": platform.python_version(),
-        "numpy": numpy.__version__,
-        "torch": torch.__version__,
-        "gymnasium": gymnasium.__version__,
-        "stable_baselines3": stable_baselines3.__version__,
-        "sb3_contrib": sb3_contrib.__version__,
-    }
 
 
 # ---------------------------------------------------------------------- atomic writes

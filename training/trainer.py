@@ -42,7 +42,8 @@ from agents.loading import load_policy
 from agents.network import NetworkPolicy
 from agents.saved_model import encode_model
 from skipbo_env.encoding import OBS_SIZE
-from training.checkpoint import RunFolder, load_tensors, read_checkpoint_state, tensors_to_bytes, versions
+from skipbo_env.provenance import versions
+from training.checkpoint import RunFolder, load_tensors, read_checkpoint_state, tensors_to_bytes
 from training.config import SNAPSHOTS, ConfigError, TrainConfig, describe_schema, dump_config, load_config
 from training.selfplay import OpponentPool, PoolOpponent, SelfPlayEnv
 
