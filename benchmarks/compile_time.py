@@ -1,0 +1,78 @@
+"""How long the batched engine's numba kernels take to compile, as a fresh clone meets them.
+
+Runs the same small workload in fresh Python processes: first with an empty numba cache (what a
+fresh clone pays: every kernel compiled), then again with the cache that run left (what every
+later run pays: the kernels loaded from disk). The workload builds a batch, steps it with the
+kernel bots, builds observations and masks, for each table in ``--tables`` (one rule set per
+deck count and table size, so extra specialisations show up as extra time).
+
+    python benchmarks/compile_time.py
+    python benchmarks/compile_time.py --tables 2:1 2:2 4:1 --json
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT))
+
+from skipbo_env.provenance import header  # noqa: E402
+
+WORKLOAD = """
+import sys, time
+import numpy as np
+start = time.perf_counter()
+from skipbo_env import Rules
+from skipbo_env.vector import VectorGame
+from agents.batched import bots
+from agents.batched.policies import KernelBot
+from agents.batched.seating import Seating
+for players, decks in {tables}:
+    rules = Rules(num_players=players, decks=decks, stock_size=5)
+    engine = VectorGame(rules, 8, seed=1, threads=1)
+    seating = Seating(engine, [KernelBot("greedy"), KernelBot("random")])
+    rows = np.arange(8)
+    seating.assign(rows, np.array([[s % 2 for s in range(players)]] * 8))
+    seating.advance(rows)
+    engine.observe(rows)
+print(time.perf_counter() - start)
+"""
+
+
+def run_once(tables, cache_dir: str) -> float:
+    env = {**os.environ, "NUMBA_CACHE_DIR": cache_dir, "PYTHONPATH": str(ROOT)}
+    out = subprocess.run([sys.executable, "-c", WORKLOAD.format(tables=tables)], env=env, cwd=ROOT,
+                         capture_output=True, text=True, check=True)
+    return float(out.stdout.strip().splitlines()[-1])
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--tables", nargs="+", default=["2:1", "4:1", "2:2"], metavar="PLAYERS:DECKS",
+                        help="the tables the workload plays (default: 2:1 4:1 2:2)")
+    parser.add_argument("--json", action="store_true", help="end with one line of JSON")
+    args = parser.parse_args(argv)
+    tables = [tuple(int(x) for x in text.split(":")) for text in args.tables]
+    print(header("python " + " ".join([os.path.relpath(__file__, ROOT)] + (argv or sys.argv[1:])), seed=1))
+    with tempfile.TemporaryDirectory(prefix="numba-cache-") as cache:
+        wall = time.perf_counter()
+        cold = run_once(tables, cache)
+        warm = run_once(tables, cache)
+        wall = time.perf_counter() - wall
+    print(f"tables {args.tables}: cold cache {cold:.1f} s (compiling), warm cache {warm:.1f} s (loading); "
+          f"both runs {wall:.1f} s of wall time including interpreter start")
+    if args.json:
+        print(json.dumps({"cold_s": round(cold, 2), "warm_s": round(warm, 2), "tables": args.tables}))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
