@@ -45,14 +45,16 @@ def build_parser() -> argparse.ArgumentParser:
     commands = parser.add_subparsers(dest="command", metavar="COMMAND")
     for name, (module_name, summary) in SUBCOMMANDS.items():
         sub = commands.add_parser(name, help=summary, description=summary)
-        sub.set_defaults(_module=module_name)
+        sub.set_defaults(_module=module_name, _parser=sub)
         importlib.import_module(module_name).add_arguments(sub)
     return parser
 
 
 def main(argv: list[str] | None = None) -> int:
     parser = build_parser()
-    args = parser.parse_args(argv)
+    args, unknown = parser.parse_known_args(argv)
+    if unknown:  # named by the subcommand, whose --help lists what it takes
+        getattr(args, "_parser", parser).error(f"unrecognized arguments: {' '.join(unknown)}")
     if args.command is None:
         parser.print_help()
         return 0
