@@ -12,6 +12,13 @@ Any of them may end with options passed to the constructor, after a colon:
 ``planner:hold_wilds=false,search=true``, ``my_bots.py:MyBot:depth=3``. Values are read as
 ``true``/``false``, ``none``, integers, floats, or else kept as text. Each class is instantiated
 with those keyword arguments; an object that is already a policy is returned unchanged.
+
+Safety: a saved model file is read as tensors and JSON only (``agents.saved_model``): loading
+one from a stranger cannot run code, and a file it refuses raises ``SavedModelError``. The
+``package.module:ClassName`` and ``path/to/file.py:ClassName`` specs are the opposite: they
+import that module or file and run its code, by design, wherever the spec comes from (the
+command line, a training config's opponents, or a run folder's saved config on
+``skipbo train --resume``). Name only code you trust there.
 """
 
 from __future__ import annotations
@@ -37,6 +44,11 @@ ACCEPTED = (
 )
 
 
+RUNS_CODE = ("module:Class and file.py:Class import and run that Python code, so name only code you trust; "
+             "a saved model file (.zip or .pt) is read as plain tensors and JSON and cannot run code")
+"""The safety note of every help text that accepts policy specs (see the module docstring)."""
+
+
 class PolicySpecError(ValueError):
     """A policy spec that names nothing loadable; the message lists what is accepted."""
 
@@ -45,7 +57,10 @@ def load_policy(spec, seed: int | None = None):
     """The policy a spec names (see the module docstring), its generator seeded with ``seed``.
 
     ``seed`` is passed as the ``seed`` keyword to classes whose constructor accepts one.
-    Raises :class:`PolicySpecError` naming the spec and the accepted forms.
+    Raises :class:`PolicySpecError` naming the spec and the accepted forms, and
+    ``agents.saved_model.SavedModelError`` (also a ``ValueError``) for every model file it refuses.
+    A model file never runs code; a ``module:Class`` or ``file.py:Class`` spec imports and runs
+    that code by design (see the module docstring): pass only specs you trust.
     """
     if hasattr(spec, "act"):
         return spec
@@ -97,8 +112,10 @@ def _parse_value(text: str):
 
 
 def _load_saved_model(path: str):
-    if not os.path.isfile(path):
+    if not os.path.exists(path):
         raise PolicySpecError(f"saved model {path!r} does not exist (no such file)")
+    if not os.path.isfile(path):
+        raise PolicySpecError(f"saved model {path!r} is not a file (a folder?): give a model .zip or .pt file")
     try:
         saved_model = importlib.import_module("agents.saved_model")
     except ModuleNotFoundError as error:

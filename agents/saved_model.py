@@ -11,7 +11,11 @@ config, seed, steps, library versions). Two containers, the same content:
 Loading uses ``torch.load(..., weights_only=True)``, which accepts tensors and plain containers
 only, so a file from a stranger cannot run code. A file that is not a model, a model for another
 observation size, or a Stable-Baselines3 archive (whose ``data`` entry is cloudpickled) is
-refused with :class:`SavedModelError` saying why.
+refused with :class:`SavedModelError` saying why, and so is every damaged or hostile file: a
+file or zip member larger than :data:`MAX_MODEL_BYTES` (checked against the zip directory's
+declared sizes before reading, and again while reading in bounded chunks), an encrypted member
+or one compressed other than stored or deflated, corrupt bytes, deeply nested metadata, and
+weights that are not dense float32 tensors under string names.
 """
 
 from __future__ import annotations
@@ -19,8 +23,10 @@ from __future__ import annotations
 import io
 import json
 import os
+import struct
 import tempfile
 import zipfile
+import zlib
 from pathlib import Path
 
 import numpy as np
@@ -31,6 +37,15 @@ from skipbo_env.actions import NUM_ACTIONS
 MODEL_FORMAT = "skipbo-model/1"
 METADATA_ENTRY = "skipbo-model.json"
 WEIGHTS_ENTRY = "policy.pt"
+MAX_MODEL_BYTES = 256 * 2**20
+"""The largest model file, and the largest weights member of a model zip, that is read."""
+MAX_METADATA_BYTES = 4 * 2**20
+"""The largest metadata member of a model zip that is read."""
+ZIP_METHODS = (zipfile.ZIP_STORED, zipfile.ZIP_DEFLATED)
+READ_CHUNK = 2**20
+DAMAGED_ZIP = (zipfile.BadZipFile, zlib.error, EOFError, NotImplementedError, RuntimeError, OSError,
+               struct.error, OverflowError)
+"""What :mod:`zipfile` raises for damaged or unsupported archives."""
 
 
 class SavedModelError(ValueError):
@@ -75,7 +90,7 @@ def encode_model(state_dict: dict, metadata: dict, suffix: str = ".zip", name: s
 def load_saved_policy(path: str | Path, deterministic: bool = True, seed: int | None = None) -> NetworkPolicy:
     """The policy stored in a model file, ready to ``act(observation)``; refuses anything else."""
     tensors, metadata = read_model(path)
-    weights = {name: tensor.numpy() for name, tensor in tensors.items()}
+    weights = {name: tensor.detach().numpy() for name, tensor in tensors.items()}
     return NetworkPolicy(weights, metadata["hidden"], metadata["activation"],
                          deterministic=deterministic, seed=seed, metadata=metadata)
 
@@ -85,27 +100,69 @@ def read_model(path: str | Path) -> tuple[dict, dict]:
     path = Path(path)
     if not path.is_file():
         raise SavedModelError(f"no model file at {str(path)!r}")
-    data = path.read_bytes()
     name = str(path)
-    if _is_zip(data):
+    data = _read_file(path, name)
+    if not _is_zip(data):
+        raise SavedModelError(f"{name} is not a skipbo model file: it is neither a model .zip nor a torch tensor file")
+    try:
         with zipfile.ZipFile(io.BytesIO(data)) as archive:
             entries = set(archive.namelist())
             if METADATA_ENTRY in entries:
-                metadata = _parse_metadata(archive.read(METADATA_ENTRY), name)
-                tensors = _load_tensors(archive.read(WEIGHTS_ENTRY) if WEIGHTS_ENTRY in entries else None, name)
-                return _checked(tensors, metadata, name)
-            if {"data", "policy.pth"} <= entries:
-                raise SavedModelError(
-                    f"{name} is a Stable-Baselines3 archive, whose 'data' entry holds pickled objects; "
-                    "it is not loaded. Use the model.zip that `skipbo train` exports into the run folder."
-                )
-    else:
-        raise SavedModelError(f"{name} is not a skipbo model file: it is neither a model .zip nor a torch tensor file")
+                metadata = _parse_metadata(_read_member(archive, METADATA_ENTRY, MAX_METADATA_BYTES, name), name)
+                weights = _read_member(archive, WEIGHTS_ENTRY, MAX_MODEL_BYTES, name) if WEIGHTS_ENTRY in entries else None
+                return _checked(_load_tensors(weights, name), metadata, name)
+    except SavedModelError:
+        raise
+    except DAMAGED_ZIP as error:
+        raise SavedModelError(f"{name} is a damaged zip archive ({type(error).__name__}: {error})") from None
+    if {"data", "policy.pth"} <= entries:
+        raise SavedModelError(
+            f"{name} is a Stable-Baselines3 archive, whose 'data' entry holds pickled objects; "
+            "it is not loaded. Use the model.zip that `skipbo train` exports into the run folder."
+        )
     payload = _load_tensors(data, name)
-    if not isinstance(payload, dict) or payload.get("format") != MODEL_FORMAT:
+    if not isinstance(payload, dict) or not isinstance(payload.get("format"), str) \
+            or payload["format"] != MODEL_FORMAT:
         raise SavedModelError(f"{name} is not a skipbo model file (no {MODEL_FORMAT!r} record in it)")
     metadata = _parse_metadata(payload.get("metadata", ""), name)
     return _checked(payload.get("state_dict"), metadata, name)
+
+
+def _read_file(path: Path, name: str) -> bytes:
+    """The file's bytes, refused when larger than :data:`MAX_MODEL_BYTES` (never read past it)."""
+    try:
+        if path.stat().st_size > MAX_MODEL_BYTES:
+            raise SavedModelError(f"{name} is {path.stat().st_size:,} bytes, more than a model file may be "
+                                  f"({MAX_MODEL_BYTES:,} bytes)")
+        with path.open("rb") as stream:
+            data = stream.read(MAX_MODEL_BYTES + 1)
+    except OSError as error:
+        raise SavedModelError(f"cannot read {name}: {error.strerror or error}") from None
+    if len(data) > MAX_MODEL_BYTES:
+        raise SavedModelError(f"{name} is more than a model file may be ({MAX_MODEL_BYTES:,} bytes)")
+    return data
+
+
+def _read_member(archive: zipfile.ZipFile, entry: str, limit: int, name: str) -> bytes:
+    """One member of a model zip, checked before reading (encryption, method, declared size) and
+    read in chunks that stop at ``limit`` whatever the header says."""
+    info = archive.getinfo(entry)
+    where = f"{name}: zip member {entry}"
+    if info.flag_bits & 0x1:
+        raise SavedModelError(f"{where} is encrypted; a model zip holds plain members")
+    if info.compress_type not in ZIP_METHODS:
+        raise SavedModelError(f"{where} uses compression method {info.compress_type}; a model zip uses "
+                              f"{zipfile.ZIP_STORED} (stored) or {zipfile.ZIP_DEFLATED} (deflated)")
+    if info.file_size > limit:
+        raise SavedModelError(f"{where} declares {info.file_size:,} bytes, more than the {limit:,} it may hold")
+    chunks, total = [], 0
+    with archive.open(info) as stream:
+        while chunk := stream.read(READ_CHUNK):
+            total += len(chunk)
+            if total > limit:
+                raise SavedModelError(f"{where} holds more than the {limit:,} bytes it may hold")
+            chunks.append(chunk)
+    return b"".join(chunks)
 
 
 def _is_zip(data: bytes) -> bool:
@@ -135,7 +192,7 @@ def _load_tensors(data: bytes | None, name: str):
 def _parse_metadata(raw: bytes | str, name: str) -> dict:
     try:
         metadata = json.loads(raw)
-    except (ValueError, TypeError):
+    except (ValueError, TypeError, RecursionError):
         raise SavedModelError(f"{name} is not a skipbo model file: its metadata is not JSON") from None
     if not isinstance(metadata, dict) or metadata.get("format") != MODEL_FORMAT:
         raise SavedModelError(f"{name} is not a skipbo model file: metadata format is not {MODEL_FORMAT!r}")
@@ -146,7 +203,8 @@ def _checked(tensors, metadata: dict, name: str) -> tuple[dict, dict]:
     from skipbo_env.encoding import OBS_SIZE
 
     hidden, activation, obs_size = metadata.get("hidden"), metadata.get("activation"), metadata.get("obs_size")
-    if not isinstance(hidden, list) or not hidden or not all(isinstance(h, int) and h > 0 for h in hidden):
+    if not isinstance(hidden, list) or not hidden or \
+            not all(isinstance(h, int) and not isinstance(h, bool) and h > 0 for h in hidden):
         raise SavedModelError(f"{name}: metadata 'hidden' must be a list of layer sizes, not {hidden!r}")
     if activation not in ACTIVATIONS:
         raise SavedModelError(f"{name}: metadata 'activation' must be one of {ACTIVATIONS}, not {activation!r}")
@@ -166,6 +224,9 @@ def _check_weights(tensors, metadata: dict, name: str) -> None:
 
     if not isinstance(tensors, dict):
         raise SavedModelError(f"{name}: the weights are not a mapping of tensors")
+    if not all(isinstance(key, str) for key in tensors):
+        found = sorted({type(key).__name__ for key in tensors})
+        raise SavedModelError(f"{name}: the weights must be named by strings, not by {', '.join(found)}")
     expected = parameter_shapes(metadata["obs_size"], metadata["hidden"])
     if set(tensors) != set(expected):
         missing, extra = sorted(set(expected) - set(tensors)), sorted(set(tensors) - set(expected))
@@ -175,6 +236,9 @@ def _check_weights(tensors, metadata: dict, name: str) -> None:
         if not isinstance(tensor, torch.Tensor) or tuple(tensor.shape) != shape:
             found = tuple(tensor.shape) if isinstance(tensor, torch.Tensor) else type(tensor).__name__
             raise SavedModelError(f"{name}: tensor {key} has shape {found}, expected {shape}")
+        if tensor.layout is not torch.strided or tensor.dtype is not torch.float32:
+            raise SavedModelError(f"{name}: tensor {key} is a {tensor.layout} {tensor.dtype} tensor; "
+                                  "a skipbo model holds dense torch.float32 tensors")
         if not torch.isfinite(tensor).all():
             raise SavedModelError(f"{name}: tensor {key} holds NaN or infinite values")
 

@@ -78,12 +78,13 @@ import numpy as np
 
 import skipbo_env
 from skipbo_env.provenance import versions
-from agents.loading import PolicySpecError, load_policy
+from agents.loading import RUNS_CODE, load_policy
 from agents.policy import reset_policy
 from skipbo_env.actions import NUM_ACTIONS
 from skipbo_env.encoding import observe
 from skipbo_env.game import Game
 from skipbo_env.rules import Rules
+from skipbo_cli import arguments
 from skipbo_cli.rule_flags import add_rule_flags, rules_from_args
 
 RESULT_FORMAT = "skipbo-tournament/1"
@@ -112,6 +113,7 @@ ENGINES = ("auto", "python", "vector")
 VECTOR_PLAYERS = ("random and greedy (played inside its kernels) and networks (saved .zip/.pt models, "
                   "policies with logits(observations)), played with one batched forward pass per step")
 VECTOR_BATCH = 2048
+MAX_WORKERS = 256
 """Games the batched engine plays at once."""
 
 
@@ -315,15 +317,21 @@ def vector_kind(agent, policy) -> str | None:
 
 
 def choose_engine(engine: str, names: Sequence[str], agents: Sequence, policies: Sequence,
-                  save_dir: str | None = None) -> tuple[str, str]:
+                  save_dir: str | None = None, rules: Rules | None = None) -> tuple[str, str]:
     """``(engine, why)``: the engine that plays the tournament; :class:`EngineError` when ``vector``
     is asked for and cannot play it (see the module docstring)."""
     if engine not in ENGINES:
         raise EngineError(f"engine={engine!r} is not allowed: use one of {', '.join(ENGINES)}")
     if engine == "python":
         return "python", "asked for"
+    from skipbo_env.vector.layout import MAX_DECKS
+
     unsupported = [name for name, agent, policy in zip(names, agents, policies) if vector_kind(agent, policy) is None]
+    too_many_decks = rules is not None and rules.decks > MAX_DECKS
     if engine == "vector":
+        if too_many_decks:
+            raise EngineError(f"decks={rules.decks} is too many for the vector engine, which deals at most "
+                              f"{MAX_DECKS} decks; use --engine python (or auto)")
         if unsupported:
             raise EngineError(f"agent {unsupported[0]!r} cannot play on the vector engine, which plays "
                               f"{VECTOR_PLAYERS}; use --engine python (or auto)")
@@ -333,6 +341,8 @@ def choose_engine(engine: str, names: Sequence[str], agents: Sequence, policies:
         return "vector", "asked for"
     if unsupported:
         return "python", f"auto: {unsupported[0]!r} plays only on the python engine"
+    if too_many_decks:
+        return "python", f"auto: the vector engine deals at most {MAX_DECKS} decks"
     if save_dir is not None:
         return "python", "auto: saving game records needs the python engine"
     return "vector", "auto: every agent plays on the batched engine"
@@ -670,7 +680,7 @@ def run_tournament(
     if len(names) != len(agents) or len(set(names)) != len(names):
         raise ValueError(f"names={names!r} must give {len(agents)} distinct names, one per agent")
     policies = [load_policy(agent) for agent in agents]  # a bad spec fails here, before any game
-    engine, engine_reason = choose_engine(engine, names, agents, policies, save_dir)
+    engine, engine_reason = choose_engine(engine, names, agents, policies, save_dir, rules)
     specs = schedule(len(agents), rules, games, seed, duplicate)
     if save_dir is not None:
         os.makedirs(save_dir, exist_ok=True)
@@ -887,16 +897,21 @@ def write_plot(result: TournamentResult, path: str) -> None:
 def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--agents", nargs="+", required=True, metavar="SPEC",
                         help="policies to compare: bot names (random, greedy, planner), saved model files, "
-                             "package.module:Class or path/to/file.py:Class")
-    parser.add_argument("--games", type=_positive_int, default=200, metavar="G",
-                        help="games to play, rounded up to whole sets of seatings (default 200)")
-    parser.add_argument("--seed", type=int, default=0, help="tournament seed (default 0)")
-    parser.add_argument("--workers", type=_positive_int, default=1, metavar="K", help="processes (default 1)")
+                             f"package.module:Class or path/to/file.py:Class; {RUNS_CODE}")
+    parser.add_argument("--games", type=arguments.bounded_int(1, arguments.MAX_GAMES), default=200, metavar="G",
+                        help=f"games to play, 1 to {arguments.MAX_GAMES:,}, rounded up to whole sets of seatings "
+                             "(default 200)")
+    parser.add_argument("--seed", type=arguments.seed, default=0, help="tournament seed, >= 0 (default 0)")
+    parser.add_argument("--workers", type=arguments.bounded_int(1, MAX_WORKERS), default=1, metavar="K",
+                        help=f"processes, 1 to {MAX_WORKERS} (default 1)")
     parser.add_argument("--no-duplicate", dest="duplicate", action="store_false",
                         help="give every game its own deal instead of replaying each deal in every seating")
-    parser.add_argument("--json", metavar="PATH", help="write every figure, the rules, seeds and versions")
-    parser.add_argument("--plot", metavar="PATH", help="write a bar chart of the win rates (PNG)")
-    parser.add_argument("--save-games", metavar="DIR", help="write each game's record as DIR/game-NNNNNN.json")
+    parser.add_argument("--json", metavar="PATH", type=arguments.output_file(".json"),
+                        help="write every figure, the rules, seeds and versions to PATH (.json)")
+    parser.add_argument("--plot", metavar="PATH", type=arguments.output_file(*arguments.PLOT_SUFFIXES),
+                        help=f"write a bar chart of the win rates ({', '.join(arguments.PLOT_SUFFIXES)})")
+    parser.add_argument("--save-games", metavar="DIR", type=arguments.output_folder,
+                        help="write each game's record as DIR/game-NNNNNN.json")
     parser.add_argument("--engine", choices=ENGINES, default="auto",
                         help="python: the rules engine, any policy; vector: the batched engine, for random, greedy "
                              "and saved networks (--workers are then the threads of its deal and step kernels; "
@@ -906,26 +921,12 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     add_rule_flags(parser)
 
 
-def _positive_int(text: str) -> int:
-    try:
-        value = int(text)
-    except ValueError:
-        value = 0
-    if value < 1:
-        raise argparse.ArgumentTypeError(f"{text!r} is not allowed: use an integer >= 1")
-    return value
-
-
 def run(args: argparse.Namespace) -> int:
     rules = rules_from_args(args)
     command = "skipbo evaluate " + _describe_args(args)
-    try:
-        result = run_tournament(args.agents, rules, args.games, args.seed, duplicate=args.duplicate,
-                                workers=args.workers, progress=args.progress, save_dir=args.save_games,
-                                engine=args.engine)
-    except (PolicySpecError, EngineError) as error:
-        print(f"skipbo evaluate: error: {error}", file=sys.stderr)
-        return 2
+    result = run_tournament(args.agents, rules, args.games, args.seed, duplicate=args.duplicate,
+                            workers=args.workers, progress=args.progress, save_dir=args.save_games,
+                            engine=args.engine)
     print_report(result, command)
     if args.json:
         with open(args.json, "w", encoding="utf-8") as handle:

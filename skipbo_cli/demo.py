@@ -8,11 +8,13 @@ import numpy as np
 
 from skipbo_env import Game, describe_action
 from skipbo_env.cards import card_name
+from skipbo_cli import arguments
 from skipbo_cli.rule_flags import add_rule_flags, rules_from_args
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
-    parser.add_argument("--seed", type=int, default=0, help="seed of the deal and of the moves (default 0)")
+    parser.add_argument("--seed", type=arguments.seed, default=0,
+                        help="seed of the deal and of the moves, >= 0 (default 0)")
     add_rule_flags(parser)
 
 

@@ -2,12 +2,20 @@
 
 Each subcommand module provides ``add_arguments(parser)`` and ``run(args) -> int``;
 modules are imported only when their subcommand runs, so ``skipbo --help`` stays fast.
+
+Bad input never ends in a traceback: a flag value that fails its check (``skipbo_cli.arguments``)
+and every error the project raises for what it was given (``ValueError`` and its kinds:
+``SavedModelError``, ``PolicySpecError``, ``ConfigError``, the refusals of ``Rules`` and of
+``Game.replay``; ``OSError`` for a path) end the command with one line,
+``skipbo COMMAND: error: MESSAGE``, and exit status 2. Set ``SKIPBO_TRACEBACK=1`` to see the
+traceback behind such a line instead.
 """
 
 from __future__ import annotations
 
 import argparse
 import importlib
+import os
 import sys
 
 import skipbo_env
@@ -19,22 +27,34 @@ SUBCOMMANDS = {
     "evaluate": ("evaluation.tournament", "play a seeded tournament between policies and report win rates"),
     "train": ("training.trainer", "train an agent by masked PPO self-play from a YAML config"),
 }
+USER_ERRORS = (ValueError, OSError)
+"""What the project raises for bad input; anything else is a bug and keeps its traceback."""
+USAGE_ERROR = 2
+
+
+class CommandParser(argparse.ArgumentParser):
+    """An argument parser whose errors are one line (``skipbo evaluate: error: ...``), not the usage."""
+
+    def error(self, message: str) -> None:
+        self.exit(USAGE_ERROR, f"{self.prog}: error: {one_line(message)} (see {self.prog} --help)\n")
 
 
 def build_parser() -> argparse.ArgumentParser:
-    parser = argparse.ArgumentParser(prog="skipbo", description="skipbo-lab: Skip-Bo for reinforcement learning.")
+    parser = CommandParser(prog="skipbo", description="skipbo-lab: Skip-Bo for reinforcement learning.")
     parser.add_argument("--version", action="version", version=f"skipbo-lab {skipbo_env.__version__}")
     commands = parser.add_subparsers(dest="command", metavar="COMMAND")
     for name, (module_name, summary) in SUBCOMMANDS.items():
         sub = commands.add_parser(name, help=summary, description=summary)
-        sub.set_defaults(_module=module_name)
+        sub.set_defaults(_module=module_name, _parser=sub)
         importlib.import_module(module_name).add_arguments(sub)
     return parser
 
 
 def main(argv: list[str] | None = None) -> int:
     parser = build_parser()
-    args = parser.parse_args(argv)
+    args, unknown = parser.parse_known_args(argv)
+    if unknown:  # named by the subcommand, whose --help lists what it takes
+        getattr(args, "_parser", parser).error(f"unrecognized arguments: {' '.join(unknown)}")
     if args.command is None:
         parser.print_help()
         return 0
@@ -43,6 +63,23 @@ def main(argv: list[str] | None = None) -> int:
     except KeyboardInterrupt:
         print("\ninterrupted", file=sys.stderr)
         return 130
+    except USER_ERRORS as error:
+        if os.environ.get("SKIPBO_TRACEBACK"):
+            raise
+        print(f"skipbo {args.command}: error: {describe_error(error)}", file=sys.stderr)
+        return USAGE_ERROR
+
+
+def describe_error(error: Exception) -> str:
+    """The error's message on one line; a path error names the path and what went wrong."""
+    if isinstance(error, OSError) and error.strerror:
+        paths = " -> ".join(str(p) for p in (error.filename, error.filename2) if p is not None)
+        return one_line(f"{paths}: {error.strerror}" if paths else error.strerror)
+    return one_line(str(error) or type(error).__name__)
+
+
+def one_line(text: str) -> str:
+    return " ".join(text.split())
 
 
 if __name__ == "__main__":

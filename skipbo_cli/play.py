@@ -49,11 +49,12 @@ import numpy as np
 from rich.console import Console
 from rich.text import Text
 
-from agents.loading import PolicySpecError, load_policy
+from agents.loading import RUNS_CODE, load_policy
 from skipbo_env import Game, IllegalActionError, Match, Rules
 from skipbo_env.actions import FIRST_DISCARD, PARTNER_STOCK_SOURCE, STOCK_SOURCE
 from skipbo_env.encoding import observe
 from skipbo_cli.move_parser import HELP_TEXT, MoveInputError, key_for_action, parse_command
+from skipbo_cli import arguments
 from skipbo_cli.rule_flags import add_rule_flags, rules_from_args
 from skipbo_cli.table_view import (
     Snapshot,
@@ -70,6 +71,7 @@ from skipbo_cli.table_view import (
 MATCH_FORMAT = "skipbo-match/1"
 HUMAN = "human"
 PROMPT = "your move> "
+DEFAULT_SAVE_FOLDER = "games"
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
@@ -78,16 +80,17 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                      "watch it again with: skipbo replay FILE")
     parser.add_argument("--opponents", nargs="+", default=["greedy"], metavar="POLICY",
                         help="the other seats, in order: bot names (random, greedy, planner), saved model files, "
-                             "module:Class or file.py:Class (default: greedy)")
+                             f"module:Class or file.py:Class (default: greedy); {RUNS_CODE}")
     parser.add_argument("--seat", type=int, default=0, metavar="N", help="your seat, 0 to players-1 (default 0)")
-    parser.add_argument("--seed", type=int, default=None,
-                        help="seed of the deal and of the opponents (default: a fresh one, printed)")
+    parser.add_argument("--seed", type=arguments.seed, default=None,
+                        help="seed of the deal and of the opponents, >= 0 (default: a fresh one, printed)")
     parser.add_argument("--match", action="store_true",
                         help="play a whole match (to 500 unless --match-end says otherwise) instead of one hand; "
                              "--match-end target:N or rounds:N imply it")
-    parser.add_argument("--save", metavar="PATH", help="where to save the game (default games/play-<time>-seed<S>.json)")
-    parser.add_argument("--delay", type=float, default=0.3, metavar="SECONDS",
-                        help="pause after each opponent move (default 0.3)")
+    parser.add_argument("--save", metavar="PATH", type=arguments.output_file(".json"),
+                        help=f"where to save the game, a .json file (default {DEFAULT_SAVE_FOLDER}/play-<time>-seed<S>.json)")
+    parser.add_argument("--delay", type=arguments.seconds, default=0.3, metavar="SECONDS",
+                        help="pause after each opponent move, >= 0 (default 0.3)")
     parser.add_argument("--no-color", action="store_true", help="plain text, no colors or styles")
     parser.add_argument("--autoplay", metavar="POLICY", help="let POLICY choose your moves (watch bots, or test)")
     add_rule_flags(parser)
@@ -95,6 +98,8 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 def run(args: argparse.Namespace) -> int:
     rules = rules_from_args(args, num_players=args.num_players or 1 + len(args.opponents))
+    if args.save is None:
+        arguments.check_creatable(Path(DEFAULT_SAVE_FOLDER))
     seat_specs = _seat_specs(args.opponents, rules.num_players, args.seat)
     seed = args.seed if args.seed is not None else int(np.random.SeedSequence().entropy % 1_000_000)
     console = Console(highlight=False, markup=False, color_system=None if args.no_color else "auto")
@@ -105,7 +110,7 @@ def run(args: argparse.Namespace) -> int:
         import readline  # noqa: F401  (line editing and history for input())
     match = args.match or (args.match_end is not None and "single_hand" not in args.match_end)
     session = PlaySession(console, rules, seed, args.seat, policies, seat_specs, match=match,
-                          delay=max(args.delay, 0.0), save_path=args.save, autoplay=args.autoplay is not None)
+                          delay=args.delay, save_path=args.save, autoplay=args.autoplay is not None)
     return session.run()
 
 
@@ -125,14 +130,11 @@ def _seat_specs(opponents: list[str], num_players: int, human_seat: int) -> list
 
 
 def _load_policies(specs: list[str], autoplay: str | None, human_seat: int, seed: int) -> dict:
-    """Seat -> policy for every seat a policy plays; a bad spec exits with the loader's message."""
+    """Seat -> policy for every seat a policy plays; a bad spec raises the loader's ``ValueError``."""
     chosen = {seat: spec for seat, spec in enumerate(specs) if seat != human_seat}
     if autoplay is not None:
         chosen[human_seat] = autoplay
-    try:
-        return {seat: load_policy(spec, seed=seed + seat) for seat, spec in chosen.items()}
-    except PolicySpecError as error:
-        raise SystemExit(f"skipbo play: error: {error}") from None
+    return {seat: load_policy(spec, seed=seed + seat) for seat, spec in chosen.items()}
 
 
 class PlaySession:
@@ -149,7 +151,7 @@ class PlaySession:
         self.specs = specs
         self.delay = delay
         self.autoplay = autoplay
-        self.save_path = Path(save_path) if save_path else Path("games") / (
+        self.save_path = Path(save_path) if save_path else Path(DEFAULT_SAVE_FOLDER) / (
             f"play-{time.strftime('%Y%m%d-%H%M%S')}-seed{seed}.json")
         self._policy_seeds = np.random.default_rng([seed, 1])
         self.match = Match(rules, seed=seed) if match else None

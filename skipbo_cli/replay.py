@@ -32,6 +32,8 @@ from skipbo_env.game import RECORD_FORMAT
 from skipbo_cli.table_view import Snapshot, describe_move, move_effects, render_table, seat_name
 
 MATCH_FORMAT = "skipbo-match/1"
+MAX_FILE_BYTES = 64 * 2**20
+"""The largest file replayed (a long match is a few hundred kilobytes)."""
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
@@ -56,17 +58,33 @@ class SavedHand:
 
 def load_hands(path: str) -> list[SavedHand]:
     """The hands a file holds, in order; a file that is not a game file exits with why."""
-    try:
-        data = json.loads(Path(path).read_text())
-    except OSError as error:
-        raise SystemExit(f"skipbo replay: error: cannot read {path}: {error.strerror or error}") from None
-    except json.JSONDecodeError as error:
-        raise SystemExit(f"skipbo replay: error: {path} is not JSON ({error})") from None
+    data = _read_json(path)
     if isinstance(data, list):
+        if not data:
+            raise SystemExit(f"skipbo replay: error: {path} holds an empty list: no game to replay")
         return [_record_hand(item, f"game {i + 1} of {len(data)}", path) for i, item in enumerate(data)]
     if isinstance(data, dict) and data.get("format") == MATCH_FORMAT:
-        return _match_hands(data)
+        return _match_hands(data, path)
     return [_record_hand(data, "", path)]
+
+
+def _read_json(path: str):
+    """The JSON a file holds; a missing, huge, binary, broken or too deeply nested file exits with why."""
+    try:
+        with open(path, "rb") as stream:
+            raw = stream.read(MAX_FILE_BYTES + 1)
+    except OSError as error:
+        raise SystemExit(f"skipbo replay: error: cannot read {path}: {error.strerror or error}") from None
+    if len(raw) > MAX_FILE_BYTES:
+        raise SystemExit(f"skipbo replay: error: {path} is larger than a game file may be ({MAX_FILE_BYTES:,} bytes)")
+    try:
+        return json.loads(raw.decode("utf-8"))
+    except UnicodeDecodeError:
+        raise SystemExit(f"skipbo replay: error: {path} is not JSON (it is not UTF-8 text)") from None
+    except json.JSONDecodeError as error:
+        raise SystemExit(f"skipbo replay: error: {path} is not JSON ({error})") from None
+    except RecursionError:
+        raise SystemExit(f"skipbo replay: error: {path} is nested too deeply to be a game file") from None
 
 
 def _record_hand(data, label: str, path: str) -> SavedHand:
@@ -74,25 +92,49 @@ def _record_hand(data, label: str, path: str) -> SavedHand:
         found = data.get("format") if isinstance(data, dict) else type(data).__name__
         raise SystemExit(f"skipbo replay: error: {path} holds {found!r}, not a game: give a game record "
                          f"({RECORD_FORMAT}), a match file ({MATCH_FORMAT}) or a list of game records")
-    return SavedHand(data, _names(data, data), data.get("final_state"), label)
+    return SavedHand(_checked_record(data, f"{path}{': ' + label if label else ''}"), _names(data, data),
+                     data.get("final_state"), label)
 
 
-def _match_hands(data: dict) -> list[SavedHand]:
-    entries = list(data.get("hands", []))
+def _match_hands(data: dict, path: str) -> list[SavedHand]:
+    entries = data.get("hands", [])
+    if not isinstance(entries, list):
+        raise SystemExit(f"skipbo replay: error: {path}: 'hands' must be a list of hands, not {type(entries).__name__}")
+    entries = list(entries)
     if "current" in data:
-        entries.append({**data["current"], "unfinished": True})
+        entries.append({**data["current"], "unfinished": True} if isinstance(data["current"], dict) else None)
+    if not entries:
+        raise SystemExit(f"skipbo replay: error: {path} is a match file with no hands to replay")
     hands = []
     for number, entry in enumerate(entries, start=1):
+        if not isinstance(entry, dict) or not isinstance(entry.get("record"), dict):
+            raise SystemExit(f"skipbo replay: error: {path}: hand {number} is not a mapping with a game 'record'")
         label = f"hand {number}" + (" (left unfinished)" if entry.get("unfinished") else "")
-        record = entry["record"]
+        record = _checked_record(entry["record"], f"{path}: {label}")
+        if entry.get("final_state") is not None and not isinstance(entry["final_state"], dict):
+            raise SystemExit(f"skipbo replay: error: {path}: {label}: 'final_state' must be a mapping")
         hands.append(SavedHand(record, _names(data, record), entry.get("final_state"), label))
     return hands
+
+
+def _checked_record(record: dict, where: str) -> dict:
+    """The record, refused (exit with why) where the fields replay reads itself have the wrong type;
+    ``Game.replay`` checks the deal."""
+    actions = record.get("actions")
+    if not isinstance(actions, list) or not all(isinstance(a, int) and not isinstance(a, bool) for a in actions):
+        raise SystemExit(f"skipbo replay: error: {where}: 'actions' must be a list of integer action ids")
+    for key, kind, words in (("final_state", dict, "a mapping"), ("winners", list, "a list of seats"),
+                             ("agents", list, "a list of names")):
+        if record.get(key) is not None and not isinstance(record[key], kind):
+            raise SystemExit(f"skipbo replay: error: {where}: {key!r} must be {words}, not "
+                             f"{type(record[key]).__name__}")
+    return record
 
 
 def _names(data: dict, record: dict) -> list[str]:
     """Who sat where (``agents``, as skipbo play and skipbo evaluate save it), else nothing."""
     agents = data.get("agents") or record.get("agents") or []
-    return [str(name) for name in agents]
+    return [str(name) for name in agents] if isinstance(agents, list) else []
 
 
 def run(args: argparse.Namespace) -> int:
@@ -131,11 +173,11 @@ class ReplayViewer:
         if self.seat is not None and not 0 <= self.seat < game.num_players:
             raise SystemExit(f"skipbo replay: error: --seat {self.seat} is not a seat: use 0 to {game.num_players - 1}")
         actions = hand.record["actions"]
-        self.console.rule(f"Replay{': ' + hand.label if hand.label else ''} · seed {hand.record['seed']} · "
+        self.console.rule(f"Replay{': ' + hand.label if hand.label else ''} · seed {hand.record.get('seed')} · "
                           f"{len(actions)} moves")
         names = hand.names if len(hand.names) == game.num_players else [""] * game.num_players
         for index, action in enumerate(actions):
-            if not self._show_move(game, names, index, len(actions), int(action)):
+            if not self._show_move(game, names, index, len(actions), action):
                 return None
         return self._finish(game, hand, names)
 

@@ -10,13 +10,16 @@ from __future__ import annotations
 import argparse
 
 from skipbo_env.rules import EXHAUSTED_DRAW_MODES, TEAM_STOCK_MODES, TEAM_WIN_MODES, Rules
+from skipbo_cli.arguments import bounded_int
+from skipbo_env.rules import MAX_DECKS
 
 
 def add_rule_flags(parser: argparse.ArgumentParser) -> None:
     group = parser.add_argument_group("rule settings (RULES.md; defaults as there)")
     group.add_argument("--num-players", "--players", type=int, default=None, metavar="N", help="2 to 6 (default 2)")
     group.add_argument("--stock-size", type=int, default=None, metavar="N", help="default 30 (2-4 players) or 20 (5-6)")
-    group.add_argument("--decks", type=int, default=None, metavar="N", help="copies of the 162-card deck (default 1)")
+    group.add_argument("--decks", type=bounded_int(1, MAX_DECKS), default=None, metavar="N",
+                       help=f"copies of the 162-card deck, 1 to {MAX_DECKS} (default 1)")
     group.add_argument("--partners", action="store_true", default=None, help="partners game (4 or 6 players)")
     group.add_argument("--team-win", choices=TEAM_WIN_MODES, default=None, help="partners: both stockpiles or either")
     group.add_argument("--team-stock", choices=TEAM_STOCK_MODES, default=None, help="partners: own or shared stockpile")
@@ -45,8 +48,5 @@ def rule_settings(args: argparse.Namespace) -> dict:
 
 
 def rules_from_args(args: argparse.Namespace, **defaults) -> Rules:
-    """``Rules`` from the flags given, over ``defaults``; a bad combination exits with its message."""
-    try:
-        return Rules(**{**defaults, **rule_settings(args)})
-    except ValueError as error:
-        raise SystemExit(f"skipbo: error: {error}") from None
+    """``Rules`` from the flags given, over ``defaults``; ``ValueError`` names a bad combination."""
+    return Rules(**{**defaults, **rule_settings(args)})

@@ -11,6 +11,8 @@ MIN_PLAYERS, MAX_PLAYERS = 2, 6
 TEAM_WIN_MODES = ("both", "either")
 TEAM_STOCK_MODES = ("own", "shared")
 EXHAUSTED_DRAW_MODES = ("play_on", "draw")
+MAX_DECKS = 1000
+"""The most decks a table deals from (162 cards each): more would take minutes and gigabytes to shuffle."""
 
 
 def default_stock_size(num_players: int) -> int:
@@ -55,6 +57,8 @@ class Rules:
             object.__setattr__(self, "stock_size", default_stock_size(self.num_players))
         self._check_positive_int("stock_size")
         self._check_positive_int("decks")
+        if self.decks > MAX_DECKS:
+            raise ValueError(f"decks={self.decks} is not allowed: use an integer from 1 to {MAX_DECKS}")
         self._check_choice("team_win", TEAM_WIN_MODES)
         self._check_choice("team_stock", TEAM_STOCK_MODES)
         self._check_choice("exhausted_draw", EXHAUSTED_DRAW_MODES)

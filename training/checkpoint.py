@@ -29,6 +29,7 @@ import datetime
 import io
 import json
 import os
+import re
 import shutil
 import sys
 import tempfile
@@ -39,6 +40,12 @@ from agents.saved_model import current_umask, write_bytes_atomically
 CHECKPOINTS = "checkpoints"
 LATEST = "latest.json"
 TENSORBOARD = "tensorboard"
+CHECKPOINT_NAME = re.compile(r"step_\d{9,}")
+STATE_COUNTERS = ("timesteps", "updates", "next_snapshot", "next_evaluation", "next_checkpoint")
+
+
+class CheckpointError(ValueError):
+    """A run folder or checkpoint that cannot be resumed; the message names the file and what is wrong."""
 
 
 # ---------------------------------------------------------------------- atomic writes
@@ -60,10 +67,15 @@ def tensors_to_bytes(tensors) -> bytes:
 
 
 def load_tensors(path: str | Path):
-    """Read a tensor file written by :func:`tensors_to_bytes`, never unpickling objects."""
+    """Read a tensor file written by :func:`tensors_to_bytes`, never unpickling objects;
+    :class:`CheckpointError` when it is missing or is not such a file."""
     import torch
 
-    return torch.load(Path(path), map_location="cpu", weights_only=True)
+    try:
+        return torch.load(Path(path), map_location="cpu", weights_only=True)
+    except Exception as error:  # torch raises RuntimeError, EOFError, UnpicklingError, ... for a broken file
+        raise CheckpointError(f"cannot resume from {path}: it is not a readable tensor file "
+                              f"({type(error).__name__}: {error})") from None
 
 
 # ---------------------------------------------------------------------- run folders
@@ -162,9 +174,13 @@ class RunFolder:
         pointer = self.checkpoints_dir / LATEST
         if not pointer.is_file():
             return None
-        checkpoint = self.checkpoints_dir / json.loads(pointer.read_text())["checkpoint"]
+        name = read_json_object(pointer).get("checkpoint")
+        if not isinstance(name, str) or not CHECKPOINT_NAME.fullmatch(name):
+            raise CheckpointError(f"{pointer} names no checkpoint folder ({name!r}); it should be "
+                                  '{"checkpoint": "step_NNNNNNNNN", ...}')
+        checkpoint = self.checkpoints_dir / name
         if not (checkpoint / "state.json").is_file():
-            raise FileNotFoundError(f"{pointer} points to {checkpoint.name}, which is missing or incomplete")
+            raise CheckpointError(f"{pointer} points to {checkpoint.name}, which is missing or incomplete")
         return checkpoint
 
     def _prune(self, keep: int, latest: str) -> None:
@@ -177,7 +193,40 @@ class RunFolder:
 
 
 def read_checkpoint_state(checkpoint: Path) -> dict:
-    return json.loads((checkpoint / "state.json").read_text())
+    """A checkpoint's ``state.json``, checked to hold the counters and lists a resumed run needs."""
+    path = checkpoint / "state.json"
+    state = read_json_object(path)
+    for key in STATE_COUNTERS:
+        if not _is_count(state.get(key)):
+            raise CheckpointError(f"{path}: {key!r} must be an integer >= 0, not {state.get(key)!r}")
+    if not isinstance(state.get("wall_seconds"), (int, float)) or isinstance(state["wall_seconds"], bool):
+        raise CheckpointError(f"{path}: 'wall_seconds' must be a number, not {state.get('wall_seconds')!r}")
+    steps = state.get("snapshot_steps")
+    if not isinstance(steps, list) or not all(_is_count(step) for step in steps):
+        raise CheckpointError(f"{path}: 'snapshot_steps' must be a list of steps, not {steps!r}")
+    if not isinstance(state.get("history"), list):
+        raise CheckpointError(f"{path}: 'history' must be a list of evaluations")
+    best = state.get("best")
+    if best is not None and not (isinstance(best, dict) and _is_count(best.get("timesteps"))
+                                 and isinstance(best.get("score"), (int, float))):
+        raise CheckpointError(f"{path}: 'best' must be null or {{\"score\": number, \"timesteps\": step}}")
+    return state
+
+
+def read_json_object(path: Path) -> dict:
+    """The JSON object in ``path``; :class:`CheckpointError` naming the file when it holds anything else."""
+    try:
+        with path.open("rb") as stream:
+            data = json.loads(stream.read(2**24).decode("utf-8"))  # a state file is kilobytes
+    except (ValueError, RecursionError) as error:
+        raise CheckpointError(f"{path} is not valid JSON ({type(error).__name__}: {error})") from None
+    if not isinstance(data, dict):
+        raise CheckpointError(f"{path} must hold a JSON object, not {type(data).__name__}")
+    return data
+
+
+def _is_count(value) -> bool:
+    return isinstance(value, int) and not isinstance(value, bool) and value >= 0
 
 
 def _fsync_directory(path: Path) -> None:

@@ -36,6 +36,11 @@ import yaml
 from skipbo_env.rules import Rules
 
 SNAPSHOTS = "snapshots"
+MAX_LAYERS = 16
+MAX_ROLLOUT = 2**20
+"""The most steps one rollout may hold (ppo.n_steps x env.num_envs): the buffer is allocated up front."""
+MAX_PYTHON_ENVS = 256
+"""The most environments of env.vec_env dummy or subproc (one Python game, or one process, each)."""
 
 
 class ConfigError(ValueError):
@@ -53,7 +58,8 @@ def _field(default: Any, help: str, **checks: Any) -> Any:
 
 @dataclasses.dataclass
 class EnvConfig:
-    num_envs: int = _field(4, "environments stepped together (SB3 VecEnv)", min=1)
+    num_envs: int = _field(4, "environments stepped together (SB3 VecEnv); dummy and subproc: at most "
+                              f"{MAX_PYTHON_ENVS}", min=1, max=MAX_ROLLOUT)
     vec_env: Literal["dummy", "subproc", "vector"] = _field(
         "dummy", "dummy: one process; subproc: one process per env; vector: the batched engine "
                  "(skipbo_env.vector), num_envs hands stepped together in one process")
@@ -196,7 +202,7 @@ def config_from_dict(data: dict) -> TrainConfig:
     """A checked :class:`TrainConfig` from plain data (as read from YAML)."""
     config = _build(TrainConfig, data, "")
     try:
-        config.make_rules()
+        rules = config.make_rules()
     except (TypeError, ValueError) as error:
         raise ConfigError(f"rules: {error}") from None
     _check_cross_field(config)
@@ -287,9 +293,14 @@ def _check_cross_field(config: TrainConfig) -> None:
             raise ConfigError(f"opponents.mix.{name}={weight!r} is not allowed: use a weight >= 0")
     if sum(mix.values()) <= 0:
         raise ConfigError("opponents.mix: the weights sum to 0; give at least one a weight > 0")
-    if not config.network.hidden or any(size < 1 for size in config.network.hidden):
-        raise ConfigError(f"network.hidden={config.network.hidden!r} is not allowed: use a list of sizes >= 1")
+    _check_network(config.network.hidden)
+    if config.env.vec_env != "vector" and config.env.num_envs > MAX_PYTHON_ENVS:
+        raise ConfigError(f"env.num_envs={config.env.num_envs} is too many for env.vec_env={config.env.vec_env!r}: "
+                          f"use at most {MAX_PYTHON_ENVS}, or env.vec_env=vector")
     rollout = config.ppo.n_steps * config.env.num_envs
+    if rollout > MAX_ROLLOUT:
+        raise ConfigError(f"a rollout of ppo.n_steps x env.num_envs = {rollout:,} steps is too large: "
+                          f"use at most {MAX_ROLLOUT:,}")
     if config.ppo.batch_size > rollout:
         raise ConfigError(
             f"ppo.batch_size={config.ppo.batch_size} is larger than a rollout "
@@ -297,6 +308,20 @@ def _check_cross_field(config: TrainConfig) -> None:
         )
     if not config.name or "/" in config.name or config.name.startswith("."):
         raise ConfigError(f"name={config.name!r} is not allowed: use a plain folder name")
+
+
+def _check_network(hidden: list[int]) -> None:
+    """Layer sizes >= 1, at most :data:`MAX_LAYERS` of them, and a policy that fits in a model file."""
+    from agents.network import parameter_shapes
+    from agents.saved_model import MAX_MODEL_BYTES
+    from skipbo_env.encoding import OBS_SIZE
+
+    if not hidden or len(hidden) > MAX_LAYERS or any(size < 1 for size in hidden):
+        raise ConfigError(f"network.hidden={hidden!r} is not allowed: use a list of 1 to {MAX_LAYERS} sizes >= 1")
+    parameters = sum(math.prod(shape) for shape in parameter_shapes(OBS_SIZE, hidden).values())
+    if 4 * parameters > MAX_MODEL_BYTES:
+        raise ConfigError(f"network.hidden={hidden!r} makes a policy of {parameters:,} weights, larger than a model "
+                          f"file may hold ({MAX_MODEL_BYTES // 4:,} float32 weights): use smaller layers")
 
 
 def dump_config(config: TrainConfig) -> str:

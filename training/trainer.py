@@ -21,7 +21,12 @@ What a run does, in order (each step is a method of :class:`Trainer`):
 
 ``skipbo train --resume RUN_DIR`` continues a run from its last checkpoint (after a kill or
 Ctrl-C) with the run's own config; overrides may follow (for example a larger
-``budget.total_timesteps`` to train on).
+``budget.total_timesteps`` to train on), except of ``network``, which the checkpoint fixes.
+
+Safety: opponent, evaluation and teacher specs are ``agents.load_policy`` specs. Saved model
+files among them cannot run code; a ``module:Class`` or ``file.py:Class`` spec imports and runs
+that code, also when it comes from a config file or from the saved config of a run folder given
+to ``--resume``: train only configs and run folders you trust.
 """
 
 from __future__ import annotations
@@ -30,6 +35,7 @@ import argparse
 import dataclasses
 import datetime
 import shlex
+import shutil
 import sys
 import time
 from collections import defaultdict, deque
@@ -38,12 +44,19 @@ from typing import TextIO
 
 import numpy as np
 
-from agents.loading import load_policy
+from agents.loading import RUNS_CODE, load_policy
 from agents.network import NetworkPolicy
 from agents.saved_model import encode_model
 from skipbo_env.encoding import OBS_SIZE
 from skipbo_env.provenance import versions
-from training.checkpoint import RunFolder, load_tensors, read_checkpoint_state, tensors_to_bytes
+from skipbo_cli.arguments import check_creatable
+from training.checkpoint import (
+    CheckpointError,
+    RunFolder,
+    load_tensors,
+    read_checkpoint_state,
+    tensors_to_bytes,
+)
 from training.config import SNAPSHOTS, ConfigError, TrainConfig, describe_schema, dump_config, load_config
 from training.selfplay import OpponentPool, PoolOpponent, SelfPlayEnv
 
@@ -52,6 +65,9 @@ PROGRESS_WINDOW = 200  # hands per opponent kind in the progress bar's training 
 
 # ---------------------------------------------------------------------- command line
 def add_arguments(parser: argparse.ArgumentParser) -> None:
+    parser.epilog = (f"Safety: the policy specs of a config (opponents.mix, evaluation, pretrain.teacher) are "
+                     f"agents.load_policy specs: {RUNS_CODE}. That holds for a config file and for the saved "
+                     "config of a run folder given to --resume: train only configs and run folders you trust.")
     parser.add_argument("config", nargs="?", metavar="CONFIG", help="YAML config, e.g. configs/quickstart.yaml")
     parser.add_argument("overrides", nargs="*", metavar="KEY=VALUE",
                         help="override single keys, e.g. ppo.learning_rate=1e-4 budget.total_timesteps=50000")
@@ -76,12 +92,8 @@ def run(args: argparse.Namespace) -> int:
         print("skipbo train: error: give a CONFIG file (e.g. configs/quickstart.yaml) or --resume RUN_DIR",
               file=sys.stderr)
         return 2
-    try:
-        train(config, overrides, resume=args.resume, progress=not args.no_progress,
-              command="skipbo train " + " ".join(shlex.quote(a) for a in sys.argv[2:]))
-    except (ConfigError, FileNotFoundError) as error:
-        print(f"skipbo train: error: {error}", file=sys.stderr)
-        return 2
+    train(config, overrides, resume=args.resume, progress=not args.no_progress,
+          command="skipbo train " + " ".join(shlex.quote(a) for a in sys.argv[2:]))
     return 0
 
 
@@ -108,19 +120,32 @@ def train(config: TrainConfig | str | Path | None, overrides: list[str] = (), *,
     if resume is not None:
         folder = RunFolder.open(resume)
         config = load_config(folder.config_path, overrides)
-    else:
-        if not isinstance(config, TrainConfig):
-            config = load_config(config, overrides)
-        elif overrides:
-            raise ConfigError("overrides apply to a config file; edit the TrainConfig object instead")
+        _check_same_network(config, load_config(folder.config_path), folder)
         check_specs(config)
-        folder = RunFolder.create(config.output_dir, config.name, dump_config(config), {
-            "command": command, "seed": config.seed, "rules": config.make_rules().to_dict(),
-            "versions": versions(), "created": _now(), "obs_size": OBS_SIZE,
-        })
+        return Trainer(config, folder, progress=progress, out=out).run()
+    if not isinstance(config, TrainConfig):
+        config = load_config(config, overrides)
+    elif overrides:
+        raise ConfigError("overrides apply to a config file; edit the TrainConfig object instead")
     check_specs(config)
-    trainer = Trainer(config, folder, progress=progress, out=out)
-    return trainer.run()
+    check_creatable(Path(config.output_dir))
+    folder = RunFolder.create(config.output_dir, config.name, dump_config(config), {
+        "command": command, "seed": config.seed, "rules": config.make_rules().to_dict(),
+        "versions": versions(), "created": _now(), "obs_size": OBS_SIZE,
+    })
+    try:
+        return Trainer(config, folder, progress=progress, out=out).run()
+    except Exception:
+        if folder.latest_checkpoint() is None:  # nothing to resume: leave no empty run folder behind
+            shutil.rmtree(folder.path, ignore_errors=True)
+        raise
+
+
+def _check_same_network(config: TrainConfig, saved: TrainConfig, folder: RunFolder) -> None:
+    """On ``--resume`` the checkpoint's weights fix the network: an override may not change it."""
+    if config.network != saved.network:
+        raise ConfigError(f"network cannot change on --resume: the checkpoints of {folder.path} hold "
+                          f"network.hidden={saved.network.hidden} with activation {saved.network.activation!r}")
 
 
 def check_specs(config: TrainConfig) -> None:
@@ -212,8 +237,12 @@ class Trainer:
     def _restore(self, checkpoint: Path) -> None:
         state = read_checkpoint_state(checkpoint)
         self.state.update(state)
-        self.model.policy.load_state_dict(load_tensors(checkpoint / "learner.pt"))
-        self.model.policy.optimizer.load_state_dict(load_tensors(checkpoint / "optimizer.pt"))
+        try:
+            self.model.policy.load_state_dict(load_tensors(checkpoint / "learner.pt"))
+            self.model.policy.optimizer.load_state_dict(load_tensors(checkpoint / "optimizer.pt"))
+        except (RuntimeError, KeyError, TypeError) as error:  # torch's words for weights of another shape
+            raise CheckpointError(f"cannot resume from {checkpoint}: its weights do not fit the network of the "
+                                  f"config ({type(error).__name__}: {' '.join(str(error).split())[:300]})") from None
         self.model.num_timesteps = state["timesteps"]
         self.model._n_updates = state["updates"]
         pool = load_tensors(checkpoint / "pool.pt")

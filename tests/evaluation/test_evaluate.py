@@ -167,8 +167,8 @@ def test_the_command_marks_the_json_incomplete_after_an_agent_error(tmp_path, ca
 def test_the_command_refuses_a_bad_spec_and_a_setting_the_rules_refuse(capsys):
     assert main(["evaluate", "--agents", "greedy", "nobody", "--games", "2"]) == 2
     assert "unknown policy spec 'nobody'" in capsys.readouterr().err
-    with pytest.raises(SystemExit, match="partners=True needs 4 or 6 players"):
-        main(["evaluate", "--agents", "greedy", "random", "--players", "3", "--partners"])
+    assert main(["evaluate", "--agents", "greedy", "random", "--players", "3", "--partners"]) == 2
+    assert "partners=True needs 4 or 6 players" in capsys.readouterr().err
 
 
 def test_the_command_says_which_engine_played_and_why(tmp_path, capsys):
