@@ -398,5 +398,6 @@ def layout_table() -> str:
 
 __all__ = [
     "DISCARD_DEPTH", "EARLIER_OBS_SIZES", "LAYOUT_ROWS", "MAX_SEATS", "OBS_HIGH", "OBS_LOW", "OBS_SIZE", "SCALE",
-    "SEAT_BLOCK", "SEAT_START", "action_mask", "as_action_id", "decode_observation", "encode_observation", "layout_table", "observe",
+    "SEAT_BLOCK", "SEAT_START", "action_mask", "as_action_id", "decode_observation", "encode_observation",
+    "layout_table", "observe",
 ]

@@ -61,8 +61,8 @@ Config = namedtuple(
         "win_points", "stock_card_points",
     ],
 )
-"""The rules as scalars (``max_turn_plays`` and ``max_turns``: 0 = no limit). Only scalars: numba copes badly with arrays
-inside a tuple (it reference-counts every one of them at every inlined call)."""
+"""The rules as scalars (``max_turn_plays`` and ``max_turns``: 0 = no limit). Only scalars: numba
+copes badly with arrays inside a tuple (it reference-counts every one of them at every inlined call)."""
 
 
 def make_config(rules: Rules) -> Config:
