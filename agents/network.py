@@ -8,6 +8,10 @@ laid out like the policy half of a Stable-Baselines3 ``MlpPolicy``::
     ...                                                                              activations between)
     action_net.weight    [145, hidden[-1]]         action_net.bias    [145]
 
+A network trained on an earlier, shorter observation layout (``obs_size`` one of
+``skipbo_env.encoding.EARLIER_OBS_SIZES``) reads the first ``obs_size`` entries of the vector:
+features are only ever appended, so that prefix keeps the meaning it was trained on.
+
 Inference runs in numpy (one small matrix product per layer), so a policy plays on any CPU
 without torch overhead and without a GPU. Illegal actions are masked out before the choice.
 """
@@ -66,8 +70,8 @@ class NetworkPolicy:
             self._rng = np.random.default_rng(seed)
 
     def logits(self, observation: np.ndarray) -> np.ndarray:
-        """Raw action logits for one observation vector (or a batch of them)."""
-        x = np.asarray(observation, dtype=np.float32)
+        """Raw action logits for one observation vector (or a batch of them), read up to ``obs_size``."""
+        x = np.asarray(observation, dtype=np.float32)[..., :self.obs_size]
         for weight, bias in self._layers:
             x = x @ weight + bias
             x = np.maximum(x, 0.0) if self.activation == "relu" else np.tanh(x)

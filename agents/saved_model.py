@@ -9,13 +9,15 @@ config, seed, steps, library versions). Two containers, the same content:
 - ``model.pt``: one ``torch.save`` file of ``{"format", "metadata" (a JSON string), "state_dict"}``.
 
 Loading uses ``torch.load(..., weights_only=True)``, which accepts tensors and plain containers
-only, so a file from a stranger cannot run code. A file that is not a model, a model for another
-observation size, or a Stable-Baselines3 archive (whose ``data`` entry is cloudpickled) is
-refused with :class:`SavedModelError` saying why, and so is every damaged or hostile file: a
-file or zip member larger than :data:`MAX_MODEL_BYTES` (checked against the zip directory's
-declared sizes before reading, and again while reading in bounded chunks), an encrypted member
-or one compressed other than stored or deflated, corrupt bytes, deeply nested metadata, and
-weights that are not dense float32 tensors under string names.
+only, so a file from a stranger cannot run code. A model trained on an earlier observation layout
+(``skipbo_env.encoding.EARLIER_OBS_SIZES``, each a prefix of the current vector) loads and reads
+that prefix. A file that is not a model, a model for another observation size, or a
+Stable-Baselines3 archive (whose ``data`` entry is cloudpickled) is refused with
+:class:`SavedModelError` saying why, and so is every damaged or hostile file: a file or zip
+member larger than :data:`MAX_MODEL_BYTES` (checked against the zip directory's declared sizes
+before reading, and again while reading in bounded chunks), an encrypted member or one
+compressed other than stored or deflated, corrupt bytes, deeply nested metadata, and weights
+that are not dense float32 tensors under string names.
 """
 
 from __future__ import annotations
@@ -200,7 +202,7 @@ def _parse_metadata(raw: bytes | str, name: str) -> dict:
 
 
 def _checked(tensors, metadata: dict, name: str) -> tuple[dict, dict]:
-    from skipbo_env.encoding import OBS_SIZE
+    from skipbo_env.encoding import EARLIER_OBS_SIZES, OBS_SIZE
 
     hidden, activation, obs_size = metadata.get("hidden"), metadata.get("activation"), metadata.get("obs_size")
     if not isinstance(hidden, list) or not hidden or \
@@ -208,10 +210,11 @@ def _checked(tensors, metadata: dict, name: str) -> tuple[dict, dict]:
         raise SavedModelError(f"{name}: metadata 'hidden' must be a list of layer sizes, not {hidden!r}")
     if activation not in ACTIVATIONS:
         raise SavedModelError(f"{name}: metadata 'activation' must be one of {ACTIVATIONS}, not {activation!r}")
-    if obs_size != OBS_SIZE:
+    if obs_size != OBS_SIZE and obs_size not in EARLIER_OBS_SIZES:
         raise SavedModelError(
             f"{name} was trained on observations of size {obs_size!r}, but this version of skipbo_env "
-            f"encodes observations of size {OBS_SIZE}: the model does not fit; retrain it"
+            f"encodes observations of size {OBS_SIZE} (and reads models of the earlier layouts of size "
+            f"{', '.join(map(str, EARLIER_OBS_SIZES))}): the model does not fit; retrain it"
         )
     if metadata.get("num_actions") != NUM_ACTIONS:
         raise SavedModelError(f"{name}: the model has {metadata.get('num_actions')!r} actions, not {NUM_ACTIONS}")

@@ -19,8 +19,9 @@ top card first); deeper cards are summarised by the pile size and, like every vi
 removed from ``unseen``. Eight covers the run a player builds on a pile in practice; the full
 pile stays public through ``Game.to_dict``.
 
-Layout (``OBS_SIZE = 731``; "x6" blocks repeat for relative seats 0-5, ``SEAT_BLOCK = 106``
-values each, seat ``r`` starting at ``95 + 106 * r``; offsets inside a seat block are relative)::
+Layout (``OBS_SIZE = 734``; "x6" blocks repeat for relative seats 0-5, ``SEAT_BLOCK = 106``
+values each, seat ``r`` starting at ``95 + 106 * r``; offsets inside a seat block are relative;
+the turn-limit features come after the seat blocks, see "Earlier layouts")::
 
     offset  size  scale    feature
     ------  ----  -------  ---------------------------------------------------------------
@@ -52,10 +53,20 @@ values each, seat ``r`` starting at ``95 + 106 * r``; offsets inside a seat bloc
        +18     4  1/10     discard_size per discard pile 0..3
        +22    52  1        discard_top: 4 piles x one-hot of the top card
        +74    32  1/13     discard_cards: 4 piles x DISCARD_DEPTH card values, top first, 0 = none
+    after the seat blocks:
+       731     1  1/100    max_turn_plays (the setting; 0 = no limit)
+       732     1  1/100    turn_plays_left: plays left this turn, max_turn_plays - plays_this_turn
+                           (0 = no limit, or the limit is reached)
+       733     1  1        turn_play_limit_reached (no further play is legal this turn)
 
 ``unseen`` counts the cards whose place I cannot see: the draw pile, the other hands and the
 stockpile cards under the tops. It is the deck minus my hand, every stockpile top, every
 discard pile (all of it), the building piles and the completed piles.
+
+Earlier layouts: ``EARLIER_OBS_SIZES = (731,)``. The first 731 entries are the layout before
+``max_turn_plays`` existed, unchanged; new features are only ever appended, so a model trained
+on an earlier layout reads the prefix of that size (``agents.saved_model`` accepts such a model
+and ``agents.network.NetworkPolicy`` slices the vector).
 
 The observation box is the same for every table (so a saved model loads on any table): low 0,
 high 1 for flags and one-hot groups, the largest float32 for the counts (they are unbounded:
@@ -130,12 +141,17 @@ def _build_layout() -> tuple[_Layout, dict[str, int], dict[str, int]]:
         }
         if seat == 0:
             seat_fields = {name: start - base for name, start in fields.items()}
+    glob["max_turn_plays"] = layout.add("max_turn_plays", 1, 1 / 100)
+    glob["turn_plays_left"] = layout.add("turn_plays_left", 1, 1 / 100)
+    glob["turn_play_limit_reached"] = layout.add("turn_play_limit_reached", 1, one_hot=True)
     return layout, glob, seat_fields
 
 
 _LAYOUT, GLOBAL_OFFSETS, SEAT_OFFSETS = _build_layout()
 OBS_SIZE = _LAYOUT.size
-SEAT_BLOCK = (OBS_SIZE - GLOBAL_OFFSETS["building_size"] - NUM_BUILDING_PILES) // MAX_SEATS
+EARLIER_OBS_SIZES = (731,)
+"""Sizes of earlier layouts, each a prefix of this one (module docstring, "Earlier layouts")."""
+SEAT_BLOCK = SEAT_OFFSETS["discard_cards"] + NUM_DISCARD_PILES * DISCARD_DEPTH
 SEAT_START = GLOBAL_OFFSETS["building_size"] + NUM_BUILDING_PILES
 SCALE = np.array(_LAYOUT.scales, dtype=np.float32)
 OBS_LOW = np.zeros(OBS_SIZE, dtype=np.float32)
@@ -165,7 +181,8 @@ _HAND_SLICE = slice(_HAND, _HAND + NUM_VALUES)
 
 def _counter_index(num_players: int) -> np.ndarray:
     """Where the counters that may exceed 255 go, in the order ``encode_observation`` lists them."""
-    index = [_G[name] for name in ("turn", "plays_this_turn", "quiet_turns", "draw_pile_size", "completed_size")]
+    index = [_G[name] for name in ("turn", "plays_this_turn", "quiet_turns", "draw_pile_size", "completed_size",
+                                   "turn_plays_left")]
     for base in _SEAT_BASES[:num_players]:
         index.append(base + _S["stock_size"])
         index.extend(base + _S["discard_size"] + p for p in range(NUM_DISCARD_PILES))
@@ -198,7 +215,8 @@ class _TableConstants:
         shared = rules.team_stock == "shared"
         self.stock_seats = [s for s in range(n) if not shared or rules.team_of(s) == s]
         self.counter_index = np.concatenate(
-            [np.array([_G["decks"], _G["stock_size"], _G["max_turns"]], dtype=np.intp), _COUNTER_INDEX[n]])
+            [np.array([_G["decks"], _G["stock_size"], _G["max_turns"], _G["max_turn_plays"]], dtype=np.intp),
+             _COUNTER_INDEX[n]])
 
 
 _CACHE_SIZE = 16
@@ -228,8 +246,11 @@ def encode_observation(game, seat: int) -> np.ndarray:
     if not 0 <= seat < n:
         raise ValueError(f"seat={seat!r} is not a seat of this game: use 0 to {n - 1}")
     small = bytearray(table.template)
-    counters = [rules.decks, rules.stock_size, rules.max_turns or 0, game.turn, game.plays_this_turn,
-                game.quiet_turns, len(game.draw_pile), len(game.completed)]
+    limit = rules.max_turn_plays or 0
+    plays_left = max(limit - game.plays_this_turn, 0)
+    small[_G["turn_play_limit_reached"]] = limit > 0 and plays_left == 0
+    counters = [rules.decks, rules.stock_size, rules.max_turns or 0, limit, game.turn, game.plays_this_turn,
+                game.quiet_turns, len(game.draw_pile), len(game.completed), plays_left]
     small[_HAND:_HAND + NUM_VALUES] = game.hand_counts[seat][1:]
     if game.outcome is None:
         small[_TO_ACT[(game.current_seat - seat) % n]] = 1
@@ -325,6 +346,7 @@ def decode_observation(vec) -> dict:
         "stock_size": raw[_G["stock_size"]],
         "decks": raw[_G["decks"]],
         "max_turns": raw[_G["max_turns"]] or None,
+        "max_turn_plays": raw[_G["max_turn_plays"]] or None,
         "hand": [v for v in range(1, NUM_VALUES + 1) for _ in range(hand_counts[v])],
         "hand_counts": hand_counts,
         "building_next": [_one_hot_value(raw, _BUILDING_NEXT[slot] - 1, TOP_VALUE) or 1
@@ -337,6 +359,8 @@ def decode_observation(vec) -> dict:
         "completed_size": raw[_G["completed_size"]],
         "unseen_counts": [0] + raw[_UNSEEN],
         "plays_this_turn": raw[_G["plays_this_turn"]],
+        "turn_plays_left": raw[_G["turn_plays_left"]],
+        "turn_play_limit_reached": bool(raw[_G["turn_play_limit_reached"]]),
         "quiet_turns": raw[_G["quiet_turns"]],
         "turn": raw[_G["turn"]],
     }
@@ -373,6 +397,7 @@ def layout_table() -> str:
 
 
 __all__ = [
-    "DISCARD_DEPTH", "LAYOUT_ROWS", "MAX_SEATS", "OBS_HIGH", "OBS_LOW", "OBS_SIZE", "SCALE", "SEAT_BLOCK",
-    "SEAT_START", "action_mask", "as_action_id", "decode_observation", "encode_observation", "layout_table", "observe",
+    "DISCARD_DEPTH", "EARLIER_OBS_SIZES", "LAYOUT_ROWS", "MAX_SEATS", "OBS_HIGH", "OBS_LOW", "OBS_SIZE", "SCALE",
+    "SEAT_BLOCK", "SEAT_START", "action_mask", "as_action_id", "decode_observation", "encode_observation",
+    "layout_table", "observe",
 ]

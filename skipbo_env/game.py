@@ -204,10 +204,17 @@ class Game:
                     sources.append((PARTNER_DISCARD_SOURCE + index, pile[-1]))
         return sources
 
+    def _turn_play_limit_reached(self) -> bool:
+        """RULES.md, "A turn that never ends" (``max_turn_plays``): once that many cards have been
+        played to building piles this turn, no further play is legal; the player must discard
+        (or end the turn with an empty hand when nothing can be drawn)."""
+        limit = self.rules.max_turn_plays
+        return limit is not None and self.plays_this_turn >= limit
+
     def _compute_legal_actions(self) -> list[int]:
         seat = self.current_seat
         counts = self.hand_counts[seat]
-        piles = self._open_building_piles()
+        piles = [] if self._turn_play_limit_reached() else self._open_building_piles()
         actions = []
         for slot, need in piles:
             if counts[need]:
@@ -404,6 +411,10 @@ class Game:
             if not self.hand_counts[seat][value + 1]:
                 return f"{what}: seat {seat} holds no {card_name(value + 1)} in hand (only hand cards can be discarded)"
             return f"{what}: a new discard pile must use the lowest empty slot, discard pile {_canonical(self.discards[seat])[-1] + 1}"
+        if self._turn_play_limit_reached():
+            then = "discard to end the turn" if self.hand_sizes[seat] else f"end the turn (id {END_TURN})"
+            return (f"{what}: seat {seat} has played {self.plays_this_turn} cards this turn, the limit "
+                    f"(max_turn_plays={self.rules.max_turn_plays}); no further play is legal: {then}")
         source, slot = divmod(action, 4)
         card, reason = self._source_card(seat, source)
         if reason:

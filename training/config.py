@@ -33,6 +33,7 @@ from typing import Any, Literal, Optional
 
 import yaml
 
+from skipbo_env.envs.common import ENV_MAX_TURNS
 from skipbo_env.rules import Rules
 
 SNAPSHOTS = "snapshots"
@@ -142,7 +143,8 @@ class TrainConfig:
     device: Literal["auto", "cpu", "cuda"] = _field("cpu", "torch device for training")
     output_dir: str = _field("runs", "folder that receives the run folders")
     threads: int = _field(1, "torch CPU threads (1 is fastest for networks this small)", min=1)
-    rules: dict[str, Any] = _field({"num_players": 2}, "skipbo_env.Rules settings (RULES.md)")
+    rules: dict[str, Any] = _field({"num_players": 2}, "skipbo_env.Rules settings (RULES.md); max_turns defaults "
+                                   "to 1000 as in the environments (null: no limit)")
     env: EnvConfig = dataclasses.field(default_factory=EnvConfig)
     opponents: OpponentConfig = dataclasses.field(default_factory=OpponentConfig)
     network: NetworkConfig = dataclasses.field(default_factory=NetworkConfig)
@@ -153,7 +155,7 @@ class TrainConfig:
     checkpoint: CheckpointConfig = dataclasses.field(default_factory=CheckpointConfig)
 
     def make_rules(self) -> Rules:
-        return Rules(**self.rules)
+        return Rules(**{"max_turns": ENV_MAX_TURNS, **self.rules})
 
     def to_dict(self) -> dict:
         return dataclasses.asdict(self)

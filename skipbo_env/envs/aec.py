@@ -13,16 +13,18 @@ A PettingZoo AEC environment for the card game Skip-Bo, every rule of RULES.md i
 | Agents             | 2 to 6 (`num_players`)                                           |
 | Action Shape       | Discrete(145)                                                    |
 | Action Values      | 0 ... 144                                                        |
-| Observation Shape  | `observation`: (731,) float32; `action_mask`: (145,) int8        |
+| Observation Shape  | `observation`: (734,) float32; `action_mask`: (145,) int8        |
 | Observation Values | `observation`: [0, float32 max], flags and one-hot parts [0, 1]  |
 
 Skip-Bo is a shedding game: every seat races to play off its stockpile onto shared building
 piles that climb from 1 to 12, helped by a hand of five and four discard piles of its own;
 SKIP-BO cards are wild. `env(render_mode=None, reward="win", **settings)` takes every setting
 of `skipbo_env.Rules` as a keyword (`num_players`, `stock_size`, `decks`, `partners`,
-`team_win`, `team_stock`, `exhausted_draw`, `max_turns`, `win_points`, `stock_card_points`,
-`match_end`), or one `rules=Rules(...)`; an unknown setting raises `ValueError` listing the
-allowed names. One episode is one hand.
+`team_win`, `team_stock`, `exhausted_draw`, `max_turn_plays`, `max_turns`, `win_points`,
+`stock_card_points`, `match_end`), or one `rules=Rules(...)`; an unknown setting raises
+`ValueError` listing the allowed names. One episode is one hand. Unlike the rules engine, the
+environment defaults to `max_turns=1000`, so that no episode can run for ever (`max_turns=None`
+lifts the limit; a `rules=Rules(...)` object is used as it is).
 
 Agents are `player_i` for seat `i`, in seat order; turns pass to the left (seat `i + 1`). The
 acting seat keeps `agent_selection` for every action of its turn, until its discard, its win or
@@ -33,7 +35,8 @@ its end-turn action; then the next seat acts.
 The observation is a dictionary with an `'observation'` element, the flat vector described in
 `skipbo_env.encoding` (hand counts, every seat's stockpile top and size, discard piles to
 `DISCARD_DEPTH = 8` cards with their sizes, the building piles' next values, draw pile and
-completed-pile sizes, unseen cards per value, table size and variant flags), and an
+completed-pile sizes, unseen cards per value, table size and variant flags, the plays left this
+turn under `max_turn_plays`), and an
 `'action_mask'`, described below. The vector is written from the observing agent's point of
 view: seat block 0 is that agent, block 1 the seat on its left, and so on, the partner marked
 in a partners game. Its size is the same for every table of 2-6 seats and every variant
@@ -98,6 +101,9 @@ instead of through three `__getattr__` levels; their checks and their answers ar
 ### Version History
 
 * v0: Initial release (skipbo-lab 0.1.0)
+* v0, amended: the `max_turn_plays` rule (RULES.md, "A turn that never ends"); the observation
+  gains three turn-limit features at its end (734 values, the first 731 unchanged); `max_turns`
+  defaults to 1000
 """
 
 from __future__ import annotations

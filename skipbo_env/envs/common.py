@@ -22,6 +22,9 @@ from skipbo_env.rules import Rules
 
 REWARD_MODES = ("win", "score")
 DEFAULT_SCORE_TARGET = 500
+ENV_MAX_TURNS = 1000
+"""The environments' default ``max_turns`` (RULES.md: so that no episode can run for ever; bots
+finish two-player hands in under 170 turns). ``max_turns=None`` must be asked for explicitly."""
 
 
 def check_reward_mode(reward: str) -> str:
@@ -45,10 +48,12 @@ def hand_rewards(game, reward: str) -> list[float]:
 def table_rules(rules: Rules | None, settings: dict) -> Rules:
     """The table's rules: a ``Rules`` object or the settings as keywords (not both).
 
-    Unknown settings raise ``ValueError`` listing the allowed names (``Rules.from_dict``).
+    Settings without ``max_turns`` get :data:`ENV_MAX_TURNS` (``max_turns=None`` lifts the limit);
+    a ``Rules`` object is used as it is. Unknown settings raise ``ValueError`` listing the
+    allowed names (``Rules.from_dict``).
     """
     if rules is None:
-        return Rules.from_dict(settings)
+        return Rules.from_dict({"max_turns": ENV_MAX_TURNS, **settings})
     if not isinstance(rules, Rules):
         raise ValueError(f"rules={rules!r} is not a skipbo_env.Rules; or give the settings as keywords")
     if settings:

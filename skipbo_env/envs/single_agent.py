@@ -33,8 +33,10 @@ with ``illegal_reward`` (-1) when ``illegal_action="terminate"`` (the default, a
 One episode is one hand. After the learner's discard the opponents play until it is the
 learner's turn again or the hand ends, so every observation, mask and reward the learner gets
 is its own. ``terminated`` when the hand is won or drawn (or on an illegal action), ``truncated``
-when ``max_turns`` is reached. When the opponents end a freshly dealt hand before the learner's
-first action (possible only with tiny stockpiles), :meth:`reset` deals again.
+when ``max_turns`` is reached: 1000 unless the settings say otherwise (``max_turns=None`` lifts
+the limit; a ``rules=Rules(...)`` object is used as it is), so that no episode runs for ever.
+When the opponents end a freshly dealt hand before the learner's first action (possible only
+with tiny stockpiles), :meth:`reset` deals again.
 
 ## Registration
 Importing this module registers it with Gymnasium as ``"skipbo/SkipBo-v0"``:

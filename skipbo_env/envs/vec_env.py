@@ -19,7 +19,9 @@ a truncated hand (``max_turns``); 0 on every other step.
 
 ## Episode End
 A hand ends with a win, a draw (``exhausted_draw``) or truncation (``max_turns``; reported as
-``TimeLimit.truncated``). The game is dealt again at once with the next seed; ``infos[i]``
+``TimeLimit.truncated``; without ``rules`` the table is ``Rules(max_turns=1000)``, the
+environments' default, so that no episode runs for ever; a given ``Rules`` is used as it is,
+``max_turns=None`` included). The game is dealt again at once with the next seed; ``infos[i]``
 then holds ``terminal_observation``, ``episode`` (``r``, ``l``: return and learner steps),
 ``outcome``, ``seed`` and ``points``. Hands that end before the learner's first move (possible
 with tiny stockpiles) are dealt again without an episode.
@@ -39,6 +41,7 @@ from stable_baselines3.common.vec_env import VecEnv
 
 from skipbo_env.actions import NUM_ACTIONS
 from skipbo_env.encoding import OBS_HIGH, OBS_LOW, OBS_SIZE
+from skipbo_env.envs.common import ENV_MAX_TURNS
 from skipbo_env.rules import Rules
 from skipbo_env.vector.engine import VectorGame
 from skipbo_env.vector.layout import TRUNCATED, WIN, OUTCOME_NAMES
@@ -59,7 +62,7 @@ class SkipBoVecEnv(VecEnv):
 
     def __init__(self, rules: Rules | None = None, num_envs: int = 64, opponents="greedy", *, seed: int = 0,
                  learner_seat: int | None = None, threads: int | None = None) -> None:
-        self.rules = rules if rules is not None else Rules()
+        self.rules = rules if rules is not None else Rules(max_turns=ENV_MAX_TURNS)
         n = self.rules.num_players
         specs = list(opponents) if isinstance(opponents, (list, tuple)) else [opponents] * (n - 1)
         if len(specs) != n - 1:

@@ -34,8 +34,9 @@ def differential_run(rules: Rules, hands: int = 100, seed: int = 0, batch_size: 
 
     The counter holds ``steps`` (game-steps compared), ``hands`` and, per hand or action, ``win``,
     ``draw``, ``truncated``, ``recycle`` (hands whose completed piles were reshuffled),
-    ``end_turn`` and ``partner_play`` (actions taken), so a caller can check that the run
-    reached the rules it means to test.
+    ``end_turn`` and ``partner_play`` (actions taken) and ``turn_play_limit`` (positions in which
+    ``max_turn_plays`` forbids further plays), so a caller can check that the run reached the
+    rules it means to test.
     """
     engine = VectorGame(rules, batch_size, seed, threads=1)
     games = [Game.new(rules, seed=seed + row) for row in range(batch_size)]
@@ -58,6 +59,7 @@ def differential_run(rules: Rules, hands: int = 100, seed: int = 0, batch_size: 
             games[row].step(action)
             coverage["end_turn"] += action == END_TURN
             coverage["partner_play"] += PARTNER_STOCK_SOURCE * 4 <= action < 92
+            coverage["turn_play_limit"] += games[row].plays_this_turn == rules.max_turn_plays
         finished = engine.step(actions)
         for i, row in enumerate(finished.rows.tolist()):
             game = games[row]

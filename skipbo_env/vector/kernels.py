@@ -182,6 +182,8 @@ def compute_legal(r, legal, cfg, g):
         open_slots |= 1 << slot
         fits |= 1 << (4 * (length + 1) + slot)
     fits |= open_slots << (4 * WILD)
+    if turn_play_limit_reached(r, cfg):
+        fits = 0  # no card fits any pile: no play is legal
     count = 0
     for value in range(1, WILD + 1):
         if r.hand[seat, value] > 0:
@@ -222,6 +224,13 @@ def compute_legal(r, legal, cfg, g):
         legal[g, END_TURN] = True
         count += 1
     return count
+
+
+@jit
+def turn_play_limit_reached(r, cfg):
+    """RULES.md, "A turn that never ends" (``max_turn_plays``): once that many cards have been
+    played to building piles this turn, no further play is legal."""
+    return cfg.max_turn_plays > 0 and r.plays >= cfg.max_turn_plays
 
 
 @jit

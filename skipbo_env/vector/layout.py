@@ -57,12 +57,12 @@ Config = namedtuple(
     "Config",
     [
         "num_players", "num_teams", "num_stockpiles", "stock_size", "decks", "deck_size",
-        "partners", "team_win_both", "shared_stock", "play_on", "max_turns",
+        "partners", "team_win_both", "shared_stock", "play_on", "max_turn_plays", "max_turns",
         "win_points", "stock_card_points",
     ],
 )
-"""The rules as scalars (``max_turns`` 0 = no limit). Only scalars: numba copes badly with arrays
-inside a tuple (it reference-counts every one of them at every inlined call)."""
+"""The rules as scalars (``max_turn_plays`` and ``max_turns``: 0 = no limit). Only scalars: numba
+copes badly with arrays inside a tuple (it reference-counts every one of them at every inlined call)."""
 
 
 def make_config(rules: Rules) -> Config:
@@ -80,6 +80,7 @@ def make_config(rules: Rules) -> Config:
         team_win_both=rules.team_win == "both",
         shared_stock=rules.team_stock == "shared",
         play_on=rules.exhausted_draw == "play_on",
+        max_turn_plays=0 if rules.max_turn_plays is None else rules.max_turn_plays,
         max_turns=0 if rules.max_turns is None else rules.max_turns,
         win_points=rules.win_points,
         stock_card_points=rules.stock_card_points,

@@ -31,7 +31,7 @@ Offsets = namedtuple(
         "stock_size", "max_turns", "turn", "plays_this_turn", "quiet_turns", "draw_pile_size", "completed_size",
         "hand", "unseen", "building_next", "building_size", "seat_start", "seat_block", "present", "is_partner",
         "to_act", "stock_top", "seat_stock_size", "hand_size", "discard_size", "discard_top", "discard_cards",
-        "discard_depth", "min_players",
+        "discard_depth", "min_players", "max_turn_plays", "turn_plays_left", "turn_play_limit_reached",
     ],
 )
 SCALE = encoding.SCALE.astype(np.float32)
@@ -78,6 +78,11 @@ def encode_observation(r, cfg, off, scale, seat, out, i):
     put(out, i, scale, off.quiet_turns, r.quiet)
     put(out, i, scale, off.draw_pile_size, r.draw_len)
     put(out, i, scale, off.completed_size, r.completed_len)
+    plays_left = max(cfg.max_turn_plays - r.plays, 0)
+    put(out, i, scale, off.max_turn_plays, cfg.max_turn_plays)
+    put(out, i, scale, off.turn_plays_left, plays_left)
+    if cfg.max_turn_plays > 0 and plays_left == 0:
+        out[i, off.turn_play_limit_reached] = 1.0
     for slot in range(NUM_BUILDING_PILES):
         length = r.building_len[slot]
         out[i, off.building_next + TOP_VALUE * slot + length] = 1.0

@@ -15,7 +15,7 @@ import torch
 from agents.network import NetworkPolicy, parameter_shapes
 from agents.saved_model import SavedModelError, load_saved_policy, read_model, save_model
 from skipbo_env import Game, Rules
-from skipbo_env.encoding import OBS_SIZE, observe
+from skipbo_env.encoding import EARLIER_OBS_SIZES, OBS_SIZE, observe
 
 HIDDEN = [16, 8]
 
@@ -100,6 +100,19 @@ def test_a_model_for_another_observation_size_is_refused(tmp_path):
         load_saved_policy(path)
 
 
+@pytest.mark.parametrize("obs_size", EARLIER_OBS_SIZES)
+def test_a_model_of_an_earlier_layout_loads_and_reads_the_prefix_it_was_trained_on(tmp_path, obs_size):
+    weights = random_weights(obs_size=obs_size, seed=5)
+    policy = load_saved_policy(save_model(tmp_path / "earlier.zip", weights, metadata(obs_size=obs_size)))
+    game = Game.new(Rules(max_turn_plays=3), seed=2)
+    for _ in range(30):
+        observation = observe(game, game.current_seat)
+        prefix = {**observation, "observation": observation["observation"][:obs_size]}
+        assert np.array_equal(policy.logits(observation["observation"]), policy.logits(prefix["observation"]))
+        assert policy.act(observation) == policy.act(prefix)
+        game.step(policy.act(observation))
+
+
 def test_weights_that_do_not_match_the_metadata_are_refused(tmp_path):
     weights = random_weights()
     weights["action_net.bias"] = np.zeros(3, dtype=np.float32)
@@ -132,7 +145,7 @@ def test_the_shipped_two_player_model_loads_and_plays():
     from agents.loading import load_policy
 
     policy = load_policy("agents/pretrained/skipbo-2p.zip")
-    assert policy.metadata["rules"]["num_players"] == 2 and policy.metadata["obs_size"] == OBS_SIZE
+    assert policy.metadata["rules"]["num_players"] == 2 and policy.metadata["obs_size"] == 731  # an earlier layout
     game = Game.new(Rules(), seed=4)
     while not game.is_over and game.turn < 20:
         observation = observe(game, game.current_seat)

@@ -11,6 +11,7 @@ from hypothesis import strategies as st
 
 import skipbo_env.encoding as encoding
 from skipbo_env import Game, Rules
+from skipbo_env.actions import hand_play_action
 from skipbo_env.cards import deck_counts
 from skipbo_env.encoding import (
     DISCARD_DEPTH,
@@ -33,6 +34,8 @@ TABLES = [
     {"num_players": 4, "partners": True, "team_stock": "shared"},
     {"num_players": 2, "stock_size": 10, "exhausted_draw": "draw"},
     {"num_players": 3, "decks": 2, "stock_size": 40, "max_turns": 300},
+    {"num_players": 2, "stock_size": 15, "max_turn_plays": 3},
+    {"num_players": 4, "stock_size": 10, "max_turn_plays": None},
 ]
 
 
@@ -95,6 +98,7 @@ def expected_view(game: Game, seat: int) -> dict:
             "to_act": game.outcome is None and s == game.current_seat,
         })
     hand = sorted(state["seats"][seat]["hand"])
+    limit, plays = rules.max_turn_plays, state["plays_this_turn"]
     return {
         "num_players": n,
         "partners": rules.partners,
@@ -104,6 +108,7 @@ def expected_view(game: Game, seat: int) -> dict:
         "stock_size": rules.stock_size,
         "decks": rules.decks,
         "max_turns": rules.max_turns,
+        "max_turn_plays": limit,
         "hand": hand,
         "hand_counts": [hand.count(v) for v in range(14)],
         "building_next": [len(pile) + 1 for pile in state["building"]],
@@ -114,7 +119,9 @@ def expected_view(game: Game, seat: int) -> dict:
         "draw_pile_size": len(state["draw_pile"]),
         "completed_size": len(state["completed"]),
         "unseen_counts": [0] + [counts[v] - seen[v] for v in range(1, 14)],
-        "plays_this_turn": state["plays_this_turn"],
+        "plays_this_turn": plays,
+        "turn_plays_left": limit - plays if limit is not None else 0,
+        "turn_play_limit_reached": limit is not None and plays == limit,
         "quiet_turns": state["quiet_turns"],
         "turn": state["turn"],
     }
@@ -183,6 +190,33 @@ def test_a_known_position_decodes_to_what_the_table_shows():
     assert left["discards"][0] == [9, 8, 7, 6, 5, 4, 3, 2]  # the top DISCARD_DEPTH cards, bottom to top
     assert left["discard_sizes"] == [10, 0, 0, 0]
     assert view["turn"] == 12 and view["plays_this_turn"] == 2 and view["to_act"] == 0
+
+
+def test_the_turn_play_features_count_down_to_the_limit_and_flag_it():
+    rules = Rules(num_players=2, stock_size=5, max_turn_plays=3).to_dict()
+    game = Game.from_dict(position(rules=rules), seed=0)
+    vec = encode_observation(game, 0)
+    view = decode_observation(vec)
+    assert (view["max_turn_plays"], view["turn_plays_left"], view["turn_play_limit_reached"]) == (3, 1, False)
+    assert vec[encoding.GLOBAL_OFFSETS["turn_plays_left"]] == np.float32(1) * np.float32(1 / 100)
+    game.step(hand_play_action(5, 0))  # building pile 1 needs a 5: the third play of the turn
+    view = decode_observation(encode_observation(game, 0))
+    assert (view["turn_plays_left"], view["turn_play_limit_reached"]) == (0, True)
+    assert decode_observation(encode_observation(game, 1))["turn_play_limit_reached"]  # public: seen by all
+
+
+def test_without_a_turn_play_limit_the_turn_play_features_are_zero():
+    rules = Rules(num_players=2, stock_size=5, max_turn_plays=None).to_dict()
+    view = decode_observation(encode_observation(Game.from_dict(position(rules=rules), seed=0), 0))
+    assert (view["max_turn_plays"], view["turn_plays_left"], view["turn_play_limit_reached"]) == (None, 0, False)
+
+
+def test_features_are_only_appended_so_the_earlier_731_entries_keep_their_layout():
+    ends = {name: start + size for name, start, size in encoding.LAYOUT_ROWS}
+    assert encoding.EARLIER_OBS_SIZES == (731,) and ends["seat5.discard_cards"] == 731
+    assert [name for name, start, _ in encoding.LAYOUT_ROWS if start >= 731] == [
+        "max_turn_plays", "turn_plays_left", "turn_play_limit_reached"]
+    assert encoding.GLOBAL_OFFSETS["building_size"] == 91 and encoding.SEAT_START == 95 and encoding.SEAT_BLOCK == 106
 
 
 def test_the_opponent_sees_the_same_table_from_its_seat_without_my_hand():

@@ -296,6 +296,45 @@ def test_max_turns_truncates_the_hand_and_reports_truncated_not_draw():
     assert game.outcome == "truncated" and game.turn == 3 and game.points() == (0, 0)
 
 
+def test_after_max_turn_plays_plays_no_further_play_is_legal_and_the_player_must_discard():
+    game = load(rules={"max_turn_plays": 2}, seats=[{"hand": [1, 2, 3, 9], "stock": [7]}, {"stock": [3]}])
+    game.step(hand_play_action(1, 0))
+    game.step(hand_play_action(2, 0))
+    assert game.legal_actions() == sorted(discard_action(v, 0) for v in (3, 9))
+    with pytest.raises(IllegalActionError, match=r"played 2 cards this turn.*max_turn_plays=2.*discard"):
+        game.step(hand_play_action(3, 0))
+    game.step(discard_action(9, 0))
+    assert game.current_seat == 1 and game.plays_this_turn == 0
+    assert play_action(STOCK_SOURCE, 0) in game.legal_actions()  # the next turn may play again
+
+
+def test_at_the_turn_play_limit_an_empty_hand_with_nothing_to_draw_may_only_end_the_turn():
+    game = load(rules={"max_turn_plays": 2}, seats=[{"hand": [1, 2], "stock": [7], "discards": [[3], [], [], []]},
+                                                    {"stock": [7]}], rest=("discard", 1, 0))
+    game.step(hand_play_action(1, 0))
+    game.step(hand_play_action(2, 0))
+    assert game.legal_actions() == [END_TURN]  # the discard top 3 fits, but the limit is reached
+    with pytest.raises(IllegalActionError, match=r"max_turn_plays=2.*end the turn \(id 144\)"):
+        game.step(play_action(DISCARD_SOURCE, 0))
+    game.step(END_TURN)
+    assert game.current_seat == 1 and not game.is_over
+
+
+def test_an_empty_hand_that_can_draw_draws_five_before_the_turn_play_limit_leaves_only_discards():
+    game = load(rules={"max_turn_plays": 1}, seats=[{"hand": [1], "stock": [7]}, {"stock": [7]}], draw_pile=[2] * 5)
+    game.step(hand_play_action(1, 0))
+    assert game.hand_sizes[0] == 5 and game.legal_actions() == [discard_action(2, 0)]
+
+
+def test_without_a_turn_play_limit_a_turn_may_go_past_100_plays():
+    game = Game.new(Rules(max_turn_plays=None), seed=0)
+    for _ in range(5000):
+        if game.plays_this_turn > 100:
+            break
+        game.step(game.legal_actions()[0])  # the lowest id: the endless turn of RULES.md
+    assert game.plays_this_turn == 101 and any(a < 92 for a in game.legal_actions())
+
+
 # ---------------------------------------------------------------- Winning a hand
 def test_singles_the_last_stockpile_card_wins_on_the_spot_with_no_discard():
     game = load(seats=[{"hand": [9, 9, 9, 9, 9], "stock": [1]}, {"stock": [3, 4]}])

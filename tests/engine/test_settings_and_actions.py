@@ -12,14 +12,14 @@ from tests.positions import position
 def test_every_setting_has_its_rules_md_default():
     assert Rules().to_dict() == {
         "num_players": 2, "stock_size": 30, "decks": 1, "partners": False, "team_win": "both",
-        "team_stock": "own", "exhausted_draw": "play_on", "max_turns": None, "win_points": 25,
+        "team_stock": "own", "exhausted_draw": "play_on", "max_turn_plays": 100, "max_turns": None, "win_points": 25,
         "stock_card_points": 5, "match_end": {"target": 500},
     }
 
 
 def test_rules_round_trip_through_a_dict():
     rules = Rules(num_players=6, partners=True, team_win="either", team_stock="shared", decks=2,
-                  exhausted_draw="draw", max_turns=50, match_end={"rounds": 3})
+                  exhausted_draw="draw", max_turn_plays=7, max_turns=50, match_end={"rounds": 3})
     assert Rules.from_dict(rules.to_dict()) == rules
 
 
@@ -33,6 +33,8 @@ def test_rules_round_trip_through_a_dict():
     ({"team_stock": "pooled"}, r"team_stock='pooled' is not allowed"),
     ({"exhausted_draw": "stop"}, r"exhausted_draw='stop' is not allowed: use one of 'play_on', 'draw'"),
     ({"max_turns": 0}, r"max_turns=0"),
+    ({"max_turn_plays": 0}, r"max_turn_plays=0 is not allowed: use an integer >= 1 or None for no limit"),
+    ({"max_turn_plays": 2.5}, r"max_turn_plays=2.5 is not allowed"),
     ({"win_points": -1}, r"win_points=-1"),
     ({"match_end": {"target": 0}}, r"match_end"),
     ({"match_end": {"goal": 500}}, r'use \{"target": N\}'),

@@ -443,3 +443,11 @@ def test_a_saved_game_resumes_exactly_in_the_environment():
         recycled |= len(original.draw_pile) > draw_pile
         assert resumed.game.to_dict() == original.to_dict()
     assert recycled
+
+
+def test_the_environment_truncates_hands_at_1000_turns_unless_told_otherwise():
+    from skipbo_env import Rules
+
+    assert skipbo_env.raw_env().rules.max_turns == 1000
+    assert skipbo_env.raw_env(num_players=3, max_turns=None).rules.max_turns is None
+    assert skipbo_env.raw_env(rules=Rules()).rules == Rules()  # a Rules object is used as it is

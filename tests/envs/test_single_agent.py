@@ -222,3 +222,10 @@ def test_a_rules_object_may_stand_for_the_settings():
     assert len(environment.opponents) == 3 and environment.rules.partners
     with pytest.raises(ValueError, match="not a skipbo_env.Rules"):
         SingleAgentEnv(rules={"num_players": 3})
+
+
+def test_the_environment_truncates_hands_at_1000_turns_unless_told_otherwise():
+    from skipbo_env import Rules
+
+    assert SingleAgentEnv().rules.max_turns == 1000
+    assert SingleAgentEnv(max_turns=None, max_turn_plays=5).rules == Rules(max_turns=None, max_turn_plays=5)

@@ -112,3 +112,9 @@ def test_maskable_ppo_trains_on_it_and_then_plays_as_a_frozen_opponent():
     against_snapshot.reset()
     for _ in play_random(against_snapshot, 5):
         pass
+
+
+def test_without_rules_the_vector_env_truncates_hands_at_1000_turns():
+    environment = SkipBoVecEnv(num_envs=2, opponents="random", seed=0, threads=1)
+    assert environment.rules == Rules(max_turns=1000) and environment.engine.cfg.max_turns == 1000
+    assert SkipBoVecEnv(Rules(), num_envs=2, opponents="random", threads=1).rules.max_turns is None

@@ -58,6 +58,9 @@ VARIANTS = {
     "3p-random-draws": (dict(num_players=3), 25, 0.0),
     "2p-max-turns": (dict(max_turns=40, stock_size=10), 30, 0.7),
     "6p-singles": (dict(num_players=6, stock_size=3), 30, 0.7),
+    "2p-turn-play-limit": (dict(max_turn_plays=3, stock_size=10), 30, 0.7),
+    "4p-partners-turn-play-limit": (dict(num_players=4, partners=True, stock_size=8, max_turn_plays=3), 20, 0.9),
+    "3p-no-limits": (dict(num_players=3, stock_size=8, max_turn_plays=None), 25, 0.7),
 }
 
 
@@ -73,6 +76,8 @@ def test_batched_engine_matches_rules_engine_after_every_step(batch, name):
     ("2p-long-stock-play-on", ["draw", "end_turn", "recycle"]),
     ("4p-partners-both", ["win", "partner_play"]),
     ("2p-max-turns", ["truncated"]),
+    ("2p-turn-play-limit", ["turn_play_limit", "win"]),
+    ("4p-partners-turn-play-limit", ["turn_play_limit", "partner_play"]),
 ])
 def test_differential_runs_reach_the_rules_they_check(batch, name, covered):
     settings, hands, greedy_share = VARIANTS[name]
