@@ -317,21 +317,15 @@ def vector_kind(agent, policy) -> str | None:
 
 
 def choose_engine(engine: str, names: Sequence[str], agents: Sequence, policies: Sequence,
-                  save_dir: str | None = None, rules: Rules | None = None) -> tuple[str, str]:
+                  save_dir: str | None = None) -> tuple[str, str]:
     """``(engine, why)``: the engine that plays the tournament; :class:`EngineError` when ``vector``
     is asked for and cannot play it (see the module docstring)."""
     if engine not in ENGINES:
         raise EngineError(f"engine={engine!r} is not allowed: use one of {', '.join(ENGINES)}")
     if engine == "python":
         return "python", "asked for"
-    from skipbo_env.vector.layout import MAX_DECKS
-
     unsupported = [name for name, agent, policy in zip(names, agents, policies) if vector_kind(agent, policy) is None]
-    too_many_decks = rules is not None and rules.decks > MAX_DECKS
     if engine == "vector":
-        if too_many_decks:
-            raise EngineError(f"decks={rules.decks} is too many for the vector engine, which deals at most "
-                              f"{MAX_DECKS} decks; use --engine python (or auto)")
         if unsupported:
             raise EngineError(f"agent {unsupported[0]!r} cannot play on the vector engine, which plays "
                               f"{VECTOR_PLAYERS}; use --engine python (or auto)")
@@ -341,8 +335,6 @@ def choose_engine(engine: str, names: Sequence[str], agents: Sequence, policies:
         return "vector", "asked for"
     if unsupported:
         return "python", f"auto: {unsupported[0]!r} plays only on the python engine"
-    if too_many_decks:
-        return "python", f"auto: the vector engine deals at most {MAX_DECKS} decks"
     if save_dir is not None:
         return "python", "auto: saving game records needs the python engine"
     return "vector", "auto: every agent plays on the batched engine"
@@ -680,7 +672,7 @@ def run_tournament(
     if len(names) != len(agents) or len(set(names)) != len(names):
         raise ValueError(f"names={names!r} must give {len(agents)} distinct names, one per agent")
     policies = [load_policy(agent) for agent in agents]  # a bad spec fails here, before any game
-    engine, engine_reason = choose_engine(engine, names, agents, policies, save_dir, rules)
+    engine, engine_reason = choose_engine(engine, names, agents, policies, save_dir)
     specs = schedule(len(agents), rules, games, seed, duplicate)
     if save_dir is not None:
         os.makedirs(save_dir, exist_ok=True)

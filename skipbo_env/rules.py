@@ -11,8 +11,17 @@ MIN_PLAYERS, MAX_PLAYERS = 2, 6
 TEAM_WIN_MODES = ("both", "either")
 TEAM_STOCK_MODES = ("own", "shared")
 EXHAUSTED_DRAW_MODES = ("play_on", "draw")
-MAX_DECKS = 1000
-"""The most decks a table deals from (162 cards each): more would take minutes and gigabytes to shuffle."""
+# Upper limits, so that no engine stores a value it cannot hold. The batched engine keeps pile
+# lengths in int16 and turn and play counters in int32 (skipbo_env.vector.layout); points are
+# int64 there and in tournaments, Python ints in matches.
+MAX_DECKS = 200
+"""200 decks are 32,400 cards: every pile length fits int16 (at most 32,767)."""
+MAX_COUNTER = 2**31 - 1
+"""The largest ``max_turns`` and ``max_turn_plays``: the turn and the plays of a turn are int32."""
+MAX_WIN_POINTS = 1_000_000
+MAX_STOCK_CARD_POINTS = 10_000
+"""With these, a hand scores at most 1,000,000 + 10,000 * 32,400 (every card of 200 decks left in
+a stockpile) = 325,000,000 points: it fits int32, and int64 totals hold millions of such hands."""
 
 
 def default_stock_size(num_players: int) -> int:
@@ -55,10 +64,8 @@ class Rules:
             )
         if self.stock_size is None:
             object.__setattr__(self, "stock_size", default_stock_size(self.num_players))
-        self._check_positive_int("stock_size")
-        self._check_positive_int("decks")
-        if self.decks > MAX_DECKS:
-            raise ValueError(f"decks={self.decks} is not allowed: use an integer from 1 to {MAX_DECKS}")
+        self._check_int_in_range("stock_size", 1)
+        self._check_int_in_range("decks", 1, MAX_DECKS)
         self._check_choice("team_win", TEAM_WIN_MODES)
         self._check_choice("team_stock", TEAM_STOCK_MODES)
         self._check_choice("exhausted_draw", EXHAUSTED_DRAW_MODES)
@@ -66,20 +73,19 @@ class Rules:
             raise ValueError(f"partners={self.partners!r} is not allowed: use true or false")
         self._check_partners()
         if self.max_turn_plays is not None:
-            self._check_positive_int("max_turn_plays", "or None for no limit")
+            self._check_int_in_range("max_turn_plays", 1, MAX_COUNTER, ", or None for no limit")
         if self.max_turns is not None:
-            self._check_positive_int("max_turns", "or None for no limit")
-        for name in ("win_points", "stock_card_points"):
-            value = getattr(self, name)
-            if not _is_int(value) or value < 0:
-                raise ValueError(f"{name}={value!r} is not allowed: use an integer >= 0")
+            self._check_int_in_range("max_turns", 1, MAX_COUNTER, ", or None for no limit")
+        self._check_int_in_range("win_points", 0, MAX_WIN_POINTS)
+        self._check_int_in_range("stock_card_points", 0, MAX_STOCK_CARD_POINTS)
         object.__setattr__(self, "match_end", _checked_match_end(self.match_end))
         self._check_deck_holds_the_deal()
 
-    def _check_positive_int(self, name: str, extra: str = "") -> None:
+    def _check_int_in_range(self, name: str, low: int, high: int | None = None, extra: str = "") -> None:
         value = getattr(self, name)
-        if not _is_int(value) or value < 1:
-            raise ValueError(f"{name}={value!r} is not allowed: use an integer >= 1 {extra}".rstrip())
+        if not _is_int(value) or value < low or (high is not None and value > high):
+            allowed = f"an integer >= {low}" if high is None else f"an integer from {low} to {high}"
+            raise ValueError(f"{name}={value!r} is not allowed: use {allowed}{extra}")
 
     def _check_choice(self, name: str, allowed: tuple[str, ...]) -> None:
         value = getattr(self, name)

@@ -15,14 +15,12 @@ for a seat someone else plays).
 
 from __future__ import annotations
 
-import numba as nb
 import numpy as np
 
 from skipbo_env.actions import DISCARD_SOURCE, END_TURN, FIRST_DISCARD, PARTNER_STOCK_SOURCE, STOCK_SOURCE
 from skipbo_env.vector.kernels import step_game
 from skipbo_env.vector.layout import RUNNING
-
-jit = nb.njit(cache=True, nogil=True, error_model="numpy")
+from skipbo_env.vector.jit import jit
 
 
 _GOLDEN = np.uint64(0x9E3779B97F4A7C15)

@@ -4,15 +4,11 @@ Each function mirrors the method of :class:`skipbo_env.game.Game` with the same 
 implements the same rule of RULES.md; tests/test_vector_engine.py holds them to the rules
 engine state by state. Arguments follow one convention: ``r`` is the record of game ``g``
 (``games[g]``), ``legal`` the batch's action-mask array, ``cfg`` the
-:class:`~skipbo_env.vector.layout.Config`.
-
-Kernels use numpy's error model (a division by zero gives a value, not an exception): numba then
-needs no clean-up paths, which would otherwise cost more than the rules themselves.
+:class:`~skipbo_env.vector.layout.Config`. They compile through :data:`skipbo_env.vector.jit.jit`.
 """
 
 from __future__ import annotations
 
-import numba as nb
 import numpy as np
 
 from skipbo_env.actions import (
@@ -34,8 +30,7 @@ from skipbo_env.cards import (
 )
 from skipbo_env.vector.pcg import fill_doubles, next_double, seed_pcg64
 from skipbo_env.vector.layout import DRAW, PHASE_DRAW, PHASE_PLAY, RUNNING, TRUNCATED, WIN
-
-jit = nb.njit(cache=True, nogil=True, error_model="numpy")
+from skipbo_env.vector.jit import jit
 
 
 # ---------------------------------------------------------------------------------- table

@@ -50,9 +50,6 @@ OUTCOME_NAMES = (None, "win", "draw", "truncated")
 PHASE_PLAY, PHASE_DRAW = 0, 1
 PHASE_NAMES = ("play", "draw")
 
-MAX_DECKS = 200
-"""Pile lengths are int16: a batch plays with at most this many decks."""
-
 Config = namedtuple(
     "Config",
     [
@@ -66,9 +63,8 @@ copes badly with arrays inside a tuple (it reference-counts every one of them at
 
 
 def make_config(rules: Rules) -> Config:
-    """The kernels' view of ``rules``; refuses more than :data:`MAX_DECKS` decks."""
-    if rules.decks > MAX_DECKS:
-        raise ValueError(f"decks={rules.decks} is too many for the batched engine: use at most {MAX_DECKS}")
+    """The kernels' view of ``rules``; the limits of :class:`Rules` (``MAX_DECKS``, ``MAX_COUNTER``)
+    keep every value within its field's integer type."""
     return Config(
         num_players=rules.num_players,
         num_teams=rules.num_teams,

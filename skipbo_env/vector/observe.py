@@ -10,7 +10,6 @@ from __future__ import annotations
 
 from collections import namedtuple
 
-import numba as nb
 import numpy as np
 
 from skipbo_env import encoding
@@ -18,8 +17,7 @@ from skipbo_env.cards import NUM_BUILDING_PILES, NUM_DISCARD_PILES, NUM_VALUES, 
 from skipbo_env.rules import MIN_PLAYERS
 from skipbo_env.vector.kernels import compute_legal, deal_game, deck_copies, step_game, stock_top, stockpile_of
 from skipbo_env.vector.layout import RUNNING
-
-jit = nb.njit(cache=True, nogil=True, error_model="numpy")
+from skipbo_env.vector.jit import jit
 
 
 OBS_SIZE = encoding.OBS_SIZE

@@ -14,10 +14,9 @@ tests/test_vector_engine.py checks the states and floats against numpy itself.
 
 from __future__ import annotations
 
-import numba as nb
 import numpy as np
 
-jit = nb.njit(cache=True, nogil=True, error_model="numpy")
+from skipbo_env.vector.jit import jit
 
 _M32 = np.uint64(0xFFFFFFFF)
 # SeedSequence constants (bit_generator.pyx)

@@ -21,7 +21,7 @@ def test_version_and_help_list_every_subcommand(capsys):
     (["--players", "7"], "num_players=7 is not allowed: use an integer from 2 to 6"),
     (["--partners", "--players", "3"], "partners=True needs 4 or 6 players"),
     (["--stock-size", "100"], "stock_size=100 is too large"),
-    (["--max-turn-plays", "0"], "max_turn_plays=0 is not allowed: use an integer >= 1 or None for no limit"),
+    (["--max-turn-plays", "0"], "max_turn_plays=0 is not allowed: use an integer from 1 to 2147483647, or None for no limit"),
 ])
 def test_impossible_rule_flags_stop_the_command_naming_the_setting(flags, message, capsys):
     assert main(["demo", *flags]) == 2

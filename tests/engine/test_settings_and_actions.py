@@ -6,6 +6,8 @@ import pytest
 
 from skipbo_env import Game, IllegalActionError, Rules, describe_action
 from skipbo_env.actions import END_TURN, NUM_ACTIONS, discard_action, hand_play_action, play_action
+from skipbo_env.cards import CARDS_PER_DECK
+from skipbo_env.rules import MAX_COUNTER, MAX_DECKS, MAX_STOCK_CARD_POINTS, MAX_WIN_POINTS
 from tests.positions import position
 
 
@@ -33,12 +35,17 @@ def test_rules_round_trip_through_a_dict():
     ({"team_stock": "pooled"}, r"team_stock='pooled' is not allowed"),
     ({"exhausted_draw": "stop"}, r"exhausted_draw='stop' is not allowed: use one of 'play_on', 'draw'"),
     ({"max_turns": 0}, r"max_turns=0"),
-    ({"max_turn_plays": 0}, r"max_turn_plays=0 is not allowed: use an integer >= 1 or None for no limit"),
+    ({"max_turn_plays": 0}, r"max_turn_plays=0 is not allowed: use an integer from 1 to 2147483647, or None for no limit"),
     ({"max_turn_plays": 2.5}, r"max_turn_plays=2.5 is not allowed"),
     ({"win_points": -1}, r"win_points=-1"),
     ({"match_end": {"target": 0}}, r"match_end"),
     ({"match_end": {"goal": 500}}, r'use \{"target": N\}'),
     ({"num_players": 2, "stock_size": 77}, r"stock_size=77 is too large for 2 players"),
+    ({"decks": 201}, r"^decks=201 is not allowed: use an integer from 1 to 200$"),
+    ({"win_points": 1_000_001}, r"^win_points=1000001 is not allowed: use an integer from 0 to 1000000$"),
+    ({"stock_card_points": 10_001}, r"^stock_card_points=10001 is not allowed: use an integer from 0 to 10000$"),
+    ({"max_turns": 2**31}, r"^max_turns=2147483648 is not allowed: use an integer from 1 to 2147483647, or None"),
+    ({"max_turn_plays": 2**31}, r"^max_turn_plays=2147483648 is not allowed: use an integer from 1 to 2147483647"),
 ])
 def test_invalid_settings_raise_value_error_naming_the_setting_and_what_is_allowed(settings, message):
     with pytest.raises(ValueError, match=message):
@@ -52,6 +59,12 @@ def test_unknown_setting_is_refused_with_the_list_of_settings():
 
 def test_more_decks_allow_longer_stockpiles():
     assert Rules(num_players=2, stock_size=77, decks=2).stock_size == 77
+
+
+def test_the_largest_allowed_settings_are_accepted():
+    rules = Rules(decks=MAX_DECKS, max_turns=MAX_COUNTER, max_turn_plays=MAX_COUNTER,
+                  win_points=MAX_WIN_POINTS, stock_card_points=MAX_STOCK_CARD_POINTS)
+    assert rules.deck_size == CARDS_PER_DECK * MAX_DECKS
 
 
 # ---------------------------------------------------------------- Action ids

@@ -11,12 +11,16 @@ import numpy as np
 import pytest
 
 from skipbo_env import Game, IllegalActionError, Rules
-from skipbo_env.actions import FIRST_DISCARD, PARTNER_STOCK_SOURCE, STOCK_SOURCE
+from skipbo_env.actions import FIRST_DISCARD, PARTNER_STOCK_SOURCE, STOCK_SOURCE, play_action
+from skipbo_env.cards import CARDS_PER_DECK
 from skipbo_env.encoding import encode_observation
 from agents.batched import bots
 from evaluation.vector_tournament import tournament
+from skipbo_env.rules import MAX_COUNTER, MAX_DECKS, MAX_STOCK_CARD_POINTS, MAX_WIN_POINTS
 from skipbo_env.vector import VectorGame, pcg
 from skipbo_env.vector.check import differential_run
+from skipbo_env.vector.layout import game_dtype
+from tests.positions import position
 
 
 @pytest.fixture(scope="module")
@@ -92,6 +96,11 @@ def test_two_decks_match_the_rules_engine():
 
 
 # ---------------------------------------------------------------------------------- dealing and resets
+def test_the_largest_deck_count_matches_the_rules_engine():
+    coverage = differential_run(Rules(decks=MAX_DECKS, stock_size=3), hands=2, batch_size=2)
+    assert coverage["win"] == 2
+
+
 def test_row_i_is_the_rules_engine_hand_with_seed_plus_i(batch):
     batch.reset(500)
     for row in range(batch.batch_size):
@@ -156,8 +165,29 @@ def test_bad_settings_and_shapes_are_refused_with_the_allowed_values():
     engine = VectorGame(Rules(), batch_size=2)
     with pytest.raises(ValueError, match=r"shape \(2,\)"):
         engine.step(np.array([0, 0, 0]))
-    with pytest.raises(ValueError, match="decks"):
-        VectorGame(Rules(decks=300, stock_size=30), batch_size=1)
+
+
+def test_setting_limits_keep_every_count_and_score_within_the_records_integers():
+    record = game_dtype(MAX_DECKS)
+    for pile_length in ("stock_len", "draw_len", "completed_len", "discard_len"):
+        assert CARDS_PER_DECK * MAX_DECKS <= np.iinfo(record[pile_length].base).max
+    for counter in ("turn", "plays"):
+        assert MAX_COUNTER <= np.iinfo(record[counter].base).max
+    largest_hand_score = MAX_WIN_POINTS + MAX_STOCK_CARD_POINTS * CARDS_PER_DECK * MAX_DECKS
+    assert largest_hand_score <= np.iinfo(np.int32).max
+
+
+def test_a_hand_won_at_the_largest_point_settings_scores_what_the_rules_engine_scores():
+    rules = {"decks": 2, "stock_size": 150, "win_points": MAX_WIN_POINTS, "stock_card_points": MAX_STOCK_CARD_POINTS}
+    opponent_stock = [value for value in range(1, 13) for _ in range(12)]
+    game = Game.from_dict(position(rules, seats=[{"stock": [1], "hand": [2, 3, 4, 5, 6]}, {"stock": opponent_stock}]))
+    batch = VectorGame(game.rules, batch_size=1, observations=False, auto_reset=False)
+    batch.set_game(0, game)
+    winning_play = play_action(STOCK_SOURCE, 0)
+    game.step(winning_play)
+    finished = batch.step(np.array([winning_play]))
+    assert game.points() == (MAX_WIN_POINTS + MAX_STOCK_CARD_POINTS * len(opponent_stock), 0)
+    assert finished.points.tolist() == [list(game.points())]
 
 
 # ---------------------------------------------------------------------------------- bots
