@@ -485,31 +485,12 @@ class Game:
 
         A malformed record, or one whose actions do not replay, is refused with ``ValueError``.
         """
-        validation.check_plain_json(record, "the game record")
-        if not isinstance(record, dict) or record.get("format") != RECORD_FORMAT:
-            raise ValueError(f"not a game record: expected a mapping with format {RECORD_FORMAT!r}")
-        deal = ("start",) if "start" in record else ("rules", "dealer")
-        missing = [key for key in ("seed", *deal, "actions") if key not in record]
-        if missing:
-            raise ValueError(f"game record lacks {', '.join(missing)} (it needs seed, actions, and start or rules and dealer)")
-        seed = record["seed"]
-        if seed is not None or "start" not in record:  # a loaded start may carry its generator instead
-            validation.checked_int(seed, "the game record's seed", 0)
-        actions = record["actions"]
-        if not isinstance(actions, list):
-            raise ValueError(f"the game record's actions must be a list of action ids, not {validation.excerpt(actions)}")
-        for index, action in enumerate(actions):
-            if not validation.is_int(action) or not 0 <= action < NUM_ACTIONS:
-                raise ValueError(
-                    f"game record action #{index} does not replay: {validation.excerpt(action)} is not an "
-                    f"action id: use an integer from 0 to {NUM_ACTIONS - 1}"
-                )
+        _check_record(record)
         if "start" in record:
-            game = cls.from_dict(record["start"], seed=seed)
+            game = cls.from_dict(record["start"], seed=record["seed"])
         else:
-            dealer = validation.checked_int(record["dealer"], "the game record's dealer", 0)
-            game = cls.new(Rules.from_dict(record["rules"]), seed=seed, dealer=dealer)
-        for index, action in enumerate(actions):
+            game = cls.new(Rules.from_dict(record["rules"]), seed=record["seed"], dealer=record["dealer"])
+        for index, action in enumerate(record["actions"]):
             try:
                 game.step(action)
             except IllegalActionError as error:
@@ -519,6 +500,32 @@ class Game:
     def __repr__(self) -> str:
         status = f"outcome={self.outcome!r}, winners={self.winners}" if self.outcome else f"seat {self.current_seat} to act"
         return f"Game({self.num_players} players, turn {self.turn}, {status})"
+
+
+def _check_record(record) -> None:
+    """A game record's keys and types: every refusal a ``ValueError`` (RULES.md, "State format")."""
+    validation.check_plain_json(record, "the game record")
+    if not isinstance(record, dict) or record.get("format") != RECORD_FORMAT:
+        raise ValueError(f"not a game record: expected a mapping with format {RECORD_FORMAT!r}")
+    deal = ("start",) if "start" in record else ("rules", "dealer")
+    missing = [key for key in ("seed", *deal, "actions") if key not in record]
+    if missing:
+        raise ValueError(
+            f"game record lacks {', '.join(missing)} (it needs seed, actions, and start or rules and dealer)"
+        )
+    if record["seed"] is not None or "start" not in record:  # a loaded start may carry its generator instead
+        validation.checked_int(record["seed"], "the game record's seed", 0)
+    if "dealer" in deal:
+        validation.checked_int(record["dealer"], "the game record's dealer", 0)
+    actions = record["actions"]
+    if not isinstance(actions, list):
+        raise ValueError(f"the game record's actions must be a list of action ids, not {validation.excerpt(actions)}")
+    for index, action in enumerate(actions):
+        if not validation.is_int(action) or not 0 <= action < NUM_ACTIONS:
+            raise ValueError(
+                f"game record action #{index} does not replay: {validation.excerpt(action)} is not an "
+                f"action id: use an integer from 0 to {NUM_ACTIONS - 1}"
+            )
 
 
 def _checked_seed(seed) -> int:

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import copy
 import functools
+from collections import Counter
 import os
 
 import numpy as np
@@ -18,9 +19,10 @@ from hypothesis import strategies as st
 
 from skipbo_env import Game, Rules
 from skipbo_env.validation import MAX_DEPTH, excerpt
-from tests.test_engine_properties import assert_every_card_in_exactly_one_place
+from skipbo_env.cards import deck_counts
+from tests.positions import all_cards
 
-EXAMPLES = int(os.environ.get("SKIPBO_FUZZ_EXAMPLES", "300"))
+EXAMPLES = int(os.environ.get("SKIPBO_FUZZ_EXAMPLES", "200"))
 FUZZ = settings(max_examples=EXAMPLES, deadline=None, derandomize=True, database=None,
                 suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large])
 
@@ -173,6 +175,14 @@ def mutate(data, root, protected=frozenset()):
         else:
             root = replacement(data, root)
     return root
+
+
+def assert_every_card_in_exactly_one_place(game: Game) -> None:
+    """The loaded game holds the whole deck (its saved state lists every card exactly once)."""
+    expected = deck_counts(game.rules.decks)
+    assert Counter(all_cards(game.to_dict())) == Counter({value: expected[value] for value in range(1, 14)})
+    assert sum(game.hand_sizes) == sum(sum(counts) for counts in game.hand_counts)
+    assert all(0 <= size <= 5 for size in game.hand_sizes)
 
 
 def assert_refused_in_one_short_line(error: ValueError) -> None:
