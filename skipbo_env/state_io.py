@@ -31,6 +31,7 @@ REQUIRED_KEYS = (
     "turn", "plays_this_turn", "quiet_turns",
 )
 OUTCOMES = ("win", "draw", "truncated")
+SHOWN_MISCOUNTS = 3  # a card-count refusal names this many values, then how many more
 PCG64_WORD = 2**128  # a PCG64 state and increment are 128-bit numbers
 
 
@@ -146,14 +147,15 @@ def _check_cards(state: dict, rules: Rules) -> None:
     counts = Counter(_all_cards(state))
     expected = deck_counts(rules.decks)
     wrong = [
-        f"{counts[value]} x {card_name(value)} (the deck has {expected[value]})"
+        f"{counts[value]} x {card_name(value)} (the deck has {excerpt(expected[value])})"
         for value in range(1, WILD + 1)
         if counts[value] != expected[value]
     ]
     if wrong:
+        more = f"; and {len(wrong) - SHOWN_MISCOUNTS} more values" if len(wrong) > SHOWN_MISCOUNTS else ""
         raise ValueError(
-            f"the cards do not match the deck (decks={rules.decks}, every card in exactly one place): "
-            + "; ".join(wrong)
+            f"the cards do not match the deck (decks={excerpt(rules.decks)}, every card in exactly one place): "
+            + "; ".join(wrong[:SHOWN_MISCOUNTS]) + more
         )
 
 

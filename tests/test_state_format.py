@@ -399,3 +399,10 @@ def test_a_deeply_nested_record_is_refused_with_value_error():
     record["actions"].append(deeply_nested(100_000))
     with pytest.raises(ValueError, match="the game record nests deeper than 16 levels"):
         Game.replay(record)
+
+
+def test_a_card_count_refusal_names_three_values_and_counts_the_rest():
+    state = position(seats=SEATS)
+    state["rules"]["decks"] = 2**31
+    with pytest.raises(ValueError, match=r"12 x 3 \(the deck has 25769803776\); and 10 more values$"):
+        Game.from_dict(state)
