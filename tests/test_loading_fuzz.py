@@ -39,7 +39,7 @@ VARIANTS = [
     ({"num_players": 3, "max_turns": 6}, None, True),
 ]
 HUGE_AND_NEGATIVE = [2**31, 2**64, 2**128, 2**200, 10**80, -1, -(2**70)]
-NOT_SAFE_TO_ENLARGE = {("rules", "decks")}  # a record deals its deck: decks=2**64 would build that deck
+NOT_SAFE_TO_ENLARGE = {("rules", "decks")}  # a record deals its deck: decks=2**64 would build it (no cap here yet)
 
 
 def played(settings_: dict, steps: int | None, seed: int) -> Game:
