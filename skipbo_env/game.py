@@ -21,7 +21,7 @@ import json
 
 import numpy as np
 
-from skipbo_env import state_io
+from skipbo_env import state_io, validation
 from skipbo_env.actions import (
     DISCARD_SOURCE,
     END_TURN,
@@ -118,6 +118,8 @@ class Game:
         twice gives the same game. A state in phase ``"draw"`` performs the draw.
         """
         rules = state_io.check_state(state)
+        if seed is not None:
+            seed = _checked_seed(seed)
         if seed is None and "rng" not in state:
             digest = hashlib.sha256(json.dumps(state, sort_keys=True).encode()).digest()
             seed = int.from_bytes(digest[:8], "little") >> 1
@@ -147,7 +149,7 @@ class Game:
             setattr(self, key, state[key])
         if "outcome" in state:
             self.outcome = state["outcome"]
-            self.winners = tuple(state.get("winners", ()))
+            self.winners = tuple(sorted(state.get("winners", ())))
 
     def _stockpile_owner(self, seat: int) -> int:
         """The seat whose ``stock`` entry holds this seat's stockpile in the state format."""
@@ -490,12 +492,11 @@ class Game:
 
     @classmethod
     def replay(cls, record: dict) -> "Game":
-        """The game a :meth:`record` describes, every action taken again."""
-        if not isinstance(record, dict) or record.get("format") != RECORD_FORMAT:
-            raise ValueError(f"not a game record: expected a mapping with format {RECORD_FORMAT!r}")
-        missing = [key for key in ("seed", "actions") if key not in record]
-        if missing:
-            raise ValueError(f"game record lacks {', '.join(missing)}")
+        """The game a :meth:`record` describes, every action taken again.
+
+        A malformed record, or one whose actions do not replay, is refused with ``ValueError``.
+        """
+        _check_record(record)
         if "start" in record:
             game = cls.from_dict(record["start"], seed=record["seed"])
         else:
@@ -510,6 +511,39 @@ class Game:
     def __repr__(self) -> str:
         status = f"outcome={self.outcome!r}, winners={self.winners}" if self.outcome else f"seat {self.current_seat} to act"
         return f"Game({self.num_players} players, turn {self.turn}, {status})"
+
+
+def _check_record(record) -> None:
+    """A game record's keys and types: every refusal a ``ValueError`` (RULES.md, "State format")."""
+    validation.check_plain_json(record, "the game record")
+    if not isinstance(record, dict) or record.get("format") != RECORD_FORMAT:
+        raise ValueError(f"not a game record: expected a mapping with format {RECORD_FORMAT!r}")
+    deal = ("start",) if "start" in record else ("rules", "dealer")
+    missing = [key for key in ("seed", *deal, "actions") if key not in record]
+    if missing:
+        raise ValueError(
+            f"game record lacks {', '.join(missing)} (it needs seed, actions, and start or rules and dealer)"
+        )
+    if record["seed"] is not None or "start" not in record:  # a loaded start may carry its generator instead
+        validation.checked_int(record["seed"], "the game record's seed", 0)
+    if "dealer" in deal:
+        validation.checked_int(record["dealer"], "the game record's dealer", 0)
+    actions = record["actions"]
+    if not isinstance(actions, list):
+        raise ValueError(f"the game record's actions must be a list of action ids, not {validation.excerpt(actions)}")
+    for index, action in enumerate(actions):
+        if not validation.is_int(action) or not 0 <= action < NUM_ACTIONS:
+            raise ValueError(
+                f"game record action #{index} does not replay: {validation.excerpt(action)} is not an "
+                f"action id: use an integer from 0 to {NUM_ACTIONS - 1}"
+            )
+
+
+def _checked_seed(seed) -> int:
+    """A seed for ``numpy.random.default_rng``: a non-negative integer (numpy's too, not a bool)."""
+    if isinstance(seed, np.integer):
+        seed = int(seed)
+    return validation.checked_int(seed, "seed", 0)
 
 
 def _canonical(piles: list[list[int]]) -> tuple[int, ...]:

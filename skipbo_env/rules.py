@@ -6,6 +6,7 @@ import dataclasses
 from typing import Any
 
 from skipbo_env.cards import CARDS_PER_DECK, HAND_SIZE
+from skipbo_env.validation import excerpt, is_int
 
 MIN_PLAYERS, MAX_PLAYERS = 2, 6
 TEAM_WIN_MODES = ("both", "either")
@@ -27,10 +28,6 @@ a stockpile) = 325,000,000 points: it fits int32, and int64 totals hold millions
 def default_stock_size(num_players: int) -> int:
     """RULES.md, "Deal": 30 cards with 2-4 players, 20 with 5-6."""
     return 30 if num_players <= 4 else 20
-
-
-def _is_int(value: Any) -> bool:
-    return isinstance(value, int) and not isinstance(value, bool)
 
 
 @dataclasses.dataclass(frozen=True)
@@ -57,9 +54,9 @@ class Rules:
     match_end: dict = dataclasses.field(default_factory=lambda: {"target": 500})
 
     def __post_init__(self) -> None:
-        if not _is_int(self.num_players) or not MIN_PLAYERS <= self.num_players <= MAX_PLAYERS:
+        if not is_int(self.num_players) or not MIN_PLAYERS <= self.num_players <= MAX_PLAYERS:
             raise ValueError(
-                f"num_players={self.num_players!r} is not allowed: use an integer from "
+                f"num_players={excerpt(self.num_players)} is not allowed: use an integer from "
                 f"{MIN_PLAYERS} to {MAX_PLAYERS}"
             )
         if self.stock_size is None:
@@ -70,7 +67,7 @@ class Rules:
         self._check_choice("team_stock", TEAM_STOCK_MODES)
         self._check_choice("exhausted_draw", EXHAUSTED_DRAW_MODES)
         if not isinstance(self.partners, bool):
-            raise ValueError(f"partners={self.partners!r} is not allowed: use true or false")
+            raise ValueError(f"partners={excerpt(self.partners)} is not allowed: use true or false")
         self._check_partners()
         if self.max_turn_plays is not None:
             self._check_int_in_range("max_turn_plays", 1, MAX_COUNTER, ", or None for no limit")
@@ -83,14 +80,14 @@ class Rules:
 
     def _check_int_in_range(self, name: str, low: int, high: int | None = None, extra: str = "") -> None:
         value = getattr(self, name)
-        if not _is_int(value) or value < low or (high is not None and value > high):
+        if not is_int(value) or value < low or (high is not None and value > high):
             allowed = f"an integer >= {low}" if high is None else f"an integer from {low} to {high}"
-            raise ValueError(f"{name}={value!r} is not allowed: use {allowed}{extra}")
+            raise ValueError(f"{name}={excerpt(value)} is not allowed: use {allowed}{extra}")
 
     def _check_choice(self, name: str, allowed: tuple[str, ...]) -> None:
         value = getattr(self, name)
         if value not in allowed:
-            raise ValueError(f"{name}={value!r} is not allowed: use one of {', '.join(map(repr, allowed))}")
+            raise ValueError(f"{name}={excerpt(value)} is not allowed: use one of {', '.join(map(repr, allowed))}")
 
     def _check_partners(self) -> None:
         if self.partners and self.num_players not in (4, 6):
@@ -101,7 +98,7 @@ class Rules:
         if not self.partners:
             for name, default in (("team_win", "both"), ("team_stock", "own")):
                 if getattr(self, name) != default:
-                    raise ValueError(f"{name}={getattr(self, name)!r} needs partners=True")
+                    raise ValueError(f"{name}={excerpt(getattr(self, name))} needs partners=True")
 
     def _check_deck_holds_the_deal(self) -> None:
         """RULES.md, "Deal": the deck holds every stockpile plus one full hand per seat."""
@@ -110,8 +107,8 @@ class Rules:
         if needed > available:
             largest = (available - HAND_SIZE * self.num_players) // self.num_stockpiles
             raise ValueError(
-                f"stock_size={self.stock_size} is too large for {self.num_players} players with "
-                f"decks={self.decks}: the deal needs {needed} cards and the deck has {available}; "
+                f"stock_size={excerpt(self.stock_size)} is too large for {self.num_players} players with "
+                f"decks={self.decks}: the deal needs {excerpt(needed)} cards and the deck has {available}; "
                 f"use stock_size <= {largest} or more decks"
             )
 
@@ -144,7 +141,7 @@ class Rules:
     def from_dict(cls, settings: dict) -> "Rules":
         if not isinstance(settings, dict):
             raise ValueError(f"rules must be a mapping of settings, got {type(settings).__name__}")
-        unknown = sorted(set(settings) - set(SETTING_NAMES))
+        unknown = sorted(excerpt(name) for name in settings if name not in SETTING_NAMES)
         if unknown:
             raise ValueError(
                 f"unknown setting(s) {', '.join(unknown)}; the settings are {', '.join(SETTING_NAMES)}"
@@ -160,13 +157,13 @@ def _checked_match_end(match_end: Any) -> dict:
     """RULES.md, "Scoring and matches": target score, fixed rounds, or a single hand."""
     allowed = 'use {"target": N}, {"rounds": N} or {"single_hand": true}'
     if not isinstance(match_end, dict) or len(match_end) != 1:
-        raise ValueError(f"match_end={match_end!r} is not allowed: {allowed}")
+        raise ValueError(f"match_end={excerpt(match_end)} is not allowed: {allowed}")
     (key, value), = match_end.items()
-    if key in ("target", "rounds") and _is_int(value) and value >= 1:
+    if key in ("target", "rounds") and is_int(value) and value >= 1:
         return {key: value}
     if key == "single_hand" and value is True:
         return {key: True}
-    raise ValueError(f"match_end={match_end!r} is not allowed: {allowed} with N >= 1")
+    raise ValueError(f"match_end={excerpt(match_end)} is not allowed: {allowed} with N >= 1")
 
 
 SETTING_NAMES = tuple(field.name for field in dataclasses.fields(Rules))

@@ -2,6 +2,8 @@
 
 :func:`check_state` refuses a broken position with a ``ValueError`` that names the problem.
 It knows the format, not the game: :meth:`skipbo_env.Game.from_dict` calls it before loading.
+Each check below is one of the rules "Loading checks the state and refuses ..." lists; every
+refusal is a ``ValueError``, whatever the input's types (see :mod:`skipbo_env.validation`).
 """
 
 from __future__ import annotations
@@ -21,6 +23,7 @@ from skipbo_env.cards import (
     fits_on,
 )
 from skipbo_env.rules import Rules
+from skipbo_env.validation import check_plain_json, checked_int, excerpt, is_int
 
 STATE_FORMAT = "skipbo-state/1"
 REQUIRED_KEYS = (
@@ -28,34 +31,53 @@ REQUIRED_KEYS = (
     "turn", "plays_this_turn", "quiet_turns",
 )
 OUTCOMES = ("win", "draw", "truncated")
+SHOWN_MISCOUNTS = 3  # a card-count refusal names this many values, then how many more
+PCG64_WORD = 2**128  # a PCG64 state and increment are 128-bit numbers
 
 
 def check_state(state: dict) -> Rules:
     """Validate a state dict; return its rules. Raises ``ValueError`` naming the first problem."""
+    check_plain_json(state, "the state")
     if not isinstance(state, dict):
         raise ValueError(f"a state must be a JSON object, got {type(state).__name__}")
     if state.get("format", STATE_FORMAT) != STATE_FORMAT:
-        raise ValueError(f"unknown state format {state.get('format')!r}: expected {STATE_FORMAT!r}")
+        raise ValueError(f"unknown state format {excerpt(state.get('format'))}: expected {STATE_FORMAT!r}")
     missing = [key for key in REQUIRED_KEYS if key not in state]
     if missing:
         raise ValueError(f"state lacks {', '.join(missing)}")
     rules = Rules.from_dict(state["rules"])
     _check_layout(state, rules)
+    _check_stockpile_sizes(state, rules)
     _check_cards(state, rules)
     _check_building_piles(state["building"])
     _check_completed(state["completed"])
     _check_turn(state, rules)
     _check_outcome(state, rules)
+    _check_turn_counters(state, rules)
+    if "rng" in state:
+        checked_rng_state(state["rng"])
     return rules
 
 
 def checked_rng_state(rng_state) -> dict:
-    """The saved generator state (``"rng"``), refused unless it is numpy's PCG64 state."""
+    """The saved generator state (``"rng"``), refused unless it is a state numpy's PCG64 can be in.
+
+    That is ``{"bit_generator": "PCG64", "state": {"state": S, "inc": I}, "has_uint32": 0 or 1,
+    "uinteger": U}`` with ``S`` and ``I`` 128-bit numbers, ``I`` odd, and ``U`` a 32-bit number.
+    """
+    if not isinstance(rng_state, dict) or rng_state.get("bit_generator") != "PCG64":
+        raise ValueError(f"rng is not a numpy PCG64 generator state: {excerpt(rng_state)}")
+    words = rng_state.get("state")
+    if not isinstance(words, dict) or not {"state", "inc"} <= set(words):
+        raise ValueError(f"rng.state must hold the PCG64 words state and inc, not {excerpt(words)}")
+    checked_int(words["state"], "rng.state.state", 0, PCG64_WORD - 1)
+    checked_int(words["inc"], "rng.state.inc", 0, PCG64_WORD - 1)
+    if words["inc"] % 2 == 0:
+        raise ValueError(f"rng.state.inc={excerpt(words['inc'])} is even; a PCG64 increment is always odd")
+    checked_int(rng_state.get("has_uint32"), "rng.has_uint32", 0, 1)
+    checked_int(rng_state.get("uinteger"), "rng.uinteger", 0, 2**32 - 1)
     bit_generator = np.random.PCG64()
-    try:
-        bit_generator.state = rng_state
-    except (TypeError, ValueError, KeyError) as error:
-        raise ValueError(f"rng is not a numpy PCG64 generator state ({error})") from None
+    bit_generator.state = rng_state
     return bit_generator.state
 
 
@@ -64,7 +86,7 @@ def _card_list(cards, where: str) -> list[int]:
         raise ValueError(f"{where} must be a list of cards")
     for card in cards:
         if isinstance(card, bool) or not isinstance(card, int) or not 1 <= card <= WILD:
-            raise ValueError(f"{where} holds {card!r}, which is not a card: use 1-12, or 13 for SKIP-BO")
+            raise ValueError(f"{where} holds {excerpt(card)}, which is not a card: use 1-12, or 13 for SKIP-BO")
     return cards
 
 
@@ -99,6 +121,15 @@ def _check_layout(state: dict, rules: Rules) -> None:
     _card_list(state["draw_pile"], "draw_pile")
 
 
+def _check_stockpile_sizes(state: dict, rules: Rules) -> None:
+    """RULES.md, "Deal": a stockpile is dealt ``stock_size`` cards and only ever shrinks."""
+    for index, seat in enumerate(state["seats"]):
+        if len(seat["stock"]) > rules.stock_size:
+            raise ValueError(
+                f"seat {index}'s stockpile holds {len(seat['stock'])} cards, more than stock_size={rules.stock_size}"
+            )
+
+
 def _all_cards(state: dict):
     for seat in state["seats"]:
         yield from seat["hand"]
@@ -116,14 +147,15 @@ def _check_cards(state: dict, rules: Rules) -> None:
     counts = Counter(_all_cards(state))
     expected = deck_counts(rules.decks)
     wrong = [
-        f"{counts[value]} x {card_name(value)} (the deck has {expected[value]})"
+        f"{counts[value]} x {card_name(value)} (the deck has {excerpt(expected[value])})"
         for value in range(1, WILD + 1)
         if counts[value] != expected[value]
     ]
     if wrong:
+        more = f"; and {len(wrong) - SHOWN_MISCOUNTS} more values" if len(wrong) > SHOWN_MISCOUNTS else ""
         raise ValueError(
-            f"the cards do not match the deck (decks={rules.decks}, every card in exactly one place): "
-            + "; ".join(wrong)
+            f"the cards do not match the deck (decks={excerpt(rules.decks)}, every card in exactly one place): "
+            + "; ".join(wrong[:SHOWN_MISCOUNTS]) + more
         )
 
 
@@ -150,18 +182,15 @@ def _check_completed(completed: list[int]) -> None:
         )
 
 
-def _is_int(value) -> bool:
-    return isinstance(value, int) and not isinstance(value, bool)
-
-
 def _check_turn(state: dict, rules: Rules) -> None:
+    """A seat, dealer or turn out of range, or a seat to act that does not follow from dealer and turn."""
     n = rules.num_players
     for key, low, high in (("current_seat", 0, n - 1), ("dealer", 0, n - 1)):
-        if not _is_int(state[key]) or not low <= state[key] <= high:
-            raise ValueError(f"{key}={state[key]!r} is out of range: use a seat from {low} to {high}")
+        if not is_int(state[key]) or not low <= state[key] <= high:
+            raise ValueError(f"{key}={excerpt(state[key])} is out of range: use a seat from {low} to {high}")
     for key in ("turn", "plays_this_turn", "quiet_turns"):
-        if not _is_int(state[key]) or state[key] < 0:
-            raise ValueError(f"{key}={state[key]!r} is out of range: use an integer >= 0")
+        if not is_int(state[key]) or state[key] < 0:
+            raise ValueError(f"{key}={excerpt(state[key])} is out of range: use an integer >= 0")
     if rules.max_turns is not None and state["turn"] > rules.max_turns:
         raise ValueError(f"turn={state['turn']} is past max_turns={rules.max_turns}")
     expected = (state["dealer"] + 1 + state["turn"]) % n
@@ -171,20 +200,40 @@ def _check_turn(state: dict, rules: Rules) -> None:
             f"turn={state['turn']}: the seat to act is (dealer + 1 + turn) % {n} = {expected}"
         )
     if state["phase"] not in ("draw", "play"):
-        raise ValueError(f"phase={state['phase']!r} is not allowed: use 'draw' or 'play'")
+        raise ValueError(f"phase={excerpt(state['phase'])} is not allowed: use 'draw' or 'play'")
 
 
 def _check_outcome(state: dict, rules: Rules) -> None:
-    outcome = state.get("outcome")
-    if outcome is not None:
-        if outcome not in OUTCOMES:
-            raise ValueError(f"outcome={outcome!r} is not allowed: use one of {', '.join(OUTCOMES)}")
-        winners = state.get("winners", [])
-        if not isinstance(winners, list) or any(not _is_int(s) or not 0 <= s < rules.num_players for s in winners):
-            raise ValueError(f"winners={winners!r} must be a list of seats")
-        if (outcome == "win") != bool(winners):
-            raise ValueError("winners must list the winning seats when outcome is 'win', and be empty otherwise")
+    """A running hand that is already won; an outcome whose winners do not follow from the state."""
+    if "outcome" not in state:
+        if "winners" in state:
+            raise ValueError("winners are listed but the state has no outcome: only a finished hand has winners")
+        _check_running_hand(state, rules)
         return
+    outcome = state["outcome"]
+    if outcome not in OUTCOMES:
+        raise ValueError(f"outcome={excerpt(outcome)} is not allowed: use one of {', '.join(OUTCOMES)}")
+    winners = state.get("winners", [])
+    if not isinstance(winners, list) or any(not is_int(s) or not 0 <= s < rules.num_players for s in winners):
+        raise ValueError(f"winners={excerpt(winners)} must be a list of seats")
+    if len(set(winners)) != len(winners):
+        raise ValueError(f"winners={excerpt(winners)} lists a seat twice")
+    if (outcome == "win") != bool(winners):
+        raise ValueError("winners must list the winning seats when outcome is 'win', and be empty otherwise")
+    if outcome == "truncated":
+        _check_truncation(state, rules)
+    won = [team for team in _teams(rules) if _has_won(team, state, rules)]
+    if outcome == "win":
+        _check_winners(winners, won, rules)
+    elif won:
+        raise ValueError(
+            f"outcome={outcome!r}, but {_seats_text(won[0])} met the winning condition "
+            f"({_winning_condition(rules)}): that hand was won"
+        )
+
+
+def _check_running_hand(state: dict, rules: Rules) -> None:
+    """An empty hand for the seat to act while a card could be drawn; a hand that is already won."""
     seat = state["seats"][state["current_seat"]]
     can_draw = bool(state["draw_pile"] or state["completed"])
     if state["phase"] == "play" and not seat["hand"] and can_draw:
@@ -192,24 +241,96 @@ def _check_outcome(state: dict, rules: Rules) -> None:
             f"seat {state['current_seat']} is to act with an empty hand while a card could be drawn; "
             "it would have drawn (or save the state in phase 'draw')"
         )
-    _check_no_hand_already_won(state, rules)
+    for team in _teams(rules):
+        if _has_won(team, state, rules):
+            if not rules.partners:
+                raise ValueError(
+                    f"seat {team[0]}'s stockpile is empty in a running singles hand: that hand is already won"
+                )
+            raise ValueError(f"team {team[0]} ({_seats_text(team)}) has already won this running hand")
 
 
-def _check_no_hand_already_won(state: dict, rules: Rules) -> None:
-    """A running hand cannot have a winner already (singles: an empty stockpile)."""
-    stocks = [seat["stock"] for seat in state["seats"]]
+def _check_truncation(state: dict, rules: Rules) -> None:
+    """RULES.md, "A turn that never ends": a hand is truncated when ``turn`` reaches ``max_turns``."""
+    if rules.max_turns is None:
+        raise ValueError("outcome='truncated' needs max_turns: without it no hand is truncated")
+    if state["turn"] != rules.max_turns:
+        raise ValueError(
+            f"outcome='truncated' at turn={state['turn']}: a hand is truncated when turn reaches "
+            f"max_turns={rules.max_turns}"
+        )
+
+
+def _check_winners(winners: list[int], won: list[tuple[int, ...]], rules: Rules) -> None:
+    """RULES.md, "Winning a hand" and "Partners": the winners are the one seat (team) that won."""
+    team = tuple(sorted(winners))
+    if team not in _teams(rules):
+        if rules.partners:
+            raise ValueError(
+                f"winners={excerpt(winners)}: a partners hand is won by both seats of one team "
+                f"(seats i and i + {rules.num_players // 2})"
+            )
+        raise ValueError(f"winners={excerpt(winners)}: a singles hand is won by one seat")
+    if team not in won:
+        raise ValueError(
+            f"winners={excerpt(winners)}, but {_seats_text(team)} did not meet the winning condition "
+            f"({_winning_condition(rules)})"
+        )
+    if len(won) > 1:
+        raise ValueError(
+            f"{_seats_text(won[0])} and {_seats_text(won[1])} both met the winning condition; "
+            "the hand ends when the first does"
+        )
+
+
+def _teams(rules: Rules) -> list[tuple[int, ...]]:
+    """The seats of each team: one seat each in singles, seats ``t`` and ``t + n/2`` in partners."""
     if not rules.partners:
-        for seat, stock in enumerate(stocks):
-            if not stock:
-                raise ValueError(f"seat {seat}'s stockpile is empty in a running singles hand: that hand is already won")
-        return
+        return [(seat,) for seat in range(rules.num_players)]
     half = rules.num_players // 2
-    for team in range(half):
-        if rules.team_stock == "shared":
-            won = not stocks[team]
-        elif rules.team_win == "both":
-            won = not stocks[team] and not stocks[team + half]
-        else:
-            won = not stocks[team] or not stocks[team + half]
-        if won:
-            raise ValueError(f"team {team} (seats {team} and {team + half}) has already won this running hand")
+    return [(team, team + half) for team in range(half)]
+
+
+def _has_won(team: tuple[int, ...], state: dict, rules: Rules) -> bool:
+    """RULES.md, "Winning a hand" and ``team_win``: has this seat (team) met the winning condition?"""
+    empty = [not state["seats"][seat]["stock"] for seat in team]
+    if rules.team_stock == "shared":
+        return empty[0]  # the team's stockpile is stored on its first seat
+    return all(empty) if rules.team_win == "both" else any(empty)
+
+
+def _winning_condition(rules: Rules) -> str:
+    if not rules.partners:
+        return "an empty stockpile"
+    if rules.team_stock == "shared":
+        return "the team's shared stockpile empty"
+    if rules.team_win == "both":
+        return "both stockpiles of the team empty, team_win='both'"
+    return "either stockpile of the team empty, team_win='either'"
+
+
+def _seats_text(team: tuple[int, ...]) -> str:
+    return f"seat {team[0]}" if len(team) == 1 else f"seats {team[0]} and {team[1]}"
+
+
+def _check_turn_counters(state: dict, rules: Rules) -> None:
+    """``plays_this_turn`` above ``max_turn_plays``; ``turn`` at ``max_turns`` or ``quiet_turns`` at the
+    number of seats in a running hand (RULES.md, "Running out of cards to draw")."""
+    n = rules.num_players
+    running = "outcome" not in state
+    if rules.max_turn_plays is not None and state["plays_this_turn"] > rules.max_turn_plays:
+        raise ValueError(
+            f"plays_this_turn={state['plays_this_turn']} is above max_turn_plays={rules.max_turn_plays}: "
+            "once that many cards are played in a turn, no further play is legal"
+        )
+    if running and rules.max_turns is not None and state["turn"] >= rules.max_turns:
+        raise ValueError(
+            f"turn={state['turn']} in a running hand: the hand is truncated when turn reaches "
+            f"max_turns={rules.max_turns}"
+        )
+    ended_by_quiet_turns = state.get("outcome") == "draw"
+    if state["quiet_turns"] >= n and not (ended_by_quiet_turns and state["quiet_turns"] == n):
+        raise ValueError(
+            f"quiet_turns={excerpt(state['quiet_turns'])} with {n} seats: as many quiet turns in a row as "
+            f"there are seats end the hand as a draw"
+        )
