@@ -160,7 +160,6 @@ def greedy_actions(games, legal, rows, streams, out):
 RANDOM_BOT, GREEDY_BOT = 0, 1
 """Kernel bots: the loop of :func:`play_bots` moves for them (``planner``: a code from
 ``PLANNER_CODES`` on, which carries its switches)."""
-KERNEL_BOTS = ("random", "greedy", "planner")
 OTHER = -1
 """Any other player (the learner, a network, a Python policy): :func:`play_bots` stops there."""
 

@@ -121,6 +121,8 @@ REACH = reach_table()
 MAX_MISSING = REACH.shape[1] - 1
 MAX_MOVES = NUM_BUILDING_PILES * (2 + 2 * NUM_DISCARD_PILES + 2)
 """Plays from one search position: per distinct need two stockpiles, eight discard tops, a hand number, a wild."""
+MEMO_START = 256
+"""Slots of a decision's memo table at first (it doubles when half full)."""
 MAX_OPPONENTS = 5
 PARTNER_ROW = MAX_OPPONENTS
 """Row of ``threat`` that holds the partner's chances."""
@@ -142,26 +144,27 @@ def reach_chance(cards, missing):
 
 
 @jit
-def chain_missing(need, target, counts, piles, heights):
+def chain_missing(need, target, counts, piles, heights, work):
     """How many cards are missing to build from ``need`` up to ``target - 1`` (``agents.planner.chain_missing``):
-    ``counts[v]`` cards of value ``v`` and the piles ``piles[p, :heights[p]]`` (used from the top down)."""
-    counts = counts.copy()
-    heights = heights.copy()
+    ``counts[v]`` cards of value ``v`` and the piles ``piles[p, :heights[p]]`` (used from the top down);
+    ``work``: scratch room for four pile heights. Each number of the chain is needed once, so only the
+    wilds and the piles are used up."""
+    work[:] = heights
+    wilds = counts[WILD]
     missing = 0
     for value in range(need, target):
         if counts[value]:
-            counts[value] -= 1
             continue
         found = False
         for pile in range(NUM_DISCARD_PILES):
-            height = heights[pile]
+            height = work[pile]
             if height and (piles[pile, height - 1] == value or piles[pile, height - 1] == WILD):
-                heights[pile] = height - 1
+                work[pile] = height - 1
                 found = True
                 break
         if not found:
-            if counts[WILD]:
-                counts[WILD] -= 1
+            if wilds:
+                wilds -= 1
             else:
                 missing += 1
     return missing
@@ -261,8 +264,9 @@ def read_threat(r, cfg, seat, can_draw, chance_from):
         heights = np.zeros(NUM_DISCARD_PILES, dtype=np.int64)
         read_visible_piles(r, seat, piles, heights)
         no_cards = np.zeros(WILD + 1, dtype=np.int64)
+        work = np.empty(NUM_DISCARD_PILES, dtype=np.int64)
         for need in range(1, target + 1):
-            chance_from[need] = reach_chance(cards, chain_missing(need, target, no_cards, piles, heights))
+            chance_from[need] = reach_chance(cards, chain_missing(need, target, no_cards, piles, heights, work))
     return target
 
 
@@ -370,7 +374,7 @@ def position_key(needs, hand, heights, done, hand0, heights0):
 
 
 @jit
-def stop_value(needs, hand, heights, done, needs0, hand0, heights0, piles, info, threat, weights):
+def stop_value(needs, hand, heights, done, needs0, hand0, heights0, piles, info, threat, weights, work):
     """``_Turn.stop_value``: what the plays up to a position gained plus what its piles promise."""
     switches = info[I_SWITCHES]
     stalled = info[I_STALLED] != 0
@@ -404,12 +408,12 @@ def stop_value(needs, hand, heights, done, needs0, hand0, heights0, piles, info,
             completed += needs[slot] < needs0[slot]
         played = info[I_HAND_SIZE] - hand_left + stock_cards + discards_played
         value += STALL_PLAY * played + STALL_COMPLETE * completed
-    value += position_value(needs, hand, hand_left, heights[0], done[0], piles[0], info, threat, weights)
+    value += position_value(needs, hand, hand_left, heights[0], done[0], piles[0], info, threat, weights, work)
     return value
 
 
 @jit
-def position_value(needs, hand, hand_left, mine, stock_done, my_piles, info, threat, weights):
+def position_value(needs, hand, hand_left, mine, stock_done, my_piles, info, threat, weights, work):
     """``_Turn.position_value``: what the building piles left behind mean for the opponents, the partner and me."""
     switches = info[I_SWITCHES]
     value = 0.0
@@ -434,16 +438,43 @@ def position_value(needs, hand, hand_left, mine, stock_done, my_piles, info, thr
             if need > target:
                 gap = 99
             else:
-                gap = chain_missing(need, target, hand, my_piles, mine)
+                gap = chain_missing(need, target, hand, my_piles, mine, work)
             missing = min(missing, gap)
         drawn = HAND_SIZE if hand_left == 0 else min(HAND_SIZE + 1 - hand_left, info[I_CAN_DRAW])
         value += GAP * reach_chance(drawn, missing)
     return value
 
 
+EMPTY = -1
+"""A free slot of the memo table (no position key is negative)."""
+
+
 @jit
-def search_value(base, needs, hand, heights, done, needs0, hand0, heights0, piles, info, threat, weights, memo,
-                 moves, move_count, next_move, best, keys):
+def memo_slot(memo_keys, key):
+    """The slot of ``key`` in the open-addressing table ``memo_keys`` (a power of two long), or the free slot for it."""
+    mask = memo_keys.shape[0] - 1
+    slot = ((key * np.int64(-7046029254386353131)) >> 32) & mask
+    while memo_keys[slot] != key and memo_keys[slot] != EMPTY:
+        slot = (slot + 1) & mask
+    return slot
+
+
+@jit
+def memo_grown(memo_keys, memo_values):
+    """The table twice as large, holding the same entries."""
+    keys = np.full(2 * memo_keys.shape[0], EMPTY, dtype=np.int64)
+    values = np.empty(2 * memo_keys.shape[0], dtype=np.float64)
+    for i in range(memo_keys.shape[0]):
+        if memo_keys[i] != EMPTY:
+            slot = memo_slot(keys, memo_keys[i])
+            keys[slot] = memo_keys[i]
+            values[slot] = memo_values[i]
+    return keys, values
+
+
+@jit
+def search_value(base, needs, hand, heights, done, needs0, hand0, heights0, piles, info, threat, weights, work,
+                 memo_keys, memo_values, memo_count, moves, move_count, next_move, best, keys):
     """``_Turn.value`` of position ``base``: the best value reachable (stopping included), depth first in the
     planner's move order, every position's value remembered in ``memo`` the first time it is found.
 
@@ -451,6 +482,8 @@ def search_value(base, needs, hand, heights, done, needs0, hand0, heights0, pile
     ``needs[d, slot]``, ``hand[d, value]``, ``heights[d, side, pile]`` (side 0 mine, 1 the
     partner's) and ``done[d]`` (own, partner's stockpile top played); ``moves[d]``,
     ``move_count[d]``, ``next_move[d]``, ``best[d]`` and ``keys[d]`` are the frame of depth ``d``.
+    The memo (``memo_keys``, ``memo_values``, ``memo_count`` entries) grows as it fills; returns
+    ``(value, memo_keys, memo_values, memo_count)``.
     """
     d = base
     entering = True
@@ -458,17 +491,18 @@ def search_value(base, needs, hand, heights, done, needs0, hand0, heights0, pile
         if entering:
             entering = False
             key = position_key(needs[d], hand[d], heights[d], done[d], hand0, heights0)
-            if key in memo:
-                result = memo[key]
+            slot = memo_slot(memo_keys, key)
+            if memo_keys[slot] == key:
+                result = memo_values[slot]
                 if d == base:
-                    return result
+                    return result, memo_keys, memo_values, memo_count
                 d -= 1
                 if result > best[d]:
                     best[d] = result
                 continue
             keys[d] = key
             best[d] = stop_value(needs[d], hand[d], heights[d], done[d], needs0, hand0, heights0, piles, info,
-                                 threat, weights)
+                                 threat, weights, work)
             move_count[d] = list_moves(needs[d], hand[d], heights[d], done[d], piles, info, moves[d])
             next_move[d] = 0
         if next_move[d] < move_count[d]:
@@ -482,9 +516,14 @@ def search_value(base, needs, hand, heights, done, needs0, hand0, heights0, pile
                 entering = True
             continue
         result = best[d]
-        memo[keys[d]] = result
+        if 2 * (memo_count + 1) > memo_keys.shape[0]:
+            memo_keys, memo_values = memo_grown(memo_keys, memo_values)
+        slot = memo_slot(memo_keys, keys[d])
+        memo_keys[slot] = keys[d]
+        memo_values[slot] = result
+        memo_count += 1
         if d == base:
-            return result
+            return result, memo_keys, memo_values, memo_count
         d -= 1
         if result > best[d]:
             best[d] = result
@@ -516,14 +555,16 @@ def best_first_play(legal, g, needs0, hand0, piles, heights0, info, threat, weig
     next_move = np.zeros(depth, dtype=np.int64)
     best = np.zeros(depth, dtype=np.float64)
     keys = np.zeros(depth, dtype=np.int64)
-    memo = dict()
-    memo[np.int64(-1)] = 0.0  # types the memo; no position has key -1
+    memo_keys = np.full(MEMO_START, EMPTY, dtype=np.int64)
+    memo_values = np.empty(MEMO_START, dtype=np.float64)
+    memo_count = 0
+    work = np.empty(NUM_DISCARD_PILES, dtype=np.int64)
     needs[0] = needs0
     hand[0] = hand0
     heights[0] = heights0
     search = (info[I_SWITCHES] & ON_SEARCH) != 0
     best_value = stop_value(needs[0], hand[0], heights[0], done[0], needs0, hand0, heights0, piles, info, threat,
-                            weights)
+                            weights, work)
     best_action = -1
     for rank in range(4):
         for action in range(FIRST_DISCARD):
@@ -532,11 +573,12 @@ def best_first_play(legal, g, needs0, hand0, piles, heights0, info, threat, weig
             if play_into(needs, hand, heights, done, 0, action, info):
                 value = WIN
             elif search:
-                value = search_value(1, needs, hand, heights, done, needs0, hand0, heights0, piles, info, threat,
-                                     weights, memo, moves, move_count, next_move, best, keys)
+                value, memo_keys, memo_values, memo_count = search_value(
+                    1, needs, hand, heights, done, needs0, hand0, heights0, piles, info, threat, weights, work,
+                    memo_keys, memo_values, memo_count, moves, move_count, next_move, best, keys)
             else:
                 value = stop_value(needs[1], hand[1], heights[1], done[1], needs0, hand0, heights0, piles, info,
-                                   threat, weights)
+                                   threat, weights, work)
             if value > best_value + TIE_MARGIN:
                 best_value, best_action = value, action
     return best_action
