@@ -12,7 +12,8 @@ state for state, mask for mask and observation for observation (tests/test_vecto
 ``SkipBoVecEnv``    a Stable-Baselines3 ``VecEnv`` (with ``action_masks()``): the learner in one
                     seat, batched opponents in the others (imports stable-baselines3 on first use)
 ``tournament``      a batched tournament: ``tournament(["greedy", "random"], rules, games, seed)``
-``batch_policy``    turns a bot name, an SB3 model, a network or a callable into a batch player
+``batch_policy``    turns a bot name (``random``, ``greedy``, ``planner[:options]``: kernel bots), an
+                    SB3 model, a network or a callable into a batch player
 ==================  ===========================================================================
 
 Speed: ``benchmarks/vector_speed.py``. The kernels compile once (about a minute on two cores)

@@ -435,6 +435,8 @@ def position_value(needs, hand, hand_left, mine, stock_done, my_piles, info, thr
         missing = 1 << 30
         for slot in range(NUM_BUILDING_PILES):
             need = needs[slot]
+            if not first_of_its_value(needs, slot):
+                continue
             if need > target:
                 gap = 99
             else:
