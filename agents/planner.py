@@ -430,9 +430,12 @@ class _Turn:
 
     @staticmethod
     def reach_chance(needs, seat: _Seat) -> float:
-        """The chance ``seat`` reaches its stockpile top from any of the piles ``needs``."""
+        """The chance ``seat`` reaches its stockpile top from any of the piles ``needs``.
+
+        The distinct needs are taken in slot order (a fixed order of the product, which the batched
+        planner of ``agents.batched.planner`` repeats float for float)."""
         miss_all = 1.0
-        for need in set(needs):
+        for need in dict.fromkeys(needs):
             miss_all *= 1.0 - seat.chance_from[need]
         return 1.0 - miss_all
 

@@ -35,16 +35,16 @@ Seeds
 Engines
     ``python`` plays every game on the rules engine, as above: any policy plays. ``vector``
     plays the same schedule (the same game seeds, so the same deals, and the same seatings) on
-    the batched engine of :mod:`skipbo_env.vector`, thousands of games at once: ``random`` and
-    ``greedy`` move inside its numba kernels (a whole turn per call), networks (saved ``.zip``/``.pt``
-    models, any policy with ``logits(observations)``) take one batched forward pass per step.
-    ``auto`` (the command's default) picks ``vector`` when every agent is one of these and no
-    game records are asked for, otherwise ``python``. The kernel bots draw their random numbers
-    from a splitmix64 stream per game (seeded from the game seed and the game's number), not
-    from the ``agents`` bots' generators, so the hands play out differently from the ``python``
-    engine's while the deals are the same; their statistics agree within noise
-    (tests/test_evaluate_vector.py). Deterministic networks (argmax) make the same decisions on
-    both engines. On ``vector``, ms/action is the agent's share of the calls that chose its
+    the batched engine of :mod:`skipbo_env.vector`, thousands of games at once: ``random``,
+    ``greedy`` and ``planner`` (with any of its options) move inside its numba kernels (a whole
+    turn per call), networks (saved ``.zip``/``.pt`` models, any policy with
+    ``logits(observations)``) take one batched forward pass per step. ``auto`` (the command's
+    default) picks ``vector`` when every agent is one of these and no game records are asked
+    for, otherwise ``python``. A kernel bot in seat ``s`` of game ``i`` draws from the same
+    generator as the ``agents`` bot there (``default_rng`` of the seat's policy seed, reproduced
+    in the kernels, see :mod:`agents.batched.bots`) and decides as it does, so the bots play
+    the same games, move for move, on both engines (tests/test_evaluate_vector.py), as do
+    deterministic networks (argmax). On ``vector``, ms/action is the agent's share of the calls that chose its
     moves: for a kernel bot that includes stepping the engine, for a network its forward passes.
     ``workers`` are the threads of its deal and step kernels there (the kernel bots' own calls run
     on one thread). The batched engine keeps no action history, so it cannot save game records.
@@ -98,8 +98,9 @@ SEED_DERIVATION = {
     "python": "game seed of deal d: SeedSequence(seed, spawn_key=(d,)); policy seed of seat s in game i: "
               "SeedSequence(seed, spawn_key=(i, s, 1)); 63 bits each",
     "vector": "game seed of deal d: SeedSequence(seed, spawn_key=(d,)), 63 bits (the same deals as the python "
-              "engine); the kernel bots of game i draw from splitmix64 state streams_for(game seed, i) of "
-              "agents.batched.bots; a sampling network of agent a from SeedSequence(seed, spawn_key=(a, 2))",
+              "engine); the kernel bot in seat s of game i draws from default_rng(SeedSequence(seed, "
+              "spawn_key=(i, s, 1))), as on the python engine; a sampling network of agent a from "
+              "SeedSequence(seed, spawn_key=(a, 2))",
 }
 SEATING_RULE = (
     "seatings lists the agent in every seat for each game of one set; with duplicate deals every deal is "
@@ -110,8 +111,8 @@ SEATING_RULE = (
 
 
 ENGINES = ("auto", "python", "vector")
-VECTOR_PLAYERS = ("random and greedy (played inside its kernels) and networks (saved .zip/.pt models, "
-                  "policies with logits(observations)), played with one batched forward pass per step")
+VECTOR_PLAYERS = ("random, greedy and planner[:options] (played inside its kernels) and networks (saved .zip/.pt "
+                  "models, policies with logits(observations)), played with one batched forward pass per step")
 VECTOR_BATCH = 2048
 MAX_WORKERS = 256
 """Games the batched engine plays at once."""
@@ -307,9 +308,9 @@ def _chunks(specs: list[GameSpec], size: int) -> list[list[GameSpec]]:
 def vector_kind(agent, policy) -> str | None:
     """How the batched engine plays an agent (its spec and its loaded policy): ``"kernel bot"``,
     ``"network"``, or ``None`` when it cannot."""
-    from agents.batched.bots import KERNEL_BOTS
+    from agents.batched.bots import kernel_bot_code
 
-    if isinstance(agent, str) and agent in KERNEL_BOTS:
+    if kernel_bot_code(agent) is not None:
         return "kernel bot"
     if callable(getattr(policy, "logits", None)):
         return "network"
@@ -367,7 +368,7 @@ class VectorTable:
         self.game_of_row = np.full(b, -1, dtype=np.int64)
         self.agent_at = np.zeros((b, n), dtype=np.int64)
         self.controllers = np.full((b, n), bots.OTHER, dtype=np.int64)
-        self.streams = np.zeros(b, dtype=np.uint64)
+        self.streams = bots.new_streams(b)
         self.turn_seen = np.zeros(b, dtype=np.int64)
         self.seat_turns = np.zeros((b, n), dtype=np.int64)
         self.seat_actions = np.zeros((b, n), dtype=np.int64)
@@ -405,7 +406,7 @@ class VectorTable:
         self.batch.deal(rows, seeds)
         self.game_of_row[rows] = indices
         self.agent_at[rows] = [spec.seating for spec in specs]
-        self.streams[rows] = self.kernel_bots.streams_for(seeds, indices)
+        self.kernel_bots.seed_rows(self.streams, rows, [spec.policy_seeds for spec in specs])
         self.turn_seen[rows] = -1
         for counts in (self.seat_turns, self.seat_actions, self.seat_seconds):
             counts[rows] = 0
@@ -905,8 +906,8 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--save-games", metavar="DIR", type=arguments.output_folder,
                         help="write each game's record as DIR/game-NNNNNN.json")
     parser.add_argument("--engine", choices=ENGINES, default="auto",
-                        help="python: the rules engine, any policy; vector: the batched engine, for random, greedy "
-                             "and saved networks (--workers are then the threads of its deal and step kernels; "
+                        help="python: the rules engine, any policy; vector: the batched engine, for random, greedy, "
+                             "planner and saved networks (--workers are then the threads of its deal and step kernels; "
                              "no --save-games); auto (default): vector when every agent plays there and no records "
                              "are saved, else python")
     parser.add_argument("--no-progress", dest="progress", action="store_false", help="hide the progress bar")

@@ -2,7 +2,7 @@
 
 ``tournament(agents, rules, games, seed)`` seats ``agents[j]`` at seat ``j`` (rotated, see below)
 and plays ``games`` hands; it returns every hand's result and a summary per agent. With only
-``random``/``greedy`` players whole hands run inside one kernel call; other players (networks,
+``random``/``greedy``/``planner`` players whole hands run inside one kernel call; other players (networks,
 SB3 models, Python policies) are asked in batch (see :mod:`agents.batched.policies`).
 
 Seeds and seats: hand ``h`` is ``Game.new(rules, seed=seed + h // n)`` with the seating rotated

@@ -4,7 +4,7 @@
 seats follow the opponent pool exactly as the AEC path does (``training.selfplay``): at every
 new hand each opponent seat of that game draws its player from the ``opponents.mix`` weights,
 and for ``"snapshots"`` one of the kept snapshots uniformly. The players are batch policies
-(``random``/``greedy`` inside the kernels; each snapshot one batched forward pass, sampling;
+(``random``/``greedy``/``planner`` inside the kernels; each snapshot one batched forward pass, sampling;
 any other ``agents.load_policy`` spec asked game by game), so the draws cost nothing per step.
 """
 
@@ -18,7 +18,7 @@ import numpy as np
 from agents.loading import load_policy
 from agents.network import NetworkPolicy
 from skipbo_env.rules import Rules
-from agents.batched.bots import KERNEL_BOTS
+from agents.batched.bots import kernel_bot_code
 from agents.batched.policies import LogitsPolicy, batch_policy
 from agents.batched.seating import CALLER, Seating
 from skipbo_env.envs.vec_env import SkipBoVecEnv
@@ -42,7 +42,7 @@ class VectorSelfPlayEnv(SkipBoVecEnv):
         self.pool = pool
         self._rng = np.random.default_rng(seed)
         bots = [kind for kind in pool.kinds if kind != SNAPSHOTS]
-        policies = [batch_policy(kind if kind in KERNEL_BOTS else load_policy(kind, seed=seed), seed=seed)
+        policies = [batch_policy(kind if kernel_bot_code(kind) is not None else load_policy(kind, seed=seed), seed=seed)
                     for kind in bots]
         self._bot_index = {kind: index for index, kind in enumerate(bots)}
         self._snapshot_index: dict[int, int] = {}  # pool step -> index of its policy in the seating

@@ -3,14 +3,16 @@
 They follow the specifications of the per-observation bots in ``agents/`` (``random``: uniform
 over the legal ids; ``greedy``: stockpile tops, else discard-pile tops, else hand cards, a random
 play among the preferred kind, repeated while anything fits, then a random hand card (each card
-equally likely) onto a random legal discard pile), reading the same facts the observation
-holds (the mask and the acting seat's hand). Their random numbers come from a per-game
-splitmix64 state (``uint64[batch]``, see :func:`streams_for`), so a batch run is reproducible,
-though not draw for draw the same as the ``agents`` bots' generators.
+equally likely) onto a random legal discard pile; ``planner``: :mod:`agents.batched.planner`),
+reading the same facts the observation holds (the mask and the acting seat's hand). Each seat of
+each game has its own generator, ``streams[g, seat]`` (``uint64[batch, MAX_PLAYERS, 6]``, see
+:func:`new_streams`): numpy's ``default_rng(seed)`` reproduced in the kernels and drawn from as
+the ``agents`` bot draws ``Generator.integers``, so a kernel bot seeded like an ``agents`` bot
+makes the same moves, draw for draw.
 
 :func:`play_bots` lets them play whole turns, or whole hands, inside one kernel call: the seats
-they play are marked in ``controllers[g, seat]`` (``RANDOM_BOT``, ``GREEDY_BOT``, or ``OTHER``
-for a seat someone else plays).
+they play are marked in ``controllers[g, seat]`` (a code of :func:`kernel_bot_code`, or
+``OTHER`` for a seat someone else plays).
 """
 
 from __future__ import annotations
@@ -18,45 +20,58 @@ from __future__ import annotations
 import numpy as np
 
 from skipbo_env.actions import DISCARD_SOURCE, END_TURN, FIRST_DISCARD, PARTNER_STOCK_SOURCE, STOCK_SOURCE
+from skipbo_env.rules import MAX_PLAYERS
 from skipbo_env.vector.kernels import step_game
 from skipbo_env.vector.layout import RUNNING
 from skipbo_env.vector.jit import jit
+from skipbo_env.vector.pcg import GENERATOR_WORDS, integers, seed_generator
+from agents.batched.planner import PLANNER_CODES, planner_action, planner_code
+
+MAX_SEED = 2**63
 
 
-_GOLDEN = np.uint64(0x9E3779B97F4A7C15)
-_MIX1 = np.uint64(0xBF58476D1CE4E5B9)
-_MIX2 = np.uint64(0x94D049BB133111EB)
-_TO_UNIT = 1.0 / 9007199254740992.0  # 2**-53
+def new_streams(batch_size: int) -> np.ndarray:
+    """Room for the generator of every seat of ``batch_size`` games (seed them with :func:`seed_rows`)."""
+    return np.zeros((batch_size, MAX_PLAYERS, GENERATOR_WORDS), dtype=np.uint64)
+
+
+def seed_rows(streams: np.ndarray, rows, seeds) -> None:
+    """Seat ``s`` of game ``rows[i]`` draws from ``default_rng(seeds[i, s])`` (``seeds``: ``[len(rows), seats]``,
+    integers from 0 to 2**63 - 1; seats beyond its width are left as they are)."""
+    rows = np.asarray(rows, dtype=np.int64)
+    _seed_rows(streams, rows, np.asarray(seeds, dtype=np.int64).reshape(len(rows), -1))
+
+
+@jit
+def _seed_rows(streams, rows, seeds):
+    for i in range(rows.shape[0]):
+        for seat in range(seeds.shape[1]):
+            seed_generator(streams[rows[i], seat], seeds[i, seat])
 
 
 def seed_streams(generator: np.random.Generator, count: int) -> np.ndarray:
-    """``count`` independent splitmix64 states drawn from ``generator``."""
-    return generator.integers(0, 2**63, size=count, dtype=np.int64).astype(np.uint64)
+    """The generators of ``count`` games, every seat seeded from ``generator``."""
+    streams = new_streams(count)
+    seed_rows(streams, np.arange(count), generator.integers(0, MAX_SEED, size=(count, MAX_PLAYERS)))
+    return streams
 
 
 def streams_for(seeds: np.ndarray, salt=0) -> np.ndarray:
-    """One splitmix64 state per hand seed and ``salt`` (a number or one per seed): the bots of a
-    hand play the same moves whichever row and batch the hand is played in."""
-    salt = np.asarray(salt, dtype=np.uint64) * np.uint64(0xD1B54A32D192ED03)
-    mixed = np.asarray(seeds, dtype=np.uint64) * np.uint64(0x9E3779B97F4A7C15) + salt
-    return mixed ^ (mixed >> np.uint64(29))
+    """int64 ``[len(seeds), MAX_PLAYERS]``: a generator seed per hand seed, ``salt`` (a number or one per
+    seed) and seat, for :func:`seed_rows`; the bots of a hand play the same moves whichever row and
+    batch the hand is played in."""
+    seeds = np.asarray(seeds, dtype=np.uint64).reshape(-1, 1)
+    salt = np.broadcast_to(np.asarray(salt, dtype=np.uint64).reshape(-1, 1), seeds.shape)
+    seat = np.arange(MAX_PLAYERS, dtype=np.uint64)[None, :] * np.uint64(0xBF58476D1CE4E5B9)
+    mixed = seeds * np.uint64(0x9E3779B97F4A7C15) + salt * np.uint64(0xD1B54A32D192ED03) + seat
+    mixed ^= mixed >> np.uint64(29)
+    return (mixed >> np.uint64(1)).astype(np.int64)
 
 
 @jit
-def uniform(streams, g):
-    """The next float in [0, 1) of stream ``g`` (splitmix64, 53 bits)."""
-    state = streams[g] + _GOLDEN
-    streams[g] = state
-    z = (state ^ (state >> np.uint64(30))) * _MIX1
-    z = (z ^ (z >> np.uint64(27))) * _MIX2
-    z = z ^ (z >> np.uint64(31))
-    return float(z >> np.uint64(11)) * _TO_UNIT
-
-
-@jit
-def below(streams, g, count):
-    """A uniform integer in ``[0, count)``."""
-    return min(int(uniform(streams, g) * count), count - 1)
+def below(r, streams, g, count):
+    """``Generator.integers(count)`` of the seat to act in game ``g``: a uniform integer in ``[0, count)``."""
+    return integers(streams[g, r.seat], count)
 
 
 @jit
@@ -71,14 +86,14 @@ def nth_legal(legal, g, first, last, nth):
 
 
 @jit
-def random_action(legal, g, streams):
+def random_action(r, legal, g, streams):
     """``random``: a uniformly random legal id of game ``g`` (-1 when none is legal)."""
     count = 0
     for action in range(legal.shape[1]):
         count += legal[g, action]
     if count == 0:
         return -1
-    return nth_legal(legal, g, 0, legal.shape[1], below(streams, g, count))
+    return nth_legal(legal, g, 0, legal.shape[1], below(r, streams, g, count))
 
 
 @jit
@@ -103,7 +118,7 @@ def greedy_action(r, legal, g, streams):
             elif preference == best:
                 count += 1
     if count > 0:
-        nth = below(streams, g, count)
+        nth = below(r, streams, g, count)
         for action in range(FIRST_DISCARD):
             if legal[g, action] and play_preference(action // 4) == best:
                 if nth == 0:
@@ -112,7 +127,7 @@ def greedy_action(r, legal, g, streams):
     if legal[g, END_TURN]:
         return END_TURN
     seat = r.seat
-    card = below(streams, g, r.hand_size[seat])
+    card = below(r, streams, g, r.hand_size[seat])
     value = 1
     while card >= r.hand[seat, value]:
         card -= r.hand[seat, value]
@@ -121,14 +136,14 @@ def greedy_action(r, legal, g, streams):
     piles = 0
     for action in range(first, first + 4):
         piles += legal[g, action]
-    return nth_legal(legal, g, first, first + 4, below(streams, g, piles))
+    return nth_legal(legal, g, first, first + 4, below(r, streams, g, piles))
 
 
 @jit
 def random_actions(games, legal, rows, streams, out):
     """``out[i]`` = a random legal action of game ``rows[i]``."""
     for i in range(rows.shape[0]):
-        out[i] = random_action(legal, rows[i], streams)
+        out[i] = random_action(games[rows[i]], legal, rows[i], streams)
 
 
 @jit
@@ -141,17 +156,33 @@ def greedy_actions(games, legal, rows, streams, out):
 
 # Who plays a seat, as the kernels see it (``controllers[g, seat]``).
 RANDOM_BOT, GREEDY_BOT = 0, 1
-"""Kernel bots: the loop of :func:`play_bots` moves for them."""
-KERNEL_BOTS = {"random": RANDOM_BOT, "greedy": GREEDY_BOT}
+"""Kernel bots: the loop of :func:`play_bots` moves for them (``planner``: a code from
+``PLANNER_CODES`` on, which carries its switches)."""
 OTHER = -1
 """Any other player (the learner, a network, a Python policy): :func:`play_bots` stops there."""
 
 
+def kernel_bot_code(spec) -> int | None:
+    """The ``controllers`` code of a kernel bot spec (``"random"``, ``"greedy"``, ``"planner"`` or
+    ``"planner:avoid_feeding=false,..."``), ``None`` for anything else; a planner spec with an unknown
+    option raises ``ValueError`` naming the allowed ones."""
+    if not isinstance(spec, str):
+        return None
+    name = spec.strip()
+    if name == "random":
+        return RANDOM_BOT
+    if name == "greedy":
+        return GREEDY_BOT
+    return planner_code(name)
+
+
 @jit
-def bot_action(r, legal, g, streams, bot):
+def bot_action(r, legal, g, cfg, streams, bot):
+    if bot >= PLANNER_CODES:
+        return planner_action(r, legal, g, cfg, streams[g, r.seat], bot - PLANNER_CODES)
     if bot == GREEDY_BOT:
         return greedy_action(r, legal, g, streams)
-    return random_action(legal, g, streams)
+    return random_action(r, legal, g, streams)
 
 
 @jit
@@ -166,6 +197,6 @@ def play_bots(games, legal, cfg, controllers, streams, rows, steps):
             bot = controllers[g, r.seat]
             if bot < 0:
                 break
-            step_game(r, legal, cfg, g, bot_action(r, legal, g, streams, bot))
+            step_game(r, legal, cfg, g, bot_action(r, legal, g, cfg, streams, bot))
             taken += 1
         steps[i] = taken

@@ -5,15 +5,16 @@ A *batch policy* has ``act_batch(observations, masks) -> actions``: ``observatio
 ``[k, 145]``, and it returns ``k`` legal ids. :func:`batch_policy` turns what a user has into
 one:
 
-- ``"random"``, ``"greedy"``: the bots of :mod:`agents.batched.bots`, run inside the kernels
-  (no observation is built for them at all);
+- ``"random"``, ``"greedy"``, ``"planner"`` (with its options, ``"planner:avoid_feeding=false"``):
+  the bots of :mod:`agents.batched.bots`, run inside the kernels (no observation is built for
+  them at all);
 - an object with ``act_batch``: used as it is;
 - an object with ``predict(obs, action_masks=..., deterministic=...)`` (a Stable-Baselines3 /
   sb3-contrib model such as a frozen ``MaskablePPO`` snapshot): one batched forward pass;
 - an object with ``logits(obs_batch)`` (``agents.network.NetworkPolicy``): one batched forward
   pass, masked argmax (or sampling when the policy samples);
-- an object with ``act(observation_dict)`` (any ``agents`` policy, e.g. ``planner``): asked game
-  by game, slow but exact;
+- an object with ``act(observation_dict)`` (any ``agents`` policy object): asked game by game,
+  slow but exact;
 - a plain callable ``f(observations, masks) -> actions``.
 """
 
@@ -22,18 +23,22 @@ from __future__ import annotations
 import numpy as np
 
 from skipbo_env.actions import NUM_ACTIONS
-from agents.batched.bots import KERNEL_BOTS
+from agents.batched.bots import kernel_bot_code
 
-ACCEPTED = ('"random", "greedy", an object with act_batch(obs, masks), an SB3 model (predict), '
-            'an object with logits(obs) or act(observation dict), or a callable f(obs, masks) -> actions')
+ACCEPTED = ('"random", "greedy", "planner" (options after a colon: planner:avoid_feeding=false), an object with '
+            'act_batch(obs, masks), an SB3 model (predict), an object with logits(obs) or act(observation dict), '
+            'or a callable f(obs, masks) -> actions')
 
 
 class KernelBot:
-    """A bot the kernels play themselves (``random`` or ``greedy``)."""
+    """A bot the kernels play themselves (``random``, ``greedy``, ``planner[:options]``)."""
 
     def __init__(self, name: str) -> None:
+        code = kernel_bot_code(name)
+        if code is None:
+            raise ValueError(f"{name!r} is not a kernel bot: use random, greedy or planner[:options]")
         self.name = name
-        self.code = KERNEL_BOTS[name]
+        self.code = code
 
     def __repr__(self) -> str:
         return f"KernelBot({self.name!r})"
@@ -103,7 +108,7 @@ class PerObservationPolicy:
 def batch_policy(spec, seed: int | None = None):
     """The batch policy for ``spec`` (see the module docstring); a clear error for anything else."""
     if isinstance(spec, str):
-        if spec in KERNEL_BOTS:
+        if kernel_bot_code(spec) is not None:
             return KernelBot(spec)
         raise ValueError(f"unknown player {spec!r} for the batched engine: use {ACCEPTED} "
                          f"(resolve other names with agents.load_policy first)")

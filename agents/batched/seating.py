@@ -1,6 +1,6 @@
 """Who plays which seat of each hand of a batch, and the loop that lets them move.
 
-Each seat of each game is played by one of: a kernel bot (``random``, ``greedy``: moved inside
+Each seat of each game is played by one of: a kernel bot (``random``, ``greedy``, ``planner``: moved inside
 the kernels, many actions per call), an *external* batch policy (a network, a Python policy:
 asked for a batch of actions once per round, one forward pass per policy), or the *caller*
 (the learner of the VecEnv): :meth:`Seating.advance` stops when the caller is to act.
@@ -28,20 +28,20 @@ class Seating:
         b = engine.batch_size
         self.kernel_bots = np.full((b, MAX_PLAYERS), bots.OTHER, dtype=np.int64)
         self.players = np.full((b, MAX_PLAYERS), CALLER, dtype=np.int64)
-        self.streams = np.zeros(b, dtype=np.uint64)
+        self.streams = bots.new_streams(b)
         self.actions_taken = 0
 
     def assign(self, rows: np.ndarray, players: np.ndarray, salt=0) -> None:
         """``players[i, seat]`` (an index into ``policies``, or ``CALLER``) plays ``seat`` of game ``rows[i]``.
 
-        The kernel bots of a hand draw from a stream derived from the hand's seed and ``salt``
-        (a number, or one per row).
+        The kernel bot in each seat of a hand draws from a generator seeded from the hand's seed,
+        ``salt`` (a number, or one per row) and the seat.
         """
         n = self.engine.cfg.num_players
         self.players[rows, :n] = players
         codes = np.array([p.code if isinstance(p, KernelBot) else bots.OTHER for p in self.policies] + [bots.OTHER])
         self.kernel_bots[rows, :n] = codes[players]  # CALLER (-1) picks the trailing OTHER
-        self.streams[rows] = bots.streams_for(self.engine.seeds[rows], salt)
+        bots.seed_rows(self.streams, rows, bots.streams_for(self.engine.seeds[rows], salt))
 
     def advance(self, rows: np.ndarray) -> None:
         """Play every seat but the caller's in ``rows`` until the caller is to act or the hand is over."""

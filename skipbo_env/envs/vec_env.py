@@ -1,7 +1,7 @@
 """``SkipBoVecEnv``: a Stable-Baselines3 ``VecEnv`` over the batched engine.
 
 The learner plays one seat of every game; the other seats are played, in batch, by the given
-opponents (``"random"`` and ``"greedy"`` inside the kernels; networks, SB3 snapshots and Python
+opponents (``"random"``, ``"greedy"`` and ``"planner[:options]"`` inside the kernels; networks, SB3 snapshots and Python
 policies through :mod:`agents.batched.policies`, one batched call per opponent per round).
 ``step`` returns when it is the learner's turn again in every game.
 

@@ -10,14 +10,25 @@ code, at the first one's field offsets (issue 10: an empty draw pile after the d
 
 :func:`_stable_record_mangling` names a record by a digest of its layout instead, the same in
 every process and different for every layout.
+
+numba also keeps a cached kernel while its own file is unchanged, even when a kernel it calls
+(or a constant it reads, such as the planner's weights) lives in another file that changed: it
+would run stale code. :class:`_WholeSourceStamp` makes every kernel's cache entry depend on the
+digest of all the project's engine and agent sources, so any edit there recompiles them.
 """
 
 from __future__ import annotations
 
+import functools
 import hashlib
+from pathlib import Path
 
 import numba as nb
-from numba.core import types
+from numba.core import caching, types
+
+PROJECT = Path(__file__).resolve().parents[2]
+KERNEL_SOURCE_FOLDERS = ("skipbo_env", "agents")
+"""The kernels and everything they compile in (rules constants, bot weights) live under these."""
 
 
 def _stable_record_mangling(record: types.Record) -> tuple[str, tuple[str, ...]]:
@@ -27,6 +38,36 @@ def _stable_record_mangling(record: types.Record) -> tuple[str, tuple[str, ...]]
 
 
 types.Record.mangling_args = property(_stable_record_mangling)
+
+
+@functools.cache
+def sources_digest() -> str:
+    """A digest of every ``.py`` file of :data:`KERNEL_SOURCE_FOLDERS` (computed once per process)."""
+    digest = hashlib.sha256()
+    for folder in KERNEL_SOURCE_FOLDERS:
+        for path in sorted((PROJECT / folder).rglob("*.py")):
+            digest.update(str(path.relative_to(PROJECT)).encode())
+            digest.update(path.read_bytes())
+    return digest.hexdigest()
+
+
+class _WholeSourceStamp:
+    """A cache locator for the project's kernels whose freshness stamp covers all their sources."""
+
+    @classmethod
+    def from_function(cls, py_func, py_file):
+        if not Path(py_file).resolve().is_relative_to(PROJECT):
+            return None
+        return super().from_function(py_func, py_file)
+
+    def get_source_stamp(self):
+        return super().get_source_stamp(), sources_digest()
+
+
+_PROJECT_LOCATORS = [type(f"Project{base.__name__}", (_WholeSourceStamp, base), {})
+                     for base in (caching.UserProvidedCacheLocator, caching.InTreeCacheLocator,
+                                  caching.UserWideCacheLocator)]
+caching.CacheImpl._locator_classes[:0] = _PROJECT_LOCATORS
 
 jit = nb.njit(cache=True, nogil=True, error_model="numpy")
 """Kernels use numpy's error model (a division by zero gives a value, not an exception): numba

@@ -161,3 +161,46 @@ def from_numpy_state(state: dict) -> np.ndarray:
     mask = (1 << 64) - 1
     value, inc = int(state["state"]["state"]), int(state["state"]["inc"])
     return np.array([value >> 64, value & mask, inc >> 64, inc & mask], dtype=np.uint64)
+
+
+# ---------------------------------------------------------------------- a bot's own generator
+GENERATOR_WORDS = 6
+"""A bot's ``default_rng(seed)`` in a kernel: ``uint64[6]``, the four PCG64 words of ``rng`` above,
+then numpy's ``has_uint32`` and ``uinteger`` (the spare half of a 64-bit output)."""
+
+
+@jit
+def seed_generator(generator, seed):
+    """``generator`` (uint64[6]) := ``np.random.default_rng(seed)`` for an integer ``0 <= seed < 2**64``."""
+    seed_pcg64(generator, seed)
+    generator[4] = _ZERO
+    generator[5] = _ZERO
+
+
+@jit
+def next_uint32(generator):
+    """PCG64's 32-bit output: the low half of a fresh 64-bit output, then its high half (``pcg64_next32``)."""
+    if generator[4] != _ZERO:
+        generator[4] = _ZERO
+        return generator[5]
+    value = next_uint64(generator)
+    generator[4] = _ONE
+    generator[5] = value >> np.uint64(32)
+    return value & _M32
+
+
+@jit
+def integers(generator, count):
+    """``Generator.integers(count)`` for ``1 <= count < 2**32``: Lemire's bounded draw on 32-bit outputs
+    (numpy's ``buffered_bounded_lemire_uint32``); ``count == 1`` draws nothing, as in numpy."""
+    if count <= 1:
+        return 0
+    bound = np.uint64(count)
+    scaled = next_uint32(generator) * bound
+    leftover = scaled & _M32
+    if leftover < bound:
+        threshold = (_M32 - (bound - _ONE)) % bound
+        while leftover < threshold:
+            scaled = next_uint32(generator) * bound
+            leftover = scaled & _M32
+    return int(scaled >> np.uint64(32))

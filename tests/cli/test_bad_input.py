@@ -330,8 +330,8 @@ def _cases():
                                                    "300"], "from 1 to 200"),
         ("evaluate vector engine saving games", ["evaluate", "--agents", "greedy", "random", *vector,
                                                  "--save-games", "{tmp}/games"], "--save-games"),
-        ("evaluate vector engine with a planner", ["evaluate", "--agents", "planner", "random", *vector],
-         "cannot play on the vector engine"),
+        ("evaluate vector engine with a class-path policy", ["evaluate", "--agents", "agents.planner:PlannerBot",
+                                                            "random", *vector], "cannot play on the vector engine"),
         # output paths, checked before the tournament
         ("evaluate json in a missing folder", ["evaluate", "--agents", "greedy", "--json", "/nonexistent/dir/x.json"],
          "does not exist"),

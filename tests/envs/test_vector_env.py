@@ -95,8 +95,10 @@ def test_bad_opponent_lists_and_seats_are_refused():
         SkipBoVecEnv(Rules(num_players=3), num_envs=2, opponents=["greedy"])
     with pytest.raises(ValueError, match="learner_seat"):
         SkipBoVecEnv(Rules(), num_envs=2, learner_seat=2)
-    with pytest.raises(ValueError, match="unknown player 'planner'"):
-        SkipBoVecEnv(Rules(), num_envs=2, opponents="planner")
+    with pytest.raises(ValueError, match="unknown player 'expert'"):
+        SkipBoVecEnv(Rules(), num_envs=2, opponents="expert")
+    with pytest.raises(ValueError, match="the planner has no option 'depth'"):
+        SkipBoVecEnv(Rules(), num_envs=2, opponents="planner:depth=true")
 
 
 def test_maskable_ppo_trains_on_it_and_then_plays_as_a_frozen_opponent():

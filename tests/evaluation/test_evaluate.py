@@ -173,8 +173,9 @@ def test_the_command_refuses_a_bad_spec_and_a_setting_the_rules_refuse(capsys):
 
 def test_the_command_says_which_engine_played_and_why(tmp_path, capsys):
     out = tmp_path / "r.json"
-    assert main(["evaluate", "--agents", "planner", "greedy", "--games", "2", "--stock-size", "5",
+    assert main(["evaluate", "--agents", "agents.planner:PlannerBot", "greedy", "--games", "2", "--stock-size", "5",
                  "--json", str(out)]) == 0
-    assert "engine: python (auto: 'planner' plays only on the python engine)" in capsys.readouterr().out
+    assert "engine: python (auto: 'agents.planner:PlannerBot' plays only on the python engine)" \
+        in capsys.readouterr().out
     data = json.loads(out.read_text())
     assert data["engine"] == "python" and "policy seed" in data["seeds"]["derivation"]
