@@ -18,6 +18,7 @@ SUBCOMMANDS = {
     "replay": ("training.replay", "step through a saved game move by move"),
     "evaluate": ("training.evaluate", "play a seeded tournament between policies and report win rates"),
     "train": ("training.train", "train an agent by masked PPO self-play from a YAML config"),
+    "serve": ("skipbo_web.serve", "play the agents and watch saved games in a browser"),
 }
 
 
