@@ -32,8 +32,7 @@ import numpy as np
 
 from agents import load_policy
 from skipbo_env import Game, IllegalActionError, Match, Rules, observe
-from skipbo_env.actions import FIRST_DISCARD, PARTNER_STOCK_SOURCE, STOCK_SOURCE
-from skipbo_web.table import action_from_move, move_words, seat_view
+from skipbo_web.table import action_from_move, move_of_action, move_words, seat_view
 
 MATCH_FORMAT = "skipbo-match/1"
 HUMAN = "human"
@@ -210,11 +209,11 @@ class GameSession:
 
     def _note_reveal(self, game: Game, action: int, hand_before: int) -> None:
         """Move the undo floor past a play that showed a new card."""
-        if action >= FIRST_DISCARD or game.is_over:
+        move = move_of_action(action)
+        if move.get("to") != "building" or game.is_over:
             return
-        source = action // 4
-        drew = game.hand_sizes[self.human] > hand_before - (1 if source < STOCK_SOURCE else 0)
-        if source in (STOCK_SOURCE, PARTNER_STOCK_SOURCE) or drew:
+        drew = game.hand_sizes[self.human] > hand_before - (1 if move["from"] == "hand" else 0)
+        if move["from"] in ("stock", "partner_stock") or drew:
             self._undo_floor = len(game.record()["actions"])
             what = "drew new cards into your hand" if drew else "turned up a new stockpile card"
             self._undo_refusal = f"your last play {what}, so it stays (taking it back would let you peek)"

@@ -88,8 +88,8 @@ def seat_view(game: Game, seat: int, names: list[str]) -> dict:
     view = _table(game, names, {seat})
     view["viewer"] = seat
     to_act = not game.is_over and game.current_seat == seat
-    view["legal"] = [{"id": action, "words": move_words(game, action)} for action in game.legal_actions()] \
-        if to_act else []
+    view["legal"] = [{"id": action, "words": move_words(game, action), "move": move_of_action(action)}
+                     for action in game.legal_actions()] if to_act else []
     return view
 
 
@@ -137,16 +137,39 @@ def _card_words(value: int) -> str:
 
 def move_words(game: Game, action: int) -> str:
     """A legal ``action`` in words, read before it is taken: "play 7 from stockpile on building pile 2"."""
-    if action == END_TURN:
-        return describe_action(action)
     if action >= FIRST_DISCARD:
         return describe_action(action)
-    source, pile = divmod(action, NUM_BUILDING_PILES)
+    source, pile = _split(action)
     card = _source_card(game, source)
     need = len(game.building[pile]) + 1
     what = f"SKIP-BO as {need}" if card == WILD else _card_words(card)
     finishes = " (completes it)" if need == TOP_VALUE else ""
     return f"play {what} from {_source_words(source)} on building pile {pile + 1}{finishes}"
+
+
+def _split(action: int) -> tuple[int, int]:
+    """(source, building pile) of a play; (value, discard pile) of a discard (RULES.md, "Action ids")."""
+    if action >= FIRST_DISCARD:
+        value, pile = divmod(action - FIRST_DISCARD, NUM_DISCARD_PILES)
+        return value + 1, pile
+    return divmod(action, NUM_BUILDING_PILES)
+
+
+def move_of_action(action: int) -> dict:
+    """The client's shape of an action id (the inverse of :func:`action_from_move`)."""
+    if action == END_TURN:
+        return {"end_turn": True}
+    if action >= FIRST_DISCARD:
+        value, pile = _split(action)
+        return {"from": "hand", "value": value, "to": "discard", "pile": pile}
+    source, pile = _split(action)
+    if source < STOCK_SOURCE:
+        return {"from": "hand", "value": source + 1, "to": "building", "pile": pile}
+    if source in (STOCK_SOURCE, PARTNER_STOCK_SOURCE):
+        return {"from": "stock" if source == STOCK_SOURCE else "partner_stock", "to": "building", "pile": pile}
+    if source < PARTNER_STOCK_SOURCE:
+        return {"from": "discard", "pile_from": source - DISCARD_SOURCE, "to": "building", "pile": pile}
+    return {"from": "partner_discard", "pile_from": source - PARTNER_DISCARD_SOURCE, "to": "building", "pile": pile}
 
 
 def _int_field(move: dict, key: str, low: int, high: int) -> int:
