@@ -14,7 +14,8 @@ is never sent: it holds the seed, from which every hidden card follows.
 
 The store drops a finished game ``finished_ttl`` seconds after its last request and any game
 ``idle_ttl`` seconds after its last request (saving an unfinished one first), and holds at most
-``max_games``; beyond that a new game is refused until one ends or expires.
+``max_games``; when full, a new game takes the place of the longest-unused finished one, and is
+refused (503) when every held game is still in play.
 """
 
 from __future__ import annotations
@@ -339,6 +340,8 @@ class SessionStore:
         self.sweep()
         with self._lock:
             if len(self._sessions) >= self.max_games:
+                self._evict_one_finished()
+            if len(self._sessions) >= self.max_games:
                 raise Refused(503, f"the server holds {self.max_games} games already (its limit): finish or quit "
                                    "one, or try again when an idle one expires")
             session_id = secrets.token_urlsafe(12)
@@ -383,6 +386,14 @@ class SessionStore:
                 if not session.is_over:
                     session.expire()
                     session.save(self.games_dir)
+
+    def _evict_one_finished(self) -> None:
+        """Make room by dropping the longest-unused finished game (it is saved already)."""
+        finished = [sid for sid, session in self._sessions.items() if session is not None and session.is_over]
+        if finished:
+            oldest = min(finished, key=self._last_used.__getitem__)
+            del self._sessions[oldest]
+            del self._last_used[oldest]
 
     def _drop(self, session_id: str) -> None:
         with self._lock:
