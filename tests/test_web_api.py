@@ -14,7 +14,7 @@ import pytest
 pytest.importorskip("starlette", reason="the web extra is not installed (pip install -e '.[web]')")
 pytest.importorskip("httpx", reason="httpx is needed by Starlette's TestClient")
 with warnings.catch_warnings():  # Starlette asks for httpx2; httpx is what its TestClient runs on today
-    warnings.simplefilter("ignore", DeprecationWarning)
+    warnings.simplefilter("ignore")
     from starlette.testclient import TestClient  # noqa: E402
 
 from skipbo_env import Game  # noqa: E402
@@ -328,3 +328,15 @@ def test_idle_and_finished_games_expire(games):
     assert "no game" in _error(client.get(f"/api/games/{idle['id']}"), 404)
     saved = [json.loads(path.read_text()) for path in games.glob("*.json")]
     assert len(saved) == 2 and sum("outcome" not in data["final_state"] for data in saved) == 1
+
+
+# ---------------------------------------------------------------------- the command
+def test_skipbo_serve_listens_on_this_machine_only_by_default_and_refuses_a_missing_models_folder(tmp_path):
+    from training.cli import build_parser
+
+    args = build_parser().parse_args(["serve"])
+    assert (args.host, args.port, args.games, args.models) == ("127.0.0.1", 8000, "games", None)
+    with pytest.raises(SystemExit, match="--models .*no such folder"):
+        main(["serve", "--models", str(tmp_path / "nowhere")])
+    with pytest.raises(SystemExit, match="--max-games 0"):
+        main(["serve", "--max-games", "0"])
