@@ -30,6 +30,7 @@ pytestmark = pytest.mark.skipif(CHROMIUM is None, reason="no Chromium installed 
 BROWSER_ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking",
                 "--disable-component-update", "--disable-sync", "--no-first-run"]
 ROOT = Path(__file__).resolve().parents[1]
+CLI_MODULE = "training.cli"  # the module of the skipbo command
 SEED = 11
 
 
@@ -44,7 +45,7 @@ def server(tmp_path):
     """``skipbo serve`` on a free port of 127.0.0.1, stopped when the test ends."""
     port = _free_port()
     env = dict(os.environ, PYTHONPATH=os.pathsep.join(filter(None, [str(ROOT), os.environ.get("PYTHONPATH")])))
-    process = subprocess.Popen([sys.executable, "-m", "training.cli", "serve", "--port", str(port),
+    process = subprocess.Popen([sys.executable, "-m", CLI_MODULE, "serve", "--port", str(port),
                                 "--games", str(tmp_path / "games")], cwd=ROOT, env=env,
                                stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
     base = f"http://127.0.0.1:{port}"
