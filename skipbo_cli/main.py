@@ -26,6 +26,7 @@ SUBCOMMANDS = {
     "replay": ("skipbo_cli.replay", "step through a saved game move by move"),
     "evaluate": ("evaluation.tournament", "play a seeded tournament between policies and report win rates"),
     "train": ("training.trainer", "train an agent by masked PPO self-play from a YAML config"),
+    "serve": ("skipbo_web.serve", "play the agents and watch saved games in a browser"),
 }
 USER_ERRORS = (ValueError, OSError)
 """What the project raises for bad input; anything else is a bug and keeps its traceback."""

@@ -1,0 +1,48 @@
+"""``skipbo serve``: play the agents and watch saved games in a browser.
+
+Usage::
+
+    skipbo serve                                   # http://127.0.0.1:8000/
+    skipbo serve --port 8080 --models runs/ --games games/
+
+The page plays a hand or a match against the bots (``random``, ``greedy``, ``planner``,
+``pretrained-2p``) and the model files (``.zip``, ``.pt``) found in ``--models``, which the page names
+by their path inside that folder; and replays any saved game in ``--games`` (where the games played
+here are saved too, in ``skipbo play``'s format). The server listens on 127.0.0.1 unless ``--host``
+says otherwise. The API is described in :mod:`skipbo_web.app` and at ``/api``.
+"""
+
+from __future__ import annotations
+
+import argparse
+from pathlib import Path
+
+
+def add_arguments(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("--host", default="127.0.0.1", help="address to listen on (default 127.0.0.1: this machine only)")
+    parser.add_argument("--port", type=int, default=8000, help="port (default 8000)")
+    parser.add_argument("--models", metavar="DIR", help="a folder of saved models (.zip, .pt) the page may seat")
+    parser.add_argument("--games", metavar="DIR", default="games",
+                        help="where games are saved and replays are read from (default games/)")
+    parser.add_argument("--max-games", type=int, default=64, metavar="N",
+                        help="games held in memory at once; more are refused until one ends (default 64)")
+
+
+def run(args: argparse.Namespace) -> int:
+    try:
+        import uvicorn
+        from skipbo_web.app import create_app
+    except ModuleNotFoundError as error:
+        raise SystemExit(f"skipbo serve: error: {error.name} is not installed: "
+                         "pip install -e '.[web]' (starlette and uvicorn)") from None
+    if args.models is not None and not Path(args.models).is_dir():
+        raise SystemExit(f"skipbo serve: error: --models {args.models}: no such folder")
+    if not 0 <= args.port <= 65535:
+        raise SystemExit(f"skipbo serve: error: --port {args.port}: use 0 to 65535")
+    if args.max_games < 1:
+        raise SystemExit(f"skipbo serve: error: --max-games {args.max_games}: use an integer >= 1")
+    app = create_app(games_dir=args.games, models_dir=args.models, max_games=args.max_games)
+    host = f"[{args.host}]" if ":" in args.host else args.host
+    print(f"skipbo serve: http://{host}:{args.port}/  (games saved in {args.games}/; Ctrl-C stops)", flush=True)
+    uvicorn.run(app, host=args.host, port=args.port, log_level="warning")
+    return 0

@@ -1,0 +1,208 @@
+"""A position as JSON for the browser, and moves in words.
+
+:func:`seat_view` is what one seat sees (RULES.md: hands are private, a stockpile shows only its
+top card and size, the draw pile only its size; building and discard piles are public, every
+discard card visible). :func:`open_view` is the same with every hand shown, for replays of saved
+games. Both carry no seed and no generator state, so a view never lets the client work out
+cards it may not see.
+
+Moves as the client names them (:func:`action_from_move`)::
+
+    {"from": "hand", "value": 7, "to": "building", "pile": 0}     # pile 0..3, as in RULES.md slots
+    {"from": "stock", "to": "building", "pile": 2}
+    {"from": "discard", "pile_from": 1, "to": "building", "pile": 0}
+    {"from": "partner_stock" | "partner_discard", ...}              # partners games
+    {"from": "hand", "value": 13, "to": "discard", "pile": 3}       # 13 = SKIP-BO
+    {"end_turn": true}
+"""
+
+from __future__ import annotations
+
+from skipbo_env import Game, describe_action
+from skipbo_env.actions import (
+    DISCARD_SOURCE,
+    END_TURN,
+    FIRST_DISCARD,
+    PARTNER_DISCARD_SOURCE,
+    PARTNER_STOCK_SOURCE,
+    STOCK_SOURCE,
+    discard_action,
+    hand_play_action,
+    play_action,
+)
+from skipbo_env.cards import NUM_BUILDING_PILES, NUM_DISCARD_PILES, TOP_VALUE, WILD
+
+SOURCES = ("hand", "stock", "discard", "partner_stock", "partner_discard")
+TARGETS = ("building", "discard")
+
+
+class MoveError(ValueError):
+    """A move the client named in a shape that is not a move; the message says what is allowed."""
+
+
+def hand_cards(game: Game, seat: int) -> list[int]:
+    """The seat's hand, sorted (SKIP-BO cards last)."""
+    counts = game.hand_counts[seat]
+    return [value for value in range(1, WILD + 1) for _ in range(counts[value])]
+
+
+def _seat_view(game: Game, seat: int, names: list[str], show_hand: bool) -> dict:
+    stock = game.stocks[seat]
+    partner = game.partner_of(seat)
+    return {
+        "seat": seat,
+        "name": names[seat],
+        "team": game.rules.team_of(seat),
+        "partner": partner,
+        "stock_top": stock[-1] if stock else None,
+        "stock_size": len(stock),
+        "shares_stock": partner is not None and game.rules.team_stock == "shared",
+        "hand_size": game.hand_sizes[seat],
+        "hand": hand_cards(game, seat) if show_hand else None,
+        "discards": [list(pile) for pile in game.discards[seat]],
+    }
+
+
+def _table(game: Game, names: list[str], shown: set[int]) -> dict:
+    return {
+        "num_players": game.num_players,
+        "turn": game.turn + 1,
+        "dealer": game.dealer,
+        "current_seat": None if game.is_over else game.current_seat,
+        "plays_this_turn": game.plays_this_turn,
+        "building": [
+            {"size": len(pile), "top": pile[-1] if pile else None, "needs": len(pile) + 1} for pile in game.building
+        ],
+        "draw_pile_size": len(game.draw_pile),
+        "completed_size": len(game.completed),
+        "seats": [_seat_view(game, seat, names, seat in shown) for seat in range(game.num_players)],
+        "outcome": game.outcome,
+        "winners": list(game.winners),
+        "points": list(game.points()) if game.is_over else None,
+        "rules": game.rules.to_dict(),
+    }
+
+
+def seat_view(game: Game, seat: int, names: list[str]) -> dict:
+    """The table as ``seat`` sees it: only that seat's hand; its legal moves when it is to act."""
+    view = _table(game, names, {seat})
+    view["viewer"] = seat
+    to_act = not game.is_over and game.current_seat == seat
+    view["legal"] = [{"id": action, "words": move_words(game, action), "move": move_of_action(action)}
+                     for action in game.legal_actions()] if to_act else []
+    return view
+
+
+def open_view(game: Game, names: list[str]) -> dict:
+    """The table with every hand shown (replays of saved games)."""
+    view = _table(game, names, set(range(game.num_players)))
+    view["viewer"] = None
+    return view
+
+
+# ---------------------------------------------------------------------- moves
+def _source_card(game: Game, source: int) -> int:
+    seat = game.current_seat
+    if source < STOCK_SOURCE:
+        return source + 1
+    partner = game.partner_of(seat)
+    if source == STOCK_SOURCE:
+        pile = game.stocks[seat]
+    elif source < PARTNER_STOCK_SOURCE:
+        pile = game.discards[seat][source - DISCARD_SOURCE]
+    elif partner is None:
+        return 0
+    elif source == PARTNER_STOCK_SOURCE:
+        pile = game.stocks[partner]
+    else:
+        pile = game.discards[partner][source - PARTNER_DISCARD_SOURCE]
+    return pile[-1] if pile else 0
+
+
+def _source_words(source: int) -> str:
+    if source < STOCK_SOURCE:
+        return "hand"
+    if source == STOCK_SOURCE:
+        return "stockpile"
+    if source < PARTNER_STOCK_SOURCE:
+        return f"discard pile {source - DISCARD_SOURCE + 1}"
+    if source == PARTNER_STOCK_SOURCE:
+        return "partner's stockpile"
+    return f"partner's discard pile {source - PARTNER_DISCARD_SOURCE + 1}"
+
+
+def _card_words(value: int) -> str:
+    return "SKIP-BO" if value == WILD else str(value)
+
+
+def move_words(game: Game, action: int) -> str:
+    """A legal ``action`` in words, read before it is taken: "play 7 from stockpile on building pile 2"."""
+    if action >= FIRST_DISCARD:
+        return describe_action(action)
+    source, pile = _split(action)
+    card = _source_card(game, source)
+    need = len(game.building[pile]) + 1
+    what = f"SKIP-BO as {need}" if card == WILD else _card_words(card)
+    finishes = " (completes it)" if need == TOP_VALUE else ""
+    return f"play {what} from {_source_words(source)} on building pile {pile + 1}{finishes}"
+
+
+def _split(action: int) -> tuple[int, int]:
+    """(source, building pile) of a play; (value, discard pile) of a discard (RULES.md, "Action ids")."""
+    if action >= FIRST_DISCARD:
+        value, pile = divmod(action - FIRST_DISCARD, NUM_DISCARD_PILES)
+        return value + 1, pile
+    return divmod(action, NUM_BUILDING_PILES)
+
+
+def move_of_action(action: int) -> dict:
+    """The client's shape of an action id (the inverse of :func:`action_from_move`)."""
+    if action == END_TURN:
+        return {"end_turn": True}
+    if action >= FIRST_DISCARD:
+        value, pile = _split(action)
+        return {"from": "hand", "value": value, "to": "discard", "pile": pile}
+    source, pile = _split(action)
+    if source < STOCK_SOURCE:
+        return {"from": "hand", "value": source + 1, "to": "building", "pile": pile}
+    if source in (STOCK_SOURCE, PARTNER_STOCK_SOURCE):
+        return {"from": "stock" if source == STOCK_SOURCE else "partner_stock", "to": "building", "pile": pile}
+    if source < PARTNER_STOCK_SOURCE:
+        return {"from": "discard", "pile_from": source - DISCARD_SOURCE, "to": "building", "pile": pile}
+    return {"from": "partner_discard", "pile_from": source - PARTNER_DISCARD_SOURCE, "to": "building", "pile": pile}
+
+
+def _int_field(move: dict, key: str, low: int, high: int) -> int:
+    value = move.get(key)
+    if isinstance(value, bool) or not isinstance(value, int) or not low <= value <= high:
+        raise MoveError(f"move field {key!r} is {value!r}: use an integer from {low} to {high}")
+    return value
+
+
+def action_from_move(move) -> int:
+    """The action id of a move in the client's shape (module docstring); :class:`MoveError` if malformed.
+
+    Only the shape is checked here; whether the move is legal is the engine's to say.
+    """
+    if not isinstance(move, dict):
+        raise MoveError(f"a move must be a JSON object, got {type(move).__name__}")
+    if move.get("end_turn") is True:
+        return END_TURN
+    source, target = move.get("from"), move.get("to")
+    if source not in SOURCES:
+        raise MoveError(f"move field 'from' is {source!r}: use one of {', '.join(SOURCES)} (or end_turn: true)")
+    if target not in TARGETS:
+        raise MoveError(f"move field 'to' is {target!r}: use one of {', '.join(TARGETS)}")
+    pile = _int_field(move, "pile", 0, (NUM_BUILDING_PILES if target == "building" else NUM_DISCARD_PILES) - 1)
+    if target == "discard":
+        if source != "hand":
+            raise MoveError("only a hand card can be discarded (a discard ends the turn)")
+        return discard_action(_int_field(move, "value", 1, WILD), pile)
+    if source == "hand":
+        return hand_play_action(_int_field(move, "value", 1, WILD), pile)
+    if source in ("stock", "partner_stock"):
+        return play_action(STOCK_SOURCE if source == "stock" else PARTNER_STOCK_SOURCE, pile)
+    index = _int_field(move, "pile_from", 0, NUM_DISCARD_PILES - 1)
+    first = DISCARD_SOURCE if source == "discard" else PARTNER_DISCARD_SOURCE
+    return play_action(first + index, pile)
+
