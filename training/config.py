@@ -20,6 +20,8 @@ Sections (see ``configs/quickstart.yaml`` for a commented example):
 - ``budget``: ``total_timesteps`` and an optional wall-clock ``max_minutes``
 - ``evaluation``: the periodic and final tournaments against the bots
 - ``checkpoint``: how often checkpoints are written and how many are kept
+- ``backend`` (``sb3``, the default, or ``rllib``) and ``rllib``: where and how RLlib trains
+  (``training.rllib``: a local Ray instance or a cluster, env runners, learners, warm start)
 """
 
 from __future__ import annotations
@@ -36,6 +38,8 @@ import yaml
 from skipbo_env.rules import Rules
 
 SNAPSHOTS = "snapshots"
+SELF = "self"
+"""``opponents.mix`` kind of ``backend: rllib``: the seat is played by the learner itself."""
 
 
 class ConfigError(ValueError):
@@ -130,6 +134,22 @@ class CheckpointConfig:
 
 
 @dataclasses.dataclass
+class RLlibConfig:
+    address: Optional[str] = _field(None, "Ray cluster to train on: null starts a local Ray instance; 'auto' or "
+                                          "HOST:PORT joins a running cluster (ray start --head)")
+    num_env_runners: int = _field(2, "RLlib env runners (processes playing hands), 0: sample in the driver", min=0)
+    num_envs_per_env_runner: int = _field(1, "environments stepped together in each env runner", min=1)
+    num_cpus_per_env_runner: float = _field(1.0, "CPUs Ray reserves for each env runner (fractions share a core)",
+                                            min_exclusive=0.0)
+    num_learners: int = _field(0, "learner processes (0: learn in the driver process)", min=0)
+    train_batch_size: int = _field(4000, "env steps (all seats) sampled per training iteration", min=2)
+    iterations: Optional[int] = _field(None, "stop after this many training iterations (null: when the budget "
+                                             "is spent)", min=1)
+    warm_start: Optional[str] = _field(None, "a project model file (agents.saved_model format, same network) "
+                                             "whose policy weights the learner starts from")
+
+
+@dataclasses.dataclass
 class TrainConfig:
     name: str = _field("run", "run name; the run folder is OUTPUT_DIR/NAME-TIMESTAMP")
     seed: int = _field(0, "seed of every random choice of the run", min=0)
@@ -145,6 +165,9 @@ class TrainConfig:
     budget: BudgetConfig = dataclasses.field(default_factory=BudgetConfig)
     evaluation: EvaluationConfig = dataclasses.field(default_factory=EvaluationConfig)
     checkpoint: CheckpointConfig = dataclasses.field(default_factory=CheckpointConfig)
+    backend: Literal["sb3", "rllib"] = _field("sb3", "sb3: MaskablePPO on one machine; rllib: RLlib PPO, locally "
+                                                      "or on a Ray cluster (see the rllib section)")
+    rllib: RLlibConfig = dataclasses.field(default_factory=RLlibConfig)
 
     def make_rules(self) -> Rules:
         return Rules(**self.rules)
@@ -289,14 +312,32 @@ def _check_cross_field(config: TrainConfig) -> None:
         raise ConfigError("opponents.mix: the weights sum to 0; give at least one a weight > 0")
     if not config.network.hidden or any(size < 1 for size in config.network.hidden):
         raise ConfigError(f"network.hidden={config.network.hidden!r} is not allowed: use a list of sizes >= 1")
+    if config.backend == "rllib":
+        _check_rllib(config)
+    elif SELF in mix:
+        raise ConfigError(f"opponents.mix.{SELF}: the learner in other seats is a backend: rllib kind; "
+                          "with backend: sb3 use snapshots")
     rollout = config.ppo.n_steps * config.env.num_envs
-    if config.ppo.batch_size > rollout:
+    if config.backend == "sb3" and config.ppo.batch_size > rollout:
         raise ConfigError(
             f"ppo.batch_size={config.ppo.batch_size} is larger than a rollout "
             f"(ppo.n_steps x env.num_envs = {rollout}): lower it or raise n_steps"
         )
     if not config.name or "/" in config.name or config.name.startswith("."):
         raise ConfigError(f"name={config.name!r} is not allowed: use a plain folder name")
+
+
+def _check_rllib(config: TrainConfig) -> None:
+    if config.ppo.batch_size > config.rllib.train_batch_size:
+        raise ConfigError(f"ppo.batch_size={config.ppo.batch_size} is larger than an iteration's batch "
+                          f"(rllib.train_batch_size = {config.rllib.train_batch_size}): lower it or raise "
+                          "rllib.train_batch_size")
+    if config.pretrain.enabled:
+        raise ConfigError("pretrain.enabled=true is not allowed with backend: rllib: clone the teacher with "
+                          "backend: sb3 and start from that model with rllib.warm_start=runs/.../model.zip")
+    if config.env.vec_env != "dummy":
+        raise ConfigError(f"env.vec_env={config.env.vec_env!r} is not allowed with backend: rllib: RLlib's env "
+                          "runners step the environments (rllib.num_env_runners, rllib.num_envs_per_env_runner)")
 
 
 def dump_config(config: TrainConfig) -> str:

@@ -43,7 +43,7 @@ from agents.network import NetworkPolicy
 from agents.saved_model import encode_model
 from skipbo_env.encoding import OBS_SIZE
 from training.checkpoint import RunFolder, load_tensors, read_checkpoint_state, tensors_to_bytes, versions
-from training.config import SNAPSHOTS, ConfigError, TrainConfig, describe_schema, dump_config, load_config
+from training.config import SELF, SNAPSHOTS, ConfigError, TrainConfig, describe_schema, dump_config, load_config
 from training.selfplay import OpponentPool, PoolOpponent, SelfPlayEnv
 
 PROGRESS_WINDOW = 200  # hands per opponent kind in the progress bar's training win rate
@@ -118,13 +118,17 @@ def train(config: TrainConfig | str | Path | None, overrides: list[str] = (), *,
             "versions": versions(), "created": _now(), "obs_size": OBS_SIZE,
         })
     check_specs(config)
+    if config.backend == "rllib":
+        from training.rllib.trainer import RLlibTrainer
+
+        return RLlibTrainer(config, folder, progress=progress, out=out).run()
     trainer = Trainer(config, folder, progress=progress, out=out)
     return trainer.run()
 
 
 def check_specs(config: TrainConfig) -> None:
     """Load every bot the run will use once, so a bad name stops the run before it starts."""
-    specs = [("opponents.mix", kind) for kind in config.opponents.mix if kind != SNAPSHOTS]
+    specs = [("opponents.mix", kind) for kind in config.opponents.mix if kind not in (SNAPSHOTS, SELF)]
     specs += [("evaluation.opponents", spec) for spec in config.evaluation.opponents]
     specs += [("evaluation.final_opponents", spec) for spec in config.evaluation.final_opponents]
     if config.pretrain.enabled:
