@@ -113,22 +113,15 @@ def build_algorithm_config(config: TrainConfig, drawer: SeatDrawer):
     )
 
 
-def connect(address: str | None) -> bool:
-    """Join the Ray cluster at ``address`` or start a local instance; ``True`` when this call started Ray."""
-    import ray
+def local_cpus(config: TrainConfig) -> int:
+    """CPUs of a local Ray instance: the machine's, or what the run reserves when that is more
+    (Ray then shares the cores: env runners, learners and the driver each reserve theirs)."""
+    import math
+    import os
 
-    if ray.is_initialized():
-        return False
-    if address is None:
-        ray.init(address="local", include_dashboard=False, _node_ip_address="127.0.0.1", log_to_driver=False,
-                 configure_logging=False)
-    else:
-        try:
-            ray.init(address=address, log_to_driver=False, configure_logging=False)
-        except (ConnectionError, ValueError, RuntimeError) as error:
-            raise ConfigError(f"rllib.address={address!r}: no Ray cluster answers there ({error}); start one with "
-                              "`ray start --head` or use rllib.address=null for a local instance") from None
-    return True
+    settings = config.rllib
+    wanted = 1 + settings.num_learners + settings.num_env_runners * settings.num_cpus_per_env_runner
+    return max(os.cpu_count() or 1, math.ceil(wanted))
 
 
 class RLlibTrainer:
@@ -156,8 +149,13 @@ class RLlibTrainer:
     def run(self) -> TrainResult:
         import ray
 
+        from evaluation.ray_runner import RayConnectionError, connect_ray
+
         warm_start = warm_start_weights(self.config)
-        started_ray = connect(self.config.rllib.address)
+        try:
+            started_ray = connect_ray(self.config.rllib.address, num_cpus=local_cpus(self.config))
+        except RayConnectionError as error:
+            raise ConfigError(f"rllib.address: {error}") from None
         try:
             return self._run(warm_start)
         finally:
