@@ -7,6 +7,9 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 BIN=${RLLIB_VENV:-.venv-rllib}/bin
+# Ray binds the machine's network address, even with --node-ip-address 127.0.0.1, unless clusters
+# are off for this machine (evaluation.ray_runner.bind_to_loopback): this one listens on 127.0.0.1 only.
+export RAY_ENABLE_WINDOWS_OR_OSX_CLUSTER=0
 WORK=$(mktemp -d)
 PORT=$("$BIN/python" -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])')
 ADDRESS=127.0.0.1:$PORT

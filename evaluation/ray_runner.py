@@ -8,8 +8,8 @@ path are read here and shipped to the tasks, so the other machines of a cluster 
 them. Game records (``--save-games``) are not written from Ray tasks (they would land on the
 machine that played each game).
 
-``ADDRESS``: ``local`` starts a Ray instance on this machine (bound to 127.0.0.1, ``--workers``
-CPUs); ``auto`` joins the cluster this machine is part of; ``HOST:PORT`` joins that cluster's
+``ADDRESS``: ``local`` starts a Ray instance on this machine (listening on 127.0.0.1 only,
+``--workers`` CPUs); ``auto`` joins the cluster this machine is part of; ``HOST:PORT`` joins that cluster's
 head (``ray start --head`` prints it).
 """
 
@@ -41,6 +41,7 @@ def connect_ray(address: str | None, num_cpus: int | None = None) -> bool:
     if ray.is_initialized():
         return False
     if address in (None, LOCAL):
+        bind_to_loopback()
         ray.init(address="local", num_cpus=num_cpus, include_dashboard=False, _node_ip_address="127.0.0.1",
                  log_to_driver=False, configure_logging=False)
         return True
@@ -51,6 +52,20 @@ def connect_ray(address: str | None, num_cpus: int | None = None) -> bool:
             f"no Ray cluster answers at {address!r} ({str(error).splitlines()[0]}); start one with "
             "`ray start --head`, or use 'local' for a Ray instance on this machine") from None
     return True
+
+
+def bind_to_loopback() -> None:
+    """Make a Ray instance started from this process listen on 127.0.0.1 only.
+
+    Ray binds its servers to the machine's network address, even when given 127.0.0.1, except
+    where it treats clusters as off (macOS and Windows, or ``RAY_ENABLE_WINDOWS_OR_OSX_CLUSTER=0``).
+    A local instance is one machine, so clusters are turned off for it, in this process (read
+    at call time by Ray) and in the processes it starts (the environment variable).
+    """
+    from ray._private import ray_constants
+
+    os.environ["RAY_ENABLE_WINDOWS_OR_OSX_CLUSTER"] = "0"
+    ray_constants.ENABLE_RAY_CLUSTER = False
 
 
 def run_on_ray(specs, names: Sequence[str], agents: Sequence, rules, address: str | None, workers: int,

@@ -40,8 +40,10 @@ HIDDEN = [16]
 
 @pytest.fixture(scope="module", autouse=True)
 def local_ray():
-    ray.init(address="local", num_cpus=2, include_dashboard=False, _node_ip_address="127.0.0.1",
-             log_to_driver=False, configure_logging=False)
+    from evaluation.ray_runner import connect_ray
+
+    assert connect_ray("local", num_cpus=2)
+    assert ray.nodes()[0]["NodeManagerAddress"] == "127.0.0.1"
     register()
     yield
     ray.shutdown()

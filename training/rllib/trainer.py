@@ -205,10 +205,10 @@ class RLlibTrainer:
     def _describe_cluster(self) -> str:
         import ray
 
-        resources = ray.cluster_resources()
-        return (f"{len(ray.nodes())} node(s), {resources.get('CPU', 0):g} CPUs; "
-                f"{self.config.rllib.num_env_runners} env runner(s) x {self.config.rllib.num_envs_per_env_runner} "
-                f"env(s), " + (f"{self.config.rllib.num_learners} learner(s)" if self.config.rllib.num_learners else "learning in the driver"))
+        settings = self.config.rllib
+        learners = f"{settings.num_learners} learner(s)" if settings.num_learners else "learning in the driver"
+        return (f"{len(ray.nodes())} node(s), {ray.cluster_resources().get('CPU', 0):g} CPUs; "
+                f"{settings.num_env_runners} env runner(s) x {settings.num_envs_per_env_runner} env(s), {learners}")
 
     def _learn(self) -> None:
         budget = self.config.budget
