@@ -10,6 +10,8 @@ BIN=${RLLIB_VENV:-.venv-rllib}/bin
 # Ray binds the machine's network address, even with --node-ip-address 127.0.0.1, unless clusters
 # are off for this machine (evaluation.ray_runner.bind_to_loopback): this one listens on 127.0.0.1 only.
 export RAY_ENABLE_WINDOWS_OR_OSX_CLUSTER=0
+# Token authentication for every command (`ray status` does not pick up ~/.ray/auth_token by itself).
+export RAY_AUTH_MODE=token
 WORK=$(mktemp -d)
 PORT=$("$BIN/python" -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])')
 ADDRESS=127.0.0.1:$PORT
@@ -18,11 +20,12 @@ START=$(date +%s)
 "$BIN/ray" start --head --block --num-cpus 2 --node-ip-address 127.0.0.1 --port "$PORT" --include-dashboard false \
     --temp-dir "$WORK/ray" >"$WORK/ray.log" 2>&1 &
 RAY_PID=$!
-stop_cluster() {
+stop_cluster() {  # the --block process stops what it started
     kill "$RAY_PID" 2>/dev/null && wait "$RAY_PID" 2>/dev/null || true
     rm -rf "$WORK"
 }
 trap stop_cluster EXIT
+trap 'exit 130' INT TERM
 
 for _ in $(seq 60); do
     "$BIN/ray" status --address "$ADDRESS" >/dev/null 2>&1 && break
@@ -32,9 +35,9 @@ done
 "$BIN/ray" status --address "$ADDRESS" >/dev/null
 echo "ray cluster at $ADDRESS ($(( $(date +%s) - START )) s)"
 
-"$BIN/skipbo" train configs/rllib_2p.yaml --no-progress output_dir="$WORK/runs" rllib.address="$ADDRESS" \
+"$BIN/skipbo" train configs/rllib_2p.yaml output_dir="$WORK/runs" rllib.address="$ADDRESS" \
     rllib.num_env_runners=2 rllib.iterations=2 rllib.train_batch_size=1000 ppo.batch_size=128 \
-    evaluation.games=10 evaluation.final_games=10 evaluation.final_opponents=[random,greedy]
+    evaluation.games=10 evaluation.final_games=10 evaluation.final_opponents=[random,greedy] --no-progress
 MODEL=$(ls "$WORK"/runs/rllib_2p-*/model.zip)
 "$BIN/python" -c "import sys; from agents import load_policy; print('exported:', load_policy(sys.argv[1]))" "$MODEL"
 echo "trained and exported ($(( $(date +%s) - START )) s)"
