@@ -211,7 +211,7 @@ def test_a_run_resumes_from_its_last_checkpoint(trained_run):
 def test_a_warm_start_that_does_not_fit_the_network_is_refused(tmp_path, warm_start_file):
     config = tiny_run_config(tmp_path, network={"hidden": [8]},
                              rllib={"num_env_runners": 0, "train_batch_size": 200, "warm_start": str(warm_start_file)})
-    with pytest.raises(ConfigError, match=r"rllib\.warm_start: .*network\.hidden=\[8\] needs \(8, 731\)"):
+    with pytest.raises(ConfigError, match=rf"rllib\.warm_start: .*network\.hidden=\[8\] needs \(8, {OBS_SIZE}\)"):
         train(config, progress=False)
 
 
