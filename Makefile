@@ -4,7 +4,10 @@ VENV := .venv
 PY := $(VENV)/bin/python
 STAMP := $(VENV)/.installed
 
-.PHONY: train test bench clean
+RLLIB_VENV := .venv-rllib
+RLLIB_STAMP := $(RLLIB_VENV)/.installed
+
+.PHONY: train test test-rllib bench clean
 
 $(STAMP): pyproject.toml
 	python3 -m venv $(VENV)
@@ -13,14 +16,27 @@ $(STAMP): pyproject.toml
 	$(PY) -m pip install -q -e '.[dev,web]'
 	touch $(STAMP)
 
+# The RLlib environment: ray[rllib] pins an older gymnasium, so it gets a venv of its own.
+$(RLLIB_STAMP): pyproject.toml
+	python3 -m venv $(RLLIB_VENV)
+	$(RLLIB_VENV)/bin/python -m pip install -q --upgrade pip
+	$(RLLIB_VENV)/bin/python -m pip install -q torch==2.13.0
+	$(RLLIB_VENV)/bin/python -m pip install -q -e '.[dev,rllib]'
+	touch $(RLLIB_STAMP)
+
 train: $(STAMP)
 	$(VENV)/bin/skipbo train configs/quickstart.yaml
 
 test: $(STAMP)
 	$(PY) -m pytest -n 2
 
+# The whole suite on the gymnasium ray[rllib] pins, then a real local Ray cluster (.ci/rllib_smoke.sh).
+test-rllib: $(RLLIB_STAMP)
+	$(RLLIB_VENV)/bin/python -m pytest -n 2
+	.ci/rllib_smoke.sh
+
 bench: $(STAMP)
 	$(PY) benchmarks/engine_speed.py
 
 clean:
-	rm -rf $(VENV) runs
+	rm -rf $(VENV) $(RLLIB_VENV) runs

@@ -80,6 +80,7 @@ import skipbo_env
 from skipbo_env.provenance import versions
 from agents.loading import RUNS_CODE, load_policy
 from agents.policy import reset_policy
+from evaluation.ray_runner import RayConnectionError
 from skipbo_env.actions import NUM_ACTIONS
 from skipbo_env.encoding import observe
 from skipbo_env.game import Game
@@ -651,6 +652,7 @@ def run_tournament(
     save_dir: str | None = None,
     names: Sequence[str] | None = None,
     engine: str = "python",
+    ray_address: str | None = None,
 ) -> TournamentResult:
     """Play a tournament and return every game; importable without torch.
 
@@ -663,6 +665,8 @@ def run_tournament(
     that raises or returns an illegal action stops the tournament: the result keeps every
     finished game, ``complete`` is false and ``error`` names the agent, seat and game seed.
     A bad spec raises :class:`agents.loading.PolicySpecError` before any game is played.
+    ``ray_address`` (``"local"``, ``"auto"`` or ``HOST:PORT``) plays the games as Ray tasks on
+    the python engine (:mod:`evaluation.ray_runner`), game for game the same result.
     """
     rules = rules if rules is not None else Rules()
     if not agents:
@@ -673,7 +677,11 @@ def run_tournament(
     if len(names) != len(agents) or len(set(names)) != len(names):
         raise ValueError(f"names={names!r} must give {len(agents)} distinct names, one per agent")
     policies = [load_policy(agent) for agent in agents]  # a bad spec fails here, before any game
+    if ray_address is not None:
+        engine = _ray_engine(engine, save_dir)
     engine, engine_reason = choose_engine(engine, names, agents, policies, save_dir)
+    if ray_address is not None:
+        engine_reason = f"games as Ray tasks ({ray_address})"
     specs = schedule(len(agents), rules, games, seed, duplicate)
     if save_dir is not None:
         os.makedirs(save_dir, exist_ok=True)
@@ -688,6 +696,10 @@ def run_tournament(
     try:
         if engine == "vector":
             _run_vector(specs, names, agents, policies, rules, workers, seed, result, bar)
+        elif ray_address is not None:
+            from evaluation.ray_runner import run_on_ray
+
+            run_on_ray(specs, names, agents, rules, ray_address, workers, result, bar)
         elif workers == 1:
             _run_here(specs, PolicyTable(names, agents), rules, save_dir, result, bar)
         else:
@@ -699,6 +711,16 @@ def run_tournament(
         result.elapsed_s = time.perf_counter() - start
     result.games.sort(key=lambda g: g.index)
     return result
+
+
+def _ray_engine(engine: str, save_dir: str | None) -> str:
+    """Ray tasks play on the python engine; ``vector`` or saved game records cannot go with them."""
+    if engine == "vector":
+        raise EngineError("--ray plays every game on the python engine in Ray tasks: drop --engine vector")
+    if save_dir is not None:
+        raise EngineError("--ray cannot save game records (each would land on the machine that played it): "
+                          "drop --save-games or --ray")
+    return "python"
 
 
 def _progress_bar(total: int, enabled: bool):
@@ -910,6 +932,10 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                              "planner and saved networks (--workers are then the threads of its deal and step kernels; "
                              "no --save-games); auto (default): vector when every agent plays there and no records "
                              "are saved, else python")
+    parser.add_argument("--ray", nargs="?", const="local", metavar="ADDRESS",
+                        help="play the games as Ray tasks (pip install -e '.[rllib]'): without ADDRESS a Ray instance "
+                             "on this machine (--workers CPUs), 'auto' the cluster this machine joined, HOST:PORT "
+                             "a cluster's head; the same result, game for game, as a local run")
     parser.add_argument("--no-progress", dest="progress", action="store_false", help="hide the progress bar")
     add_rule_flags(parser)
 
@@ -919,7 +945,7 @@ def run(args: argparse.Namespace) -> int:
     command = "skipbo evaluate " + _describe_args(args)
     result = run_tournament(args.agents, rules, args.games, args.seed, duplicate=args.duplicate,
                             workers=args.workers, progress=args.progress, save_dir=args.save_games,
-                            engine=args.engine)
+                            engine=args.engine, ray_address=args.ray)
     print_report(result, command)
     if args.json:
         with open(args.json, "w", encoding="utf-8") as handle:
@@ -944,6 +970,8 @@ def _describe_args(args: argparse.Namespace) -> str:
         parts.append("--no-duplicate")
     if args.engine != "auto":
         parts += ["--engine", args.engine]
+    if args.ray is not None:
+        parts += ["--ray", shlex.quote(args.ray)]
     from skipbo_cli.rule_flags import rule_settings
 
     for name, value in rule_settings(args).items():

@@ -20,6 +20,8 @@ Sections (see ``configs/quickstart.yaml`` for a commented example):
 - ``budget``: ``total_timesteps`` and an optional wall-clock ``max_minutes``
 - ``evaluation``: the periodic and final tournaments against the bots
 - ``checkpoint``: how often checkpoints are written and how many are kept
+- ``backend`` (``sb3``, the default, or ``rllib``) and ``rllib``: where and how RLlib trains
+  (``training.rllib``: a local Ray instance or a cluster, env runners, learners, warm start)
 """
 
 from __future__ import annotations
@@ -42,6 +44,8 @@ MAX_ROLLOUT = 2**20
 """The most steps one rollout may hold (ppo.n_steps x env.num_envs): the buffer is allocated up front."""
 MAX_PYTHON_ENVS = 256
 """The most environments of env.vec_env dummy or subproc (one Python game, or one process, each)."""
+SELF = "self"
+"""``opponents.mix`` kind of ``backend: rllib``: the seat is played by the learner itself."""
 
 
 class ConfigError(ValueError):
@@ -137,6 +141,22 @@ class CheckpointConfig:
 
 
 @dataclasses.dataclass
+class RLlibConfig:
+    address: Optional[str] = _field(None, "Ray cluster to train on: null starts a local Ray instance; 'auto' or "
+                                          "HOST:PORT joins a running cluster (ray start --head)")
+    num_env_runners: int = _field(2, "RLlib env runners (processes playing hands), 0: sample in the driver", min=0)
+    num_envs_per_env_runner: int = _field(1, "environments stepped together in each env runner", min=1)
+    num_cpus_per_env_runner: float = _field(1.0, "CPUs Ray reserves for each env runner (fractions share a core)",
+                                            min_exclusive=0.0)
+    num_learners: int = _field(0, "learner processes (0: learn in the driver process)", min=0)
+    train_batch_size: int = _field(4000, "env steps (all seats) sampled per training iteration", min=2)
+    iterations: Optional[int] = _field(None, "stop after this many training iterations (null: when the budget "
+                                             "is spent)", min=1)
+    warm_start: Optional[str] = _field(None, "a project model file (agents.saved_model format, same network) "
+                                             "whose policy weights the learner starts from")
+
+
+@dataclasses.dataclass
 class TrainConfig:
     name: str = _field("run", "run name; the run folder is OUTPUT_DIR/NAME-TIMESTAMP")
     seed: int = _field(0, "seed of every random choice of the run", min=0)
@@ -153,6 +173,9 @@ class TrainConfig:
     budget: BudgetConfig = dataclasses.field(default_factory=BudgetConfig)
     evaluation: EvaluationConfig = dataclasses.field(default_factory=EvaluationConfig)
     checkpoint: CheckpointConfig = dataclasses.field(default_factory=CheckpointConfig)
+    backend: Literal["sb3", "rllib"] = _field("sb3", "sb3: MaskablePPO on one machine; rllib: RLlib PPO, locally "
+                                                      "or on a Ray cluster (see the rllib section)")
+    rllib: RLlibConfig = dataclasses.field(default_factory=RLlibConfig)
 
     def make_rules(self) -> Rules:
         return Rules(**{"max_turns": ENV_MAX_TURNS, **self.rules})
@@ -296,6 +319,11 @@ def _check_cross_field(config: TrainConfig) -> None:
     if sum(mix.values()) <= 0:
         raise ConfigError("opponents.mix: the weights sum to 0; give at least one a weight > 0")
     _check_network(config.network.hidden)
+    if config.backend == "rllib":
+        _check_rllib(config)
+    elif SELF in mix:
+        raise ConfigError(f"opponents.mix.{SELF}: the learner in other seats is a backend: rllib kind; "
+                          "with backend: sb3 use snapshots")
     if config.env.vec_env != "vector" and config.env.num_envs > MAX_PYTHON_ENVS:
         raise ConfigError(f"env.num_envs={config.env.num_envs} is too many for env.vec_env={config.env.vec_env!r}: "
                           f"use at most {MAX_PYTHON_ENVS}, or env.vec_env=vector")
@@ -303,7 +331,7 @@ def _check_cross_field(config: TrainConfig) -> None:
     if rollout > MAX_ROLLOUT:
         raise ConfigError(f"a rollout of ppo.n_steps x env.num_envs = {rollout:,} steps is too large: "
                           f"use at most {MAX_ROLLOUT:,}")
-    if config.ppo.batch_size > rollout:
+    if config.backend == "sb3" and config.ppo.batch_size > rollout:
         raise ConfigError(
             f"ppo.batch_size={config.ppo.batch_size} is larger than a rollout "
             f"(ppo.n_steps x env.num_envs = {rollout}): lower it or raise n_steps"
@@ -324,6 +352,19 @@ def _check_network(hidden: list[int]) -> None:
     if 4 * parameters > MAX_MODEL_BYTES:
         raise ConfigError(f"network.hidden={hidden!r} makes a policy of {parameters:,} weights, larger than a model "
                           f"file may hold ({MAX_MODEL_BYTES // 4:,} float32 weights): use smaller layers")
+
+
+def _check_rllib(config: TrainConfig) -> None:
+    if config.ppo.batch_size > config.rllib.train_batch_size:
+        raise ConfigError(f"ppo.batch_size={config.ppo.batch_size} is larger than an iteration's batch "
+                          f"(rllib.train_batch_size = {config.rllib.train_batch_size}): lower it or raise "
+                          "rllib.train_batch_size")
+    if config.pretrain.enabled:
+        raise ConfigError("pretrain.enabled=true is not allowed with backend: rllib: clone the teacher with "
+                          "backend: sb3 and start from that model with rllib.warm_start=runs/.../model.zip")
+    if config.env.vec_env != "dummy":
+        raise ConfigError(f"env.vec_env={config.env.vec_env!r} is not allowed with backend: rllib: RLlib's env "
+                          "runners step the environments (rllib.num_env_runners, rllib.num_envs_per_env_runner)")
 
 
 def dump_config(config: TrainConfig) -> str:

@@ -57,7 +57,7 @@ from training.checkpoint import (
     read_checkpoint_state,
     tensors_to_bytes,
 )
-from training.config import SNAPSHOTS, ConfigError, TrainConfig, describe_schema, dump_config, load_config
+from training.config import SELF, SNAPSHOTS, ConfigError, TrainConfig, describe_schema, dump_config, load_config
 from training.selfplay import OpponentPool, PoolOpponent, SelfPlayEnv
 
 PROGRESS_WINDOW = 200  # hands per opponent kind in the progress bar's training win rate
@@ -134,6 +134,10 @@ def train(config: TrainConfig | str | Path | None, overrides: list[str] = (), *,
         "versions": versions(), "created": _now(), "obs_size": OBS_SIZE,
     })
     try:
+        if config.backend == "rllib":
+            from training.rllib.trainer import RLlibTrainer
+
+            return RLlibTrainer(config, folder, progress=progress, out=out).run()
         return Trainer(config, folder, progress=progress, out=out).run()
     except Exception:
         if folder.latest_checkpoint() is None:  # nothing to resume: leave no empty run folder behind
@@ -150,7 +154,7 @@ def _check_same_network(config: TrainConfig, saved: TrainConfig, folder: RunFold
 
 def check_specs(config: TrainConfig) -> None:
     """Load every bot the run will use once, so a bad name stops the run before it starts."""
-    specs = [("opponents.mix", kind) for kind in config.opponents.mix if kind != SNAPSHOTS]
+    specs = [("opponents.mix", kind) for kind in config.opponents.mix if kind not in (SNAPSHOTS, SELF)]
     specs += [("evaluation.opponents", spec) for spec in config.evaluation.opponents]
     specs += [("evaluation.final_opponents", spec) for spec in config.evaluation.final_opponents]
     if config.pretrain.enabled:

@@ -309,10 +309,19 @@ def test_an_attribute_set_on_env_reaches_the_unwrapped_environment():
     assert environment.unwrapped.agent_selection == other == environment.env.env.agent_selection
 
 
+def _gymnasium_contains(space, action) -> bool:
+    """gymnasium's answer; 1.2 (the version ray[rllib] pins) raises OverflowError for an int past
+    int64, where later releases answer False, the answer ours gives on every version."""
+    try:
+        return space.contains(action)
+    except OverflowError:
+        return False
+
+
 def test_the_action_space_contains_what_gymnasiums_discrete_contains():
     ours, theirs = skipbo_env.raw_env().action_space("player_0"), spaces.Discrete(145)
     for action in (0, 144, 145, -1, True, 2**70, 3.0, None, "3", np.int64(3), np.uint64(3), np.array(7), np.int8(-2)):
-        assert ours.contains(action) is theirs.contains(action), action
+        assert ours.contains(action) is _gymnasium_contains(theirs, action), action
     assert ours == theirs and repr(ours) == "Discrete(145)"
 
 

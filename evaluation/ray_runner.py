@@ -1,0 +1,122 @@
+"""Tournament games as Ray tasks: ``skipbo evaluate --ray [ADDRESS]`` (``pip install -e '.[rllib]'``).
+
+The schedule is the harness's own (:func:`evaluation.tournament.schedule`): every game carries
+its deal seed, seating and policy seeds, and each task plays a chunk of games exactly as a
+worker process does (:func:`evaluation.tournament._play_chunk`), so the result is the same game
+for game as a local run with the same seed, whatever the number of nodes. Model files named by
+path are read here and shipped to the tasks, so the other machines of a cluster need not have
+them. Game records (``--save-games``) are not written from Ray tasks (they would land on the
+machine that played each game).
+
+``ADDRESS``: ``local`` starts a Ray instance on this machine (listening on 127.0.0.1 only,
+``--workers`` CPUs); ``auto`` joins the cluster this machine is part of; ``HOST:PORT`` joins that cluster's
+head (``ray start --head`` prints it).
+"""
+
+from __future__ import annotations
+
+import os
+import tempfile
+from typing import Sequence
+
+LOCAL = "local"
+CHUNK_GAMES = 25
+"""Games per Ray task: enough to pay for the task's start, small enough to spread over a cluster."""
+
+
+class RayConnectionError(ValueError):
+    """No Ray cluster answers at the address given; the message says how to start one."""
+
+
+def connect_ray(address: str | None, num_cpus: int | None = None) -> bool:
+    """Join the Ray cluster at ``address`` (``None`` or ``"local"``: start one here, bound to 127.0.0.1).
+
+    Returns ``True`` when this call started Ray (the caller shuts it down), ``False`` when Ray
+    was already initialised in this process.
+    """
+    try:
+        import ray
+    except ImportError:
+        raise RayConnectionError("Ray is not installed: pip install -e '.[rllib]'") from None
+    if ray.is_initialized():
+        return False
+    if address in (None, LOCAL):
+        bind_to_loopback()
+        ray.init(address="local", num_cpus=num_cpus, include_dashboard=False, _node_ip_address="127.0.0.1",
+                 log_to_driver=False, configure_logging=False)
+        return True
+    try:
+        ray.init(address=address, log_to_driver=False, configure_logging=False)
+    except (ConnectionError, ValueError, RuntimeError) as error:
+        raise RayConnectionError(
+            f"no Ray cluster answers at {address!r} ({str(error).splitlines()[0]}); start one with "
+            "`ray start --head`, or use 'local' for a Ray instance on this machine") from None
+    return True
+
+
+def bind_to_loopback() -> None:
+    """Make a Ray instance started from this process listen on 127.0.0.1 only.
+
+    Ray binds its servers to the machine's network address, even when given 127.0.0.1, except
+    where it treats clusters as off (macOS and Windows, or ``RAY_ENABLE_WINDOWS_OR_OSX_CLUSTER=0``).
+    A local instance is one machine, so clusters are turned off for it, in this process (read
+    at call time by Ray) and in the processes it starts (the environment variable).
+    """
+    from ray._private import ray_constants
+
+    os.environ["RAY_ENABLE_WINDOWS_OR_OSX_CLUSTER"] = "0"
+    ray_constants.ENABLE_RAY_CLUSTER = False
+
+
+def run_on_ray(specs, names: Sequence[str], agents: Sequence, rules, address: str | None, workers: int,
+               result, bar) -> None:
+    """Play ``specs`` as Ray tasks of :data:`CHUNK_GAMES` games, into ``result`` (the first agent error stops it)."""
+    import ray
+
+    from evaluation.tournament import _chunks
+
+    started = connect_ray(address, num_cpus=workers)
+    try:
+        shipped = ray.put(_model_files(agents))
+        task = ray.remote(_play_on_worker)
+        pending = [task.remote(names, list(agents), rules.to_dict(), shipped, chunk)
+                   for chunk in _chunks(specs, CHUNK_GAMES)]
+        while pending:
+            done, pending = ray.wait(pending, num_returns=1)
+            games, error = ray.get(done[0])
+            result.games.extend(games)
+            bar.update(len(games))
+            if error is not None:
+                result.error = error
+                for ref in pending:
+                    ray.cancel(ref)
+                return
+    finally:
+        if started:
+            ray.shutdown()
+
+
+def _model_files(agents: Sequence) -> dict[int, tuple[str, bytes]]:
+    """Agent index -> (file name, bytes) of every agent given as the path of a model file."""
+    files = {}
+    for index, agent in enumerate(agents):
+        if isinstance(agent, str) and os.path.isfile(agent):
+            with open(agent, "rb") as handle:
+                files[index] = (os.path.basename(agent), handle.read())
+    return files
+
+
+def _play_on_worker(names, agents, rules_dict, model_files, chunk):
+    """One Ray task: the chunk's games, with shipped model files written to a private folder first."""
+    from evaluation.tournament import _init_worker, _play_chunk
+
+    with tempfile.TemporaryDirectory(prefix="skipbo-models-") as folder:
+        agents = list(agents)
+        for index, (name, data) in model_files.items():
+            path = os.path.join(folder, f"{index}-{name}")
+            with open(path, "wb") as handle:
+                handle.write(data)
+            agents[index] = path
+        _init_worker(names, agents, rules_dict, None)
+        return _play_chunk(chunk)
+

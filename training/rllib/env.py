@@ -1,0 +1,51 @@
+"""The Skip-Bo environments registered for RLlib by name.
+
+- ``"skipbo"`` (:data:`ENV_NAME`): the PettingZoo AEC environment ``skipbo_env.env(...)`` in
+  RLlib's ``PettingZooEnv`` wrapper, a multi-agent env with agents ``player_0`` ... One episode
+  is one hand; the env config takes every ``skipbo_env.Rules`` setting (``num_players``,
+  ``stock_size``, ``decks``, ``partners``, ...) plus ``reward`` (``"win"`` or ``"score"``).
+  When a hand ends every agent's info also holds ``turns``, the hand's length in turns.
+- ``"skipbo/SkipBo-v0"``: the single-agent Gymnasium environment under its Gymnasium id. An
+  env runner resolves a name in RLlib's registry before Gymnasium's, so the id works there even
+  though Gymnasium knows it only in a process that imported ``skipbo_env.envs.single_agent``.
+
+:func:`register` (called by the trainer, safe to call again) stores both creators in Ray's
+registry, which every worker of the cluster reads.
+"""
+
+from __future__ import annotations
+
+from ray.rllib.env.wrappers.pettingzoo_env import PettingZooEnv
+from ray.tune.registry import register_env
+
+ENV_NAME = "skipbo"
+SINGLE_AGENT_ID = "skipbo/SkipBo-v0"
+
+
+class SkipBoMultiAgentEnv(PettingZooEnv):
+    """RLlib's PettingZoo wrapper around ``skipbo_env.env(**env_config)``; the final infos give ``turns``."""
+
+    def __init__(self, env_config: dict | None = None) -> None:
+        import skipbo_env
+
+        super().__init__(skipbo_env.env(**dict(env_config or {})))
+
+    def step(self, action):
+        observations, rewards, terminated, truncated, infos = super().step(action)
+        if terminated["__all__"] or truncated["__all__"]:
+            turns = self.env.unwrapped.game.turn
+            for info in infos.values():
+                info["turns"] = turns
+        return observations, rewards, terminated, truncated, infos
+
+
+def make_single_agent_env(env_config: dict | None = None):
+    from skipbo_env.envs.single_agent import SingleAgentEnv
+
+    return SingleAgentEnv(**dict(env_config or {}))
+
+
+def register() -> None:
+    """Register :data:`ENV_NAME` and :data:`SINGLE_AGENT_ID` with Ray's registry."""
+    register_env(ENV_NAME, SkipBoMultiAgentEnv)
+    register_env(SINGLE_AGENT_ID, make_single_agent_env)
