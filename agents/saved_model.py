@@ -24,9 +24,7 @@ from __future__ import annotations
 
 import io
 import json
-import os
 import struct
-import tempfile
 import zipfile
 import zlib
 from pathlib import Path
@@ -35,6 +33,7 @@ import numpy as np
 
 from agents.network import ACTIVATIONS, NetworkPolicy, parameter_shapes
 from skipbo_env.actions import NUM_ACTIONS
+from skipbo_env.files import write_bytes_atomically
 
 MODEL_FORMAT = "skipbo-model/1"
 METADATA_ENTRY = "skipbo-model.json"
@@ -244,27 +243,3 @@ def _check_weights(tensors, metadata: dict, name: str) -> None:
                                   "a skipbo model holds dense torch.float32 tensors")
         if not torch.isfinite(tensor).all():
             raise SavedModelError(f"{name}: tensor {key} holds NaN or infinite values")
-
-
-def write_bytes_atomically(path: str | Path, data: bytes) -> None:
-    """Write to a temporary file beside ``path``, flush it to disk, then rename: a reader never
-    sees half a file. The file gets the usual mode (umask), not mkstemp's 0600."""
-    path = Path(path)
-    path.parent.mkdir(parents=True, exist_ok=True)
-    handle, temporary = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
-    try:
-        with os.fdopen(handle, "wb") as stream:
-            stream.write(data)
-            stream.flush()
-            os.fsync(stream.fileno())
-        os.chmod(temporary, 0o666 & ~current_umask())  # mkstemp makes 0600; give the file the usual mode
-        os.replace(temporary, path)
-    except BaseException:
-        Path(temporary).unlink(missing_ok=True)
-        raise
-
-
-def current_umask() -> int:
-    mask = os.umask(0)
-    os.umask(mask)
-    return mask

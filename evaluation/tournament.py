@@ -76,11 +76,9 @@ from typing import Sequence
 
 import numpy as np
 
-import skipbo_env
 from skipbo_env.provenance import versions
 from agents.loading import RUNS_CODE, load_policy
 from agents.policy import reset_policy
-from evaluation.ray_runner import RayConnectionError
 from skipbo_env.actions import NUM_ACTIONS
 from skipbo_env.encoding import observe
 from skipbo_env.game import Game

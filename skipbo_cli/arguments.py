@@ -10,19 +10,14 @@ from __future__ import annotations
 import argparse
 import functools
 import math
-import os
 from pathlib import Path
 
-from skipbo_env.rules import MAX_DECKS  # noqa: F401  (the --decks flag's range)
+from skipbo_env.files import check_creatable, check_writable
 
 MAX_GAMES = 1_000_000
 """Games one ``skipbo evaluate`` plays; the schedule of every game is built before the first."""
 MAX_SEED = 2**63 - 1
 PLOT_SUFFIXES = (".png", ".pdf", ".svg")
-
-
-class OutputPathError(ValueError):
-    """A path that cannot be written; the message says why."""
 
 
 def flag_check(check):
@@ -86,7 +81,7 @@ def output_file(*suffixes: str):
         folder = path.parent
         if not folder.is_dir():
             raise ValueError(f"cannot write {text!r}: the folder {str(folder)!r} does not exist")
-        _check_writable(folder, text)
+        check_writable(folder, text)
         return text
 
     return file_name
@@ -97,23 +92,6 @@ def output_folder(text: str) -> str:
     """A folder to write into: an existing, writable folder or one that can be created."""
     check_creatable(Path(text))
     return text
-
-
-def check_creatable(path: Path) -> None:
-    """Refuse (:class:`OutputPathError`) a folder that is a file or cannot be made where it should be."""
-    if path.exists() and not path.is_dir():
-        raise OutputPathError(f"{str(path)!r} is a file, not a folder: give a folder")
-    existing = path
-    while not existing.exists() and existing != existing.parent:
-        existing = existing.parent
-    if not existing.is_dir():
-        raise OutputPathError(f"cannot create the folder {str(path)!r}: {str(existing)!r} is a file")
-    _check_writable(existing, str(path))
-
-
-def _check_writable(folder: Path, text: str) -> None:
-    if not os.access(folder, os.W_OK | os.X_OK):
-        raise OutputPathError(f"cannot write {text!r}: the folder {str(folder)!r} is not writable")
 
 
 def _either(suffixes: tuple[str, ...]) -> str:

@@ -53,6 +53,7 @@ from agents.loading import RUNS_CODE, load_policy
 from skipbo_env import Game, IllegalActionError, Match, Rules
 from skipbo_env.actions import FIRST_DISCARD, PARTNER_STOCK_SOURCE, STOCK_SOURCE
 from skipbo_env.encoding import observe
+from skipbo_env.files import check_creatable
 from skipbo_cli.move_parser import HELP_TEXT, MoveInputError, key_for_action, parse_command
 from skipbo_cli import arguments
 from skipbo_cli.rule_flags import add_rule_flags, rules_from_args
@@ -99,7 +100,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 def run(args: argparse.Namespace) -> int:
     rules = rules_from_args(args, num_players=args.num_players or 1 + len(args.opponents))
     if args.save is None:
-        arguments.check_creatable(Path(DEFAULT_SAVE_FOLDER))
+        check_creatable(Path(DEFAULT_SAVE_FOLDER))
     seat_specs = _seat_specs(args.opponents, rules.num_players, args.seat)
     seed = args.seed if args.seed is not None else int(np.random.SeedSequence().entropy % 1_000_000)
     console = Console(highlight=False, markup=False, color_system=None if args.no_color else "auto")

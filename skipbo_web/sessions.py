@@ -31,7 +31,6 @@ from typing import Callable
 
 import numpy as np
 
-from agents import load_policy
 from skipbo_env import Game, IllegalActionError, Match, Rules, observe
 from skipbo_web.table import action_from_move, move_of_action, move_words, seat_view
 

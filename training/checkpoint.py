@@ -31,11 +31,10 @@ import json
 import os
 import re
 import shutil
-import sys
 import tempfile
 from pathlib import Path
 
-from agents.saved_model import current_umask, write_bytes_atomically
+from skipbo_env.files import current_umask, fsync_directory, write_bytes_atomically, write_json_atomically, write_text_atomically
 
 CHECKPOINTS = "checkpoints"
 LATEST = "latest.json"
@@ -46,15 +45,6 @@ STATE_COUNTERS = ("timesteps", "updates", "next_snapshot", "next_evaluation", "n
 
 class CheckpointError(ValueError):
     """A run folder or checkpoint that cannot be resumed; the message names the file and what is wrong."""
-
-
-# ---------------------------------------------------------------------- atomic writes
-def write_text_atomically(path: str | Path, text: str) -> None:
-    write_bytes_atomically(path, text.encode())
-
-
-def write_json_atomically(path: str | Path, data) -> None:
-    write_text_atomically(path, json.dumps(data, indent=2, sort_keys=True) + "\n")
 
 
 def tensors_to_bytes(tensors) -> bytes:
@@ -164,7 +154,7 @@ class RunFolder:
         except BaseException:
             shutil.rmtree(staging, ignore_errors=True)
             raise
-        _fsync_directory(self.checkpoints_dir)
+        fsync_directory(self.checkpoints_dir)
         write_json_atomically(self.checkpoints_dir / LATEST, {"checkpoint": name, "step": step})
         self._prune(keep, name)
         return final
@@ -227,13 +217,3 @@ def read_json_object(path: Path) -> dict:
 
 def _is_count(value) -> bool:
     return isinstance(value, int) and not isinstance(value, bool) and value >= 0
-
-
-def _fsync_directory(path: Path) -> None:
-    if sys.platform.startswith("win"):
-        return
-    handle = os.open(path, os.O_RDONLY)
-    try:
-        os.fsync(handle)
-    finally:
-        os.close(handle)

@@ -227,7 +227,7 @@ def config_from_dict(data: dict) -> TrainConfig:
     """A checked :class:`TrainConfig` from plain data (as read from YAML)."""
     config = _build(TrainConfig, data, "")
     try:
-        rules = config.make_rules()
+        config.make_rules()
     except (TypeError, ValueError) as error:
         raise ConfigError(f"rules: {error}") from None
     _check_cross_field(config)

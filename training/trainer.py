@@ -49,7 +49,7 @@ from agents.network import NetworkPolicy
 from agents.saved_model import encode_model
 from skipbo_env.encoding import OBS_SIZE
 from skipbo_env.provenance import versions
-from skipbo_cli.arguments import check_creatable
+from skipbo_env.files import check_creatable
 from training.checkpoint import (
     CheckpointError,
     RunFolder,
@@ -397,7 +397,7 @@ class Trainer:
 
     def _keep_if_best(self, record: dict) -> None:
         """Export the policy to ``best_model.zip`` when its mean evaluation win rate is the best so far."""
-        from training.checkpoint import write_bytes_atomically
+        from skipbo_env.files import write_bytes_atomically
 
         score = float(np.mean([stats["win_rate"] for stats in record["results"].values()]))
         best = self.state.get("best")
@@ -438,14 +438,14 @@ class Trainer:
         }
 
     def _export_model(self) -> Path:
-        from training.checkpoint import write_bytes_atomically
+        from skipbo_env.files import write_bytes_atomically
 
         model = encode_model(learner_weights(self.model), self._model_metadata())
         write_bytes_atomically(self.folder.model_path, model)
         return self.folder.model_path
 
     def _final_evaluation(self) -> dict:
-        from training.checkpoint import write_json_atomically
+        from skipbo_env.files import write_json_atomically
 
         config = self.config.evaluation
         policy = NetworkPolicy(learner_weights(self.model), self.config.network.hidden, self.config.network.activation)

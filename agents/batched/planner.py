@@ -17,7 +17,6 @@ weights and :data:`REACH` are imported from ``agents.planner``.
 
 from __future__ import annotations
 
-import numba as nb
 import numpy as np
 
 from skipbo_env.actions import (

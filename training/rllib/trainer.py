@@ -38,8 +38,8 @@ from agents.network import NetworkPolicy
 from agents.saved_model import encode_model, read_model
 from skipbo_env.encoding import OBS_SIZE
 from skipbo_env.provenance import versions
-from training.checkpoint import (RunFolder, load_tensors, read_checkpoint_state, tensors_to_bytes,
-                                 write_bytes_atomically, write_json_atomically)
+from skipbo_env.files import write_bytes_atomically, write_json_atomically
+from training.checkpoint import RunFolder, load_tensors, read_checkpoint_state, tensors_to_bytes
 from training.config import ConfigError, TrainConfig
 from training.rllib.seating import LEARNER, SeatDrawer, bot_modules, snapshot_module
 from training.trainer import TrainResult, _clock, _derived, _next, _now, evaluate_policy
