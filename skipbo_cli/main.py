@@ -1,7 +1,9 @@
 """The ``skipbo`` command line: one entry point, one module per subcommand.
 
-Each subcommand module provides ``add_arguments(parser)`` and ``run(args) -> int``;
-modules are imported only when their subcommand runs, so ``skipbo --help`` stays fast.
+Each subcommand module provides ``add_arguments(parser)`` and ``run(args) -> int``. Only the
+module of the subcommand named on the command line is imported (its flags are read from it),
+so ``skipbo --help`` lists the subcommands without loading any RL library, and ``skipbo demo``
+never loads torch.
 
 Bad input never ends in a traceback: a flag value that fails its check (``skipbo_cli.arguments``)
 and every error the project raises for what it was given (``ValueError`` and its kinds:
@@ -25,7 +27,7 @@ SUBCOMMANDS = {
     "play": ("skipbo_cli.play", "play one seat in the terminal against bots or saved models"),
     "replay": ("skipbo_cli.replay", "step through a saved game move by move"),
     "evaluate": ("evaluation.tournament", "play a seeded tournament between policies and report win rates"),
-    "train": ("training.trainer", "train an agent by masked PPO self-play from a YAML config"),
+    "train": ("skipbo_cli.train", "train an agent by masked PPO self-play from a YAML config"),
     "serve": ("skipbo_web.serve", "play the agents and watch saved games in a browser"),
 }
 USER_ERRORS = (ValueError, OSError)
@@ -40,19 +42,29 @@ class CommandParser(argparse.ArgumentParser):
         self.exit(USAGE_ERROR, f"{self.prog}: error: {one_line(message)} (see {self.prog} --help)\n")
 
 
-def build_parser() -> argparse.ArgumentParser:
+def build_parser(command: str | None = None) -> argparse.ArgumentParser:
+    """The parser of every subcommand's name; only ``command``'s module is imported for its flags
+    (``None``: none of them; ``"all"``: every one, for documentation and tests)."""
     parser = CommandParser(prog="skipbo", description="skipbo-lab: Skip-Bo for reinforcement learning.")
     parser.add_argument("--version", action="version", version=f"skipbo-lab {skipbo_env.__version__}")
     commands = parser.add_subparsers(dest="command", metavar="COMMAND")
     for name, (module_name, summary) in SUBCOMMANDS.items():
         sub = commands.add_parser(name, help=summary, description=summary)
         sub.set_defaults(_module=module_name, _parser=sub)
-        importlib.import_module(module_name).add_arguments(sub)
+        if command in (name, "all"):
+            importlib.import_module(module_name).add_arguments(sub)
     return parser
 
 
+def named_command(argv: list[str]) -> str | None:
+    """The subcommand ``argv`` names: its first word that is not an option (``None`` if none)."""
+    first = next((word for word in argv if not word.startswith("-")), None)
+    return first if first in SUBCOMMANDS else None
+
+
 def main(argv: list[str] | None = None) -> int:
-    parser = build_parser()
+    argv = sys.argv[1:] if argv is None else list(argv)
+    parser = build_parser(named_command(argv))
     args, unknown = parser.parse_known_args(argv)
     if unknown:  # named by the subcommand, whose --help lists what it takes
         getattr(args, "_parser", parser).error(f"unrecognized arguments: {' '.join(unknown)}")

@@ -2,10 +2,13 @@
 
 from __future__ import annotations
 
+import subprocess
+import sys
+
 import pytest
 
 import skipbo_env
-from skipbo_cli.main import main
+from skipbo_cli.main import SUBCOMMANDS, main
 
 
 def test_version_and_help_list_every_subcommand(capsys):
@@ -56,3 +59,31 @@ def test_a_limit_flag_that_is_neither_a_number_nor_none_is_refused(capsys):
         main(["demo", "--max-turn-plays", "many"])
     assert exit_info.value.code == 2
     assert "'many' is not a limit: use a positive integer or none" in capsys.readouterr().err
+
+
+HEAVY_LIBRARIES = ("gymnasium", "pettingzoo", "torch", "stable_baselines3", "sb3_contrib", "rich", "yaml", "ray",
+                   "starlette", "numba", "matplotlib", "tensorboard")
+
+
+@pytest.mark.parametrize("argv", [["--help"], ["--version"], []])
+def test_the_top_level_command_loads_no_rl_library(argv):
+    code = ("import sys\nfrom skipbo_cli.main import main\ntry:\n    main(%r)\nexcept SystemExit:\n    pass\n"
+            "print(sorted(set(m.split('.')[0] for m in sys.modules) & set(%r)))" % (argv, HEAVY_LIBRARIES))
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout
+    assert out.strip().splitlines()[-1] == "[]"
+
+
+def test_every_subcommand_is_listed_by_the_top_level_help(capsys):
+    with pytest.raises(SystemExit):
+        main(["--help"])
+    listed = capsys.readouterr().out
+    for name in SUBCOMMANDS:
+        assert name in listed
+
+
+@pytest.mark.parametrize("name", sorted(SUBCOMMANDS))
+def test_every_subcommand_reads_its_own_flags(name, capsys):
+    with pytest.raises(SystemExit) as stopped:
+        main([name, "--help"])
+    assert stopped.value.code == 0
+    assert "--help" in capsys.readouterr().out

@@ -334,7 +334,7 @@ def test_idle_and_finished_games_expire(games):
 def test_skipbo_serve_listens_on_this_machine_only_by_default_and_refuses_a_missing_models_folder(tmp_path):
     from skipbo_cli.main import build_parser
 
-    args = build_parser().parse_args(["serve"])
+    args = build_parser("serve").parse_args(["serve"])
     assert (args.host, args.port, args.games, args.models) == ("127.0.0.1", 8000, "games", None)
     with pytest.raises(SystemExit, match="--models .*no such folder"):
         main(["serve", "--models", str(tmp_path / "nowhere")])
