@@ -38,6 +38,7 @@ import numpy as np
 import pettingzoo
 
 import skipbo_env
+from agents import load_policy
 from skipbo_env import SingleAgentEnv, env, raw_env
 
 
@@ -80,7 +81,7 @@ def measure_aec(make, players: int, seconds: float, seed: int) -> dict:
 
 
 def measure_single_agent(players: int, seconds: float, seed: int) -> dict:
-    environment = SingleAgentEnv(opponents="random", num_players=players)
+    environment = SingleAgentEnv(opponents=load_policy("random"), num_players=players)
     uniforms = np.random.default_rng(seed).random(1 << 16).tolist()
     steps = hands = actions = 0
     clock = Clock()

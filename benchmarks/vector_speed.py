@@ -42,8 +42,10 @@ import numpy as np
 import skipbo_env
 from skipbo_env import Rules
 from agents.batched import bots
+from agents.batched import batch_opponents
 from skipbo_env.envs.vec_env import SkipBoVecEnv
 from skipbo_env.vector import VectorGame
+from agents.batched.bots import mixed_chooser
 from skipbo_env.vector.check import differential_run
 
 BATCH_SIZES = (1, 64, 1024, 4096)
@@ -87,7 +89,7 @@ def measure_engine(rules: Rules, batch_size: int, seconds: float, seed: int, thr
 
 
 def measure_vecenv(rules: Rules, num_envs: int, seconds: float, seed: int, threads: int | None) -> dict:
-    env = SkipBoVecEnv(rules, num_envs=num_envs, opponents="greedy", seed=seed, threads=threads)
+    env = SkipBoVecEnv(rules, num_envs=num_envs, opponents=batch_opponents("greedy"), seed=seed, threads=threads)
     env.reset()
     rng = np.random.default_rng(seed)
     env.step(_uniform_legal(env.action_masks(), rng))
@@ -121,7 +123,7 @@ def measure_training(seconds: float, seed: int, threads: int | None) -> dict:
 
     setups = {
         "aec_single_agent_x8": lambda: DummyVecEnv([aec_env] * 8),
-        "vector_vecenv_x64": lambda: SkipBoVecEnv(Rules(), num_envs=64, opponents="greedy", seed=seed, threads=threads),
+        "vector_vecenv_x64": lambda: SkipBoVecEnv(Rules(), num_envs=64, opponents=batch_opponents("greedy"), seed=seed, threads=threads),
     }
     results = {}
     for name, make in setups.items():
@@ -144,7 +146,7 @@ def verify(hands: int, seed: int) -> dict:
     per_variant = max(1, hands // len(VERIFY_VARIANTS))
     totals: dict = {}
     for settings in VERIFY_VARIANTS:
-        coverage = differential_run(Rules(**settings), hands=per_variant, seed=seed, batch_size=32, greedy_share=0.6)
+        coverage = differential_run(Rules(**settings), mixed_chooser(32, 0.6), hands=per_variant, seed=seed, batch_size=32)
         for key, value in coverage.items():
             totals[key] = totals.get(key, 0) + value
     return totals

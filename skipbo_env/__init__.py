@@ -4,7 +4,7 @@ The rules engine (``Rules``, ``Game``, ``Match``) is pure Python and numpy; the
 environments are imported on first use so the engine never loads an RL library.
 """
 
-from skipbo_env.actions import NUM_ACTIONS, describe_action
+from skipbo_env.actions import NUM_ACTIONS, ActionParts, decode_action, describe_action
 from skipbo_env.encoding import OBS_SIZE, decode_observation, encode_observation, observe
 from skipbo_env.game import Game, IllegalActionError
 from skipbo_env.match import Match
@@ -25,6 +25,6 @@ def __getattr__(name: str):
 
 
 __all__ = [
-    "NUM_ACTIONS", "OBS_SIZE", "Game", "IllegalActionError", "Match", "Rules", "SingleAgentEnv",
-    "decode_observation", "describe_action", "encode_observation", "env", "observe", "raw_env", "__version__",
+    "NUM_ACTIONS", "OBS_SIZE", "ActionParts", "Game", "IllegalActionError", "Match", "Rules", "SingleAgentEnv",
+    "decode_action", "decode_observation", "describe_action", "encode_observation", "env", "observe", "raw_env", "__version__",
 ]

@@ -16,6 +16,8 @@ Human-readable descriptions number piles from 1, as players do: slot 0 is "pile 
 
 from __future__ import annotations
 
+from typing import NamedTuple
+
 import numpy as np
 
 from skipbo_env.cards import NUM_BUILDING_PILES, card_name
@@ -51,6 +53,49 @@ def is_discard(action: int) -> bool:
     return FIRST_DISCARD <= action < END_TURN
 
 
+def play_source(action: int) -> int:
+    """The source of a play id (0-12 a hand value - 1, 13 own stockpile, 14-17 own discard piles, ...)."""
+    return action // NUM_BUILDING_PILES
+
+
+def play_pile(action: int) -> int:
+    """The building slot (0-3) of a play id."""
+    return action % NUM_BUILDING_PILES
+
+
+def discard_value(action: int) -> int:
+    """The card value (1-13) a discard id puts down."""
+    return (action - FIRST_DISCARD) // NUM_BUILDING_PILES + 1
+
+
+def discard_pile(action: int) -> int:
+    """The own discard slot (0-3) of a discard id."""
+    return (action - FIRST_DISCARD) % NUM_BUILDING_PILES
+
+
+class ActionParts(NamedTuple):
+    """An action id taken apart: ``kind`` is ``"play"``, ``"discard"`` or ``"end_turn"``; ``source``
+    the play's source (:func:`describe_source`), ``value`` the card a discard puts down (1-13, 13 =
+    SKIP-BO), ``pile`` the building or discard slot (0-3); fields that do not apply are ``None``."""
+
+    kind: str
+    source: int | None
+    value: int | None
+    pile: int | None
+
+
+def decode_action(action: int) -> ActionParts:
+    """``action`` (0-144) as named parts; ``ValueError`` for anything else."""
+    if isinstance(action, bool) or not isinstance(action, (int, np.integer)) or not 0 <= action < NUM_ACTIONS:
+        raise ValueError(f"{action!r} is not an action id: use an integer from 0 to {NUM_ACTIONS - 1}")
+    action = int(action)
+    if is_play(action):
+        return ActionParts("play", play_source(action), None, play_pile(action))
+    if is_discard(action):
+        return ActionParts("discard", None, discard_value(action), discard_pile(action))
+    return ActionParts("end_turn", None, None, None)
+
+
 def describe_source(source: int) -> str:
     if source < HAND_SOURCES:
         return f"hand {card_name(source + 1)}"
@@ -71,8 +116,6 @@ def describe_action(action: int) -> str:
     if action == END_TURN:
         return "end turn (empty hand, nothing to draw)"
     if is_discard(action):
-        value, pile = divmod(action - FIRST_DISCARD, NUM_BUILDING_PILES)
-        return f"discard {card_name(value + 1)} onto discard pile {pile + 1}"
-    source, pile = divmod(action, NUM_BUILDING_PILES)
-    return f"play {describe_source(source)} on building pile {pile + 1}"
+        return f"discard {card_name(discard_value(action))} onto discard pile {discard_pile(action) + 1}"
+    return f"play {describe_source(play_source(action))} on building pile {play_pile(action) + 1}"
 

@@ -20,7 +20,8 @@ from agents.network import NetworkPolicy
 from skipbo_env.rules import Rules
 from agents.batched.bots import kernel_bot_code
 from agents.batched.policies import LogitsPolicy, batch_policy
-from agents.batched.seating import CALLER, Seating
+from agents.batched.seating import BatchOpponents
+from skipbo_env.vector.layout import CALLER
 from skipbo_env.envs.vec_env import SkipBoVecEnv
 from training.config import SNAPSHOTS
 from training.selfplay import OpponentPool
@@ -36,17 +37,16 @@ class VectorSelfPlayEnv(SkipBoVecEnv):
 
     def __init__(self, rules: Rules, num_envs: int, pool: OpponentPool, *, seed: int,
                  learner_seat: int | None = None) -> None:
-        # the base class seats one fixed player per position; the seating is replaced below by
-        # one player per opponent kind (and per snapshot), chosen hand by hand in _seat_players
-        super().__init__(rules, num_envs, "random", seed=seed, learner_seat=learner_seat)
-        self.pool = pool
-        self._rng = np.random.default_rng(seed)
+        # one player per bot kind of the pool (snapshots join as they are drawn), seated hand by
+        # hand in _seat_players
         bots = [kind for kind in pool.kinds if kind != SNAPSHOTS]
         policies = [batch_policy(kind if kernel_bot_code(kind) is not None else load_policy(kind, seed=seed), seed=seed)
                     for kind in bots]
+        super().__init__(rules, num_envs, BatchOpponents(policies), seed=seed, learner_seat=learner_seat)
+        self.pool = pool
+        self._rng = np.random.default_rng(seed)
         self._bot_index = {kind: index for index, kind in enumerate(bots)}
         self._snapshot_index: dict[int, int] = {}  # pool step -> index of its policy in the seating
-        self.seating = Seating(self.engine, policies)
         self._kinds = [""] * num_envs
 
     def add_snapshot(self, weights: Mapping[str, np.ndarray], step: int) -> None:

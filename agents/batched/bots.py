@@ -200,3 +200,19 @@ def play_bots(games, legal, cfg, controllers, streams, rows, steps):
             step_game(r, legal, cfg, g, bot_action(r, legal, g, cfg, streams, bot))
             taken += 1
         steps[i] = taken
+
+
+def mixed_chooser(batch_size: int, greedy_share: float = 0.7, seed: int = 0):
+    """A chooser for :func:`skipbo_env.vector.check.differential_run`: each game's next action is
+    the kernel ``greedy`` bot's with probability ``greedy_share``, else the ``random`` bot's."""
+    rng = np.random.default_rng(seed)
+    streams = seed_streams(rng, batch_size)
+    greedy = np.empty(batch_size, dtype=np.int64)
+    random = np.empty(batch_size, dtype=np.int64)
+
+    def choose(engine, rows):
+        greedy_actions(engine.games, engine.action_mask, rows, streams, greedy)
+        random_actions(engine.games, engine.action_mask, rows, streams, random)
+        return np.where(rng.random(batch_size) < greedy_share, greedy, random)
+
+    return choose

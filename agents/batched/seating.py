@@ -12,11 +12,11 @@ import numpy as np
 
 from skipbo_env.game import IllegalActionError
 from skipbo_env.rules import MAX_PLAYERS
-from agents.batched import bots
 from skipbo_env.vector.engine import VectorGame
-from agents.batched.policies import KernelBot, checked_actions
+from skipbo_env.vector.layout import CALLER
+from agents.batched import bots
+from agents.batched.policies import KernelBot, batch_policy, checked_actions
 
-CALLER = -1
 
 
 class Seating:
@@ -71,3 +71,30 @@ class Seating:
         except IllegalActionError as error:
             raise IllegalActionError(f"player {index} ({policy!r}) chose an illegal action: {error}") from None
         self.actions_taken += len(rows)
+
+
+class BatchOpponents:
+    """The players of a :class:`~skipbo_env.envs.vec_env.SkipBoVecEnv`'s other seats: batch players
+    (see :func:`agents.batched.policies.batch_policy`), seated in an engine by :meth:`seat`."""
+
+    def __init__(self, players: list) -> None:
+        self.players = list(players)
+
+    @property
+    def count(self) -> int:
+        return len(self.players)
+
+    def seat(self, engine: VectorGame) -> Seating:
+        return Seating(engine, self.players)
+
+    def __repr__(self) -> str:
+        return f"BatchOpponents({self.players!r})"
+
+
+def batch_opponents(specs, seed: int = 0) -> BatchOpponents:
+    """One spec for every other seat, or a list with one per other seat (bot names such as ``"greedy"``
+    or ``"planner:avoid_feeding=false"``, networks, SB3 models, batch players, callables)."""
+    specs = list(specs) if isinstance(specs, (list, tuple)) else [specs]
+    if not specs:
+        raise ValueError("batch_opponents needs at least one player: one for all other seats, or one per seat")
+    return BatchOpponents([batch_policy(spec, seed=seed + k) for k, spec in enumerate(specs)])

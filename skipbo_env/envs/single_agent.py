@@ -1,7 +1,7 @@
 """A Gymnasium environment in which one learner plays one seat and given policies play the others.
 
-``SingleAgentEnv(opponents="random", seat=0, random_seat=False, reward="win", **settings)``, the
-settings being every ``Rules`` setting as a keyword (or one ``rules=Rules(...)``):
+``SingleAgentEnv(opponents, seat=0, random_seat=False, reward="win", **settings)``, the settings
+being every ``Rules`` setting as a keyword (or one ``rules=Rules(...)``):
 
 ## Action Space
 ``Discrete(145)``, the action ids of RULES.md. :meth:`SingleAgentEnv.action_masks` gives the
@@ -15,9 +15,10 @@ the learner's seat: seat block 0 is the learner.
 ## Opponents
 ``opponents`` is one policy for every other seat, or a list with one per other seat in turn
 order from the learner (the seat on its left first). A policy is any object with
-``act(observation_dict) -> int``, given ``skipbo_env.observe(game, seat)`` for its own seat; a
-string (``"random"``, ``"greedy"``, a model file, ...) is resolved by ``agents.load_policy``,
-one instance per seat. In a partners game the learner's partner is one of these seats too (the
+``act(observation_dict) -> int``, given ``skipbo_env.observe(game, seat)`` for its own seat.
+The environment resolves no names: ``agents.load_policy("greedy")`` makes a policy of a name,
+and ``agents.environments.single_agent_env(opponents="greedy", ...)`` (what the Gymnasium id
+below runs) builds the environment from names, one instance per seat. In a partners game the learner's partner is one of these seats too (the
 reward is the team's). A policy with ``reset(seed)`` is reset at the start of every hand with a
 seed drawn from the environment's generator. An opponent that returns an illegal id raises
 ``IllegalActionError`` naming the seat.
@@ -39,7 +40,8 @@ When the opponents end a freshly dealt hand before the learner's first action (p
 with tiny stockpiles), :meth:`reset` deals again.
 
 ## Registration
-Importing this module registers it with Gymnasium as ``"skipbo/SkipBo-v0"``:
+Importing this module registers it with Gymnasium as ``"skipbo/SkipBo-v0"``, built by
+``agents.environments.single_agent_env`` so that opponents may be named:
 ``gymnasium.make("skipbo/SkipBo-v0", opponents="greedy", num_players=3)``.
 
 ## Seeding
@@ -62,25 +64,25 @@ from skipbo_env.rules import Rules
 ILLEGAL_ACTION_MODES = ("terminate", "raise")
 MAX_REDEALS = 1000
 ENV_ID = "skipbo/SkipBo-v0"
+_OPTIONS = ("seat", "random_seat", "reward", "illegal_action", "illegal_reward", "render_mode")
+"""The constructor's keywords that are not rule settings."""
 
 
-def resolve_opponents(opponents, count: int) -> list:
-    """``count`` policies from one policy or spec, or from a list of exactly ``count``."""
-    specs = list(opponents) if isinstance(opponents, (list, tuple)) else [opponents] * count
-    if len(specs) != count:
-        raise ValueError(f"opponents lists {len(specs)} policies; this table has {count} other seats")
-    return [_resolve(spec) for spec in specs]
+def opponents_for(opponents, count: int) -> list:
+    """``count`` opponents from one (for every seat) or from a list of exactly ``count``."""
+    given = list(opponents) if isinstance(opponents, (list, tuple)) else [opponents] * count
+    if len(given) != count:
+        raise ValueError(f"opponents lists {len(given)} policies; this table has {count} other seats")
+    return given
 
 
-def _resolve(spec):
-    if callable(getattr(spec, "act", None)):
-        return spec
-    if isinstance(spec, str):
-        from agents import load_policy  # agents sit above the environments: imported on use
-
-        return load_policy(spec)
-    raise ValueError(f"opponent {spec!r} is not a policy: give an object with act(observation) -> int or a "
-                     "policy name such as 'random'")
+def checked_policy(policy):
+    """``policy`` when it can play (``act(observation) -> int``); a clear error for anything else."""
+    if callable(getattr(policy, "act", None)):
+        return policy
+    hint = (f": a name is resolved above the environments, with agents.load_policy({policy!r}) or "
+            f"agents.environments.single_agent_env(opponents={policy!r})") if isinstance(policy, str) else ""
+    raise ValueError(f"opponent {policy!r} is not a policy (an object with act(observation) -> int){hint}")
 
 
 class SingleAgentEnv(gymnasium.Env):
@@ -88,7 +90,13 @@ class SingleAgentEnv(gymnasium.Env):
 
     metadata = {"render_modes": ["ansi", "human"], "render_fps": 1}
 
-    def __init__(self, opponents="random", seat: int = 0, random_seat: bool = False, reward: str = "win",
+    @staticmethod
+    def rules_of(settings: dict) -> Rules:
+        """The table the keywords of the constructor describe (``rules=`` or the settings)."""
+        settings = dict(settings)
+        return table_rules(settings.pop("rules", None), {k: v for k, v in settings.items() if k not in _OPTIONS})
+
+    def __init__(self, opponents, seat: int = 0, random_seat: bool = False, reward: str = "win",
                  illegal_action: str = "terminate", illegal_reward: float = -1.0,
                  render_mode: str | None = None, rules: Rules | None = None, **settings) -> None:
         self.rules = table_rules(rules, settings)
@@ -105,7 +113,7 @@ class SingleAgentEnv(gymnasium.Env):
         self.illegal_action = illegal_action
         self.illegal_reward = float(illegal_reward)
         self.render_mode = render_mode
-        self.opponents = resolve_opponents(opponents, n - 1)
+        self.opponents = [checked_policy(policy) for policy in opponents_for(opponents, n - 1)]
         self.observation_space = spaces.Box(low=OBS_LOW, high=OBS_HIGH, dtype=np.float32)
         self.action_space = spaces.Discrete(NUM_ACTIONS)
         self.seat = self.fixed_seat
@@ -195,4 +203,4 @@ class SingleAgentEnv(gymnasium.Env):
 
 
 if ENV_ID not in gymnasium.registry:
-    gymnasium.register(id=ENV_ID, entry_point="skipbo_env.envs.single_agent:SingleAgentEnv")
+    gymnasium.register(id=ENV_ID, entry_point="agents.environments:single_agent_env")

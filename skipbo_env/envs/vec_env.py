@@ -44,35 +44,39 @@ from skipbo_env.encoding import OBS_HIGH, OBS_LOW, OBS_SIZE
 from skipbo_env.envs.common import ENV_MAX_TURNS
 from skipbo_env.rules import Rules
 from skipbo_env.vector.engine import VectorGame
-from skipbo_env.vector.layout import TRUNCATED, WIN, OUTCOME_NAMES
-from agents.batched.policies import batch_policy
-from agents.batched.seating import CALLER, Seating
+from skipbo_env.vector.layout import CALLER, OUTCOME_NAMES, TRUNCATED, WIN
 
 
 class SkipBoVecEnv(VecEnv):
     """``num_envs`` hands, the learner in one seat of each, the opponents played in batch.
 
-    ``opponents``: one player spec for every other seat, or a list of ``num_players - 1`` specs
-    (see :func:`agents.batched.policies.batch_policy`). ``learner_seat``: a fixed seat, or
+    ``opponents`` says who plays the other seats; the environment resolves no names. It is an
+    object with ``count`` (how many players it has) and ``seat(engine)``, which returns a seating
+    of the batch: ``assign(rows, players)`` gives seat ``s`` of game ``rows[i]`` to player
+    ``players[i, s]`` (``CALLER``, -1, for the learner) and ``advance(rows)`` plays every seat
+    but the learner's until the learner is to act. ``agents.batched.batch_opponents("greedy")``
+    (or a list with one spec per other seat: bot names, networks, SB3 models, callables) builds
+    one; player ``k % count`` sits ``k + 1`` places to the learner's left (so one player plays every
+    other seat, and ``num_players - 1`` players one seat each). ``learner_seat``: a fixed seat, or
     ``None`` to rotate with the seed. ``threads``: kernel threads (default: the CPU count).
     """
 
     metadata = {"render_modes": []}
     render_mode = None
 
-    def __init__(self, rules: Rules | None = None, num_envs: int = 64, opponents="greedy", *, seed: int = 0,
+    def __init__(self, rules: Rules | None = None, num_envs: int = 64, opponents=None, *, seed: int = 0,
                  learner_seat: int | None = None, threads: int | None = None) -> None:
         self.rules = rules if rules is not None else Rules(max_turns=ENV_MAX_TURNS)
         n = self.rules.num_players
-        specs = list(opponents) if isinstance(opponents, (list, tuple)) else [opponents] * (n - 1)
-        if len(specs) != n - 1:
-            raise ValueError(f"opponents must name one player for each of the {n - 1} other seats; got {len(specs)}")
+        if not (hasattr(opponents, "seat") and hasattr(opponents, "count")):
+            raise ValueError(f"opponents={opponents!r} is not a set of batch players: build one with "
+                             "agents.batched.batch_opponents(spec or [spec per other seat])")
         if learner_seat is not None and not (isinstance(learner_seat, int) and 0 <= learner_seat < n):
             raise ValueError(f"learner_seat={learner_seat!r} is not a seat: use 0 to {n - 1}, or None to rotate")
         self.learner_seat = learner_seat
-        self.opponents = [batch_policy(spec, seed=seed + k) for k, spec in enumerate(specs)]
+        self.opponents = opponents
         self.engine = VectorGame(self.rules, num_envs, seed, auto_reset=False, observations=False, threads=threads)
-        self.seating = Seating(self.engine, self.opponents)
+        self.seating = opponents.seat(self.engine)
         self._seed = seed
         self._started = False
         self._learner = np.zeros(num_envs, dtype=np.int64)
@@ -151,7 +155,8 @@ class SkipBoVecEnv(VecEnv):
         self._learner[rows] = learner
         players = np.empty((len(rows), n), dtype=np.int64)
         for offset in range(n):
-            players[np.arange(len(rows)), (learner + offset) % n] = CALLER if offset == 0 else offset - 1
+            player = (offset - 1) % self.opponents.count
+            players[np.arange(len(rows)), (learner + offset) % n] = CALLER if offset == 0 else player
         self.seating.assign(rows, players)
         self._episode_steps[rows] = 0
         self._episode_start[rows] = time.time()

@@ -15,11 +15,10 @@ from collections import Counter
 
 import numpy as np
 
-from skipbo_env.actions import END_TURN, PARTNER_STOCK_SOURCE
+from skipbo_env.actions import END_TURN, PARTNER_STOCK_SOURCE, is_play, play_source
 from skipbo_env.encoding import encode_observation
 from skipbo_env.game import Game
 from skipbo_env.rules import Rules
-from agents.batched import bots
 from skipbo_env.vector.engine import VectorGame
 from skipbo_env.vector.layout import OUTCOME_NAMES
 
@@ -28,9 +27,12 @@ class Mismatch(AssertionError):
     """The two engines disagree."""
 
 
-def differential_run(rules: Rules, hands: int = 100, seed: int = 0, batch_size: int = 16,
-                     greedy_share: float = 0.7, policy_seed: int = 0) -> Counter:
+def differential_run(rules: Rules, choose, hands: int = 100, seed: int = 0, batch_size: int = 16) -> Counter:
     """Play ``hands`` hands in both engines and compare after every step; returns what was covered.
+
+    ``choose(engine, rows) -> actions`` picks the next action of every game of the batch (the same
+    action is then played in both engines): any legal chooser will do, and one that plays well
+    (``agents.batched.bots.mixed_chooser``: greedy and random play) reaches wins and reshuffles.
 
     The counter holds ``steps`` (game-steps compared), ``hands`` and, per hand or action, ``win``,
     ``draw``, ``truncated``, ``recycle`` (hands whose completed piles were reshuffled),
@@ -41,24 +43,18 @@ def differential_run(rules: Rules, hands: int = 100, seed: int = 0, batch_size: 
     engine = VectorGame(rules, batch_size, seed, threads=1)
     games = [Game.new(rules, seed=seed + row) for row in range(batch_size)]
     dealt_rng = [game.to_dict()["rng"] for game in games]
-    rng = np.random.default_rng(policy_seed)
-    streams = bots.seed_streams(rng, batch_size)
     rows = np.arange(batch_size)
-    greedy = np.empty(batch_size, dtype=np.int64)
-    random = np.empty(batch_size, dtype=np.int64)
     coverage: Counter = Counter()
     step = 0
     n = rules.num_players
     while coverage["hands"] < hands:
         _compare(engine, games, step, n)
         coverage["steps"] += batch_size
-        bots.greedy_actions(engine.games, engine.action_mask, rows, streams, greedy)
-        bots.random_actions(engine.games, engine.action_mask, rows, streams, random)
-        actions = np.where(rng.random(batch_size) < greedy_share, greedy, random)
+        actions = np.asarray(choose(engine, rows), dtype=np.int64)
         for row, action in enumerate(actions.tolist()):
             games[row].step(action)
             coverage["end_turn"] += action == END_TURN
-            coverage["partner_play"] += PARTNER_STOCK_SOURCE * 4 <= action < 92
+            coverage["partner_play"] += is_play(action) and play_source(action) >= PARTNER_STOCK_SOURCE
             coverage["turn_play_limit"] += games[row].plays_this_turn == rules.max_turn_plays
         finished = engine.step(actions)
         for i, row in enumerate(finished.rows.tolist()):

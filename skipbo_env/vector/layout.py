@@ -49,6 +49,8 @@ OUTCOME_NAMES = (None, "win", "draw", "truncated")
 # phase codes (state["phase"] is PHASE_NAMES[code])
 PHASE_PLAY, PHASE_DRAW = 0, 1
 PHASE_NAMES = ("play", "draw")
+# the player code of the caller (a learner driving the batch) in a seating of the seats
+CALLER = -1
 
 Config = namedtuple(
     "Config",

@@ -10,6 +10,7 @@ from stable_baselines3.common.env_checker import check_env as sb3_check_env
 
 from skipbo_env import IllegalActionError, SingleAgentEnv, decode_observation
 from skipbo_env.actions import END_TURN, FIRST_DISCARD, discard_action, play_action
+from agents.environments import single_agent_env
 from skipbo_env.envs.single_agent import ENV_ID
 from tests.positions import position
 
@@ -40,8 +41,8 @@ class Illegal:
 @pytest.mark.parametrize("settings", [{}, {"num_players": 4, "partners": True, "random_seat": True},
                                       {"num_players": 3, "stock_size": 10, "reward": "score"}])
 def test_gymnasium_and_sb3_checkers_pass(settings):
-    gymnasium_check_env(SingleAgentEnv(**settings))
-    sb3_check_env(SingleAgentEnv(**settings))
+    gymnasium_check_env(single_agent_env(**settings))
+    sb3_check_env(single_agent_env(**settings))
 
 
 def test_gymnasium_make_builds_it_with_every_render_mode():
@@ -68,7 +69,7 @@ def learner_episode(environment, seed: int, rng: np.random.Generator):
 @pytest.mark.parametrize("settings", [{"num_players": 2}, {"num_players": 5, "random_seat": True},
                                       {"num_players": 6, "partners": True, "seat": 4}])
 def test_every_observation_is_the_learners_own_turn(settings):
-    environment = SingleAgentEnv(opponents="random", **settings)
+    environment = single_agent_env(opponents="random", **settings)
     rng = np.random.default_rng(0)
     decisions = 0
     for seed in range(6):
@@ -87,7 +88,7 @@ def test_every_observation_is_the_learners_own_turn(settings):
 
 
 def test_the_opponents_play_a_whole_round_after_the_learners_discard():
-    environment = SingleAgentEnv(opponents="random", num_players=4)
+    environment = single_agent_env(opponents="random", num_players=4)
     environment.reset(seed=5)
     turn = environment.game.turn
     legal = np.flatnonzero(environment.action_masks())
@@ -96,17 +97,17 @@ def test_the_opponents_play_a_whole_round_after_the_learners_discard():
 
 
 def test_random_seat_is_drawn_from_the_environments_generator():
-    environment = SingleAgentEnv(num_players=6, random_seat=True)
+    environment = single_agent_env(num_players=6, random_seat=True)
     seats = {environment.reset(seed=seed)[1]["seat"] for seed in range(30)}
     assert len(seats) > 3
-    again = SingleAgentEnv(num_players=6, random_seat=True)
+    again = single_agent_env(num_players=6, random_seat=True)
     assert [again.reset(seed=s)[1]["seat"] for s in range(5)] == [environment.reset(seed=s)[1]["seat"] for s in range(5)]
 
 
 def test_the_same_seed_and_actions_give_the_same_episode():
     runs = []
     for _ in range(2):
-        environment = SingleAgentEnv(opponents=["random", "greedy"], num_players=3)
+        environment = single_agent_env(opponents=["random", "greedy"], num_players=3)
         rng = np.random.default_rng(1)
         runs.append([obs for obs, _, _ in learner_episode(environment, 9, rng)])
     assert len(runs[0]) == len(runs[1]) and all(np.array_equal(a, b) for a, b in zip(*runs))
@@ -114,7 +115,7 @@ def test_the_same_seed_and_actions_give_the_same_episode():
 
 def test_opponents_are_reset_with_seeds_from_the_generator_every_hand():
     opponent = StockFirst()
-    environment = SingleAgentEnv(opponents=opponent)
+    environment = single_agent_env(opponents=opponent)
     environment.reset(seed=0)
     environment.reset()
     assert len(opponent.reset_seeds) == 2 and opponent.reset_seeds[0] != opponent.reset_seeds[1]
@@ -130,7 +131,7 @@ def opponent_wins_position():
 
 @pytest.mark.parametrize("reward, expected", [("win", 1.0), ("score", 45 / 500)])
 def test_the_learner_is_paid_for_its_win(reward, expected):
-    environment = SingleAgentEnv(opponents=StockFirst(), reward=reward)
+    environment = single_agent_env(opponents=StockFirst(), reward=reward)
     environment.reset(seed=0, options={"state": learner_wins_position()})
     _, paid, terminated, truncated, info = environment.step(STOCK_TO_FIRST_PILE)
     assert (paid, terminated, truncated) == (pytest.approx(expected), True, False)
@@ -138,14 +139,14 @@ def test_the_learner_is_paid_for_its_win(reward, expected):
 
 
 def test_the_learner_loses_when_an_opponent_wins_on_its_turn():
-    environment = SingleAgentEnv(opponents=StockFirst())
+    environment = single_agent_env(opponents=StockFirst())
     environment.reset(seed=0, options={"state": opponent_wins_position()})
     _, paid, terminated, _, info = environment.step(discard_action(7, 0))
     assert (paid, terminated, info["winners"]) == (-1.0, True, [1])
 
 
 def test_max_turns_truncates_with_no_reward():
-    environment = SingleAgentEnv(max_turns=4)
+    environment = single_agent_env(max_turns=4)
     endings = [info for _, info, _ in learner_episode(environment, 3, np.random.default_rng(3))][-1:]
     assert endings[0]["outcome"] == "truncated"
     environment.reset(seed=3)
@@ -158,7 +159,7 @@ def test_max_turns_truncates_with_no_reward():
 
 
 def test_an_illegal_action_ends_the_episode_or_raises():
-    environment = SingleAgentEnv()
+    environment = single_agent_env()
     environment.reset(seed=0)
     before = environment.game.to_dict()
     _, paid, terminated, truncated, info = environment.step(END_TURN)
@@ -166,14 +167,14 @@ def test_an_illegal_action_ends_the_episode_or_raises():
     assert environment.game.to_dict() == before and not environment.action_masks().any()
     with pytest.raises(RuntimeError, match="call reset"):
         environment.step(0)
-    strict = SingleAgentEnv(illegal_action="raise")
+    strict = single_agent_env(illegal_action="raise")
     strict.reset(seed=0)
     with pytest.raises(IllegalActionError, match="end turn"):
         strict.step(END_TURN)
 
 
 def test_an_opponents_illegal_action_names_its_seat():
-    environment = SingleAgentEnv(opponents=Illegal(), num_players=3)
+    environment = single_agent_env(opponents=Illegal(), num_players=3)
     with pytest.raises(IllegalActionError, match="opponent at seat"):
         for seed in range(5):
             environment.reset(seed=seed)
@@ -183,29 +184,29 @@ def test_an_opponents_illegal_action_names_its_seat():
 def test_policy_names_resolve_through_load_policy():
     from agents import GreedyBot, RandomBot
 
-    environment = SingleAgentEnv(opponents=["random", "greedy"], num_players=3)
+    environment = single_agent_env(opponents=["random", "greedy"], num_players=3)
     assert [type(p) for p in environment.opponents] == [RandomBot, GreedyBot]
-    two = SingleAgentEnv(opponents="random", num_players=3)
+    two = single_agent_env(opponents="random", num_players=3)
     assert two.opponents[0] is not two.opponents[1]
 
 
 def test_bad_arguments_are_refused_with_what_is_allowed():
     with pytest.raises(ValueError, match="2 other seats"):
-        SingleAgentEnv(opponents=["random"], num_players=3)
+        single_agent_env(opponents=["random"], num_players=3)
     with pytest.raises(ValueError, match="seat=2 is not a seat"):
-        SingleAgentEnv(seat=2)
+        single_agent_env(seat=2)
     with pytest.raises(ValueError, match="unknown setting.*stock_size"):
-        SingleAgentEnv(stocksize=10)
+        single_agent_env(stocksize=10)
     with pytest.raises(ValueError, match="is not a policy"):
-        SingleAgentEnv(opponents=3)
+        single_agent_env(opponents=3)
     with pytest.raises(ValueError, match="illegal_action"):
-        SingleAgentEnv(illegal_action="ignore")
+        single_agent_env(illegal_action="ignore")
 
 
 def test_maskable_ppo_trains_on_it_end_to_end():
     from sb3_contrib import MaskablePPO
 
-    environment = SingleAgentEnv(opponents="random", stock_size=10)
+    environment = single_agent_env(opponents="random", stock_size=10)
     model = MaskablePPO("MlpPolicy", environment, n_steps=512, batch_size=128, n_epochs=2, seed=0,
                         policy_kwargs={"net_arch": [64, 64]}, device="cpu")
     model.learn(total_timesteps=2048)
@@ -218,14 +219,22 @@ def test_maskable_ppo_trains_on_it_end_to_end():
 def test_a_rules_object_may_stand_for_the_settings():
     from skipbo_env import Rules
 
-    environment = SingleAgentEnv(rules=Rules(num_players=4, partners=True))
+    environment = single_agent_env(rules=Rules(num_players=4, partners=True))
     assert len(environment.opponents) == 3 and environment.rules.partners
     with pytest.raises(ValueError, match="not a skipbo_env.Rules"):
-        SingleAgentEnv(rules={"num_players": 3})
+        single_agent_env(rules={"num_players": 3})
 
 
 def test_the_environment_truncates_hands_at_1000_turns_unless_told_otherwise():
     from skipbo_env import Rules
 
-    assert SingleAgentEnv().rules.max_turns == 1000
-    assert SingleAgentEnv(max_turns=None, max_turn_plays=5).rules == Rules(max_turns=None, max_turn_plays=5)
+    assert single_agent_env().rules.max_turns == 1000
+    assert single_agent_env(max_turns=None, max_turn_plays=5).rules == Rules(max_turns=None, max_turn_plays=5)
+
+
+def test_the_environment_takes_policies_and_points_names_to_where_they_are_resolved():
+    with pytest.raises(ValueError, match=r"agents.load_policy\('greedy'\)"):
+        SingleAgentEnv(opponents="greedy")
+    from agents import load_policy
+
+    assert isinstance(SingleAgentEnv(opponents=load_policy("greedy")).opponents[0], type(load_policy("greedy")))

@@ -7,6 +7,7 @@ import pytest
 
 from skipbo_env import IllegalActionError, Rules
 from skipbo_env.encoding import OBS_SIZE, encode_observation
+from agents.batched import batch_opponents
 from skipbo_env.envs.vec_env import SkipBoVecEnv
 
 
@@ -16,7 +17,7 @@ def first_legal(observations, masks):
 
 @pytest.fixture(scope="module")
 def env() -> SkipBoVecEnv:
-    environment = SkipBoVecEnv(Rules(stock_size=5), num_envs=16, opponents="greedy", seed=11)
+    environment = SkipBoVecEnv(Rules(stock_size=5), num_envs=16, opponents=batch_opponents("greedy"), seed=11)
     environment.reset()
     return environment
 
@@ -62,7 +63,7 @@ def test_a_finished_hand_reports_its_reward_and_terminal_observation_and_is_deal
 
 
 def test_the_learner_rotates_through_the_seats_with_the_seed():
-    environment = SkipBoVecEnv(Rules(num_players=3), num_envs=6, opponents="random", seed=0)
+    environment = SkipBoVecEnv(Rules(num_players=3), num_envs=6, opponents=batch_opponents("random"), seed=0)
     environment.reset()
     assert sorted(set(environment._learner.tolist())) == [0, 1, 2]
 
@@ -76,7 +77,7 @@ def test_python_opponents_are_asked_once_per_round_for_a_batch_of_games():
         return first_legal(observations, masks)
 
     environment = SkipBoVecEnv(Rules(num_players=4, partners=True, stock_size=5), num_envs=12,
-                               opponents=[counting, "random", "greedy"], seed=3)
+                               opponents=batch_opponents([counting, "random", "greedy"]), seed=3)
     environment.reset()
     for _ in play_random(environment, 10):
         pass
@@ -90,33 +91,43 @@ def test_an_illegal_learner_action_is_refused(env):
         env.step(actions)
 
 
+def test_the_environment_takes_players_not_names():
+    with pytest.raises(ValueError, match="not a set of batch players: build one with agents.batched.batch_opponents"):
+        SkipBoVecEnv(Rules(), num_envs=2, opponents="greedy")
+
+
+def test_one_player_plays_every_other_seat():
+    environment = SkipBoVecEnv(Rules(num_players=3), num_envs=4, opponents=batch_opponents("greedy"), seed=0)
+    environment.reset()
+    others = environment.seating.players[:, :3][environment.seating.players[:, :3] != -1]
+    assert set(others.tolist()) == {0}
+
+
 def test_bad_opponent_lists_and_seats_are_refused():
-    with pytest.raises(ValueError, match="one player for each of the 2 other seats"):
-        SkipBoVecEnv(Rules(num_players=3), num_envs=2, opponents=["greedy"])
     with pytest.raises(ValueError, match="learner_seat"):
-        SkipBoVecEnv(Rules(), num_envs=2, learner_seat=2)
+        SkipBoVecEnv(Rules(), num_envs=2, opponents=batch_opponents("greedy"), learner_seat=2)
     with pytest.raises(ValueError, match="unknown player 'expert'"):
-        SkipBoVecEnv(Rules(), num_envs=2, opponents="expert")
+        batch_opponents("expert")
     with pytest.raises(ValueError, match="the planner has no option 'depth'"):
-        SkipBoVecEnv(Rules(), num_envs=2, opponents="planner:depth=true")
+        batch_opponents("planner:depth=true")
 
 
 def test_maskable_ppo_trains_on_it_and_then_plays_as_a_frozen_opponent():
     from sb3_contrib import MaskablePPO
     from sb3_contrib.common.maskable.utils import get_action_masks
 
-    environment = SkipBoVecEnv(Rules(stock_size=5), num_envs=8, opponents="greedy", seed=5)
+    environment = SkipBoVecEnv(Rules(stock_size=5), num_envs=8, opponents=batch_opponents("greedy"), seed=5)
     assert get_action_masks(environment).shape == (8, 145)
     model = MaskablePPO("MlpPolicy", environment, n_steps=16, batch_size=64, n_epochs=1, seed=0,
                         policy_kwargs={"net_arch": [32]})
     model.learn(256)
-    against_snapshot = SkipBoVecEnv(Rules(stock_size=5), num_envs=8, opponents=model, seed=6)
+    against_snapshot = SkipBoVecEnv(Rules(stock_size=5), num_envs=8, opponents=batch_opponents(model), seed=6)
     against_snapshot.reset()
     for _ in play_random(against_snapshot, 5):
         pass
 
 
 def test_without_rules_the_vector_env_truncates_hands_at_1000_turns():
-    environment = SkipBoVecEnv(num_envs=2, opponents="random", seed=0, threads=1)
+    environment = SkipBoVecEnv(num_envs=2, opponents=batch_opponents("random"), seed=0, threads=1)
     assert environment.rules == Rules(max_turns=1000) and environment.engine.cfg.max_turns == 1000
-    assert SkipBoVecEnv(Rules(), num_envs=2, opponents="random", threads=1).rules.max_turns is None
+    assert SkipBoVecEnv(Rules(), num_envs=2, opponents=batch_opponents("random"), threads=1).rules.max_turns is None

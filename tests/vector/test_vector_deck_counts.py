@@ -30,9 +30,10 @@ CONFIGURATIONS = (
 DIFFERENTIAL_SCRIPT = """
 import json, sys
 from skipbo_env import Rules
+from agents.batched.bots import mixed_chooser
 from skipbo_env.vector.check import differential_run
 for settings in json.loads(sys.argv[1]):
-    coverage = differential_run(Rules(**settings), hands=2, batch_size=2)
+    coverage = differential_run(Rules(**settings), mixed_chooser(2), hands=2, batch_size=2)
     print(settings["decks"], coverage["hands"], flush=True)
 """
 

@@ -18,6 +18,7 @@ from agents.batched import bots
 from evaluation.vector_tournament import tournament
 from skipbo_env.rules import MAX_COUNTER, MAX_DECKS, MAX_STOCK_CARD_POINTS, MAX_WIN_POINTS
 from skipbo_env.vector import VectorGame, pcg
+from agents.batched.bots import mixed_chooser
 from skipbo_env.vector.check import differential_run
 from skipbo_env.vector.layout import game_dtype
 from tests.positions import position
@@ -71,7 +72,7 @@ VARIANTS = {
 @pytest.mark.parametrize("name", list(VARIANTS))
 def test_batched_engine_matches_rules_engine_after_every_step(batch, name):
     settings, hands, greedy_share = VARIANTS[name]
-    coverage = differential_run(Rules(**settings), hands=hands, seed=1000, greedy_share=greedy_share)
+    coverage = differential_run(Rules(**settings), mixed_chooser(16, greedy_share), hands=hands, seed=1000)
     assert coverage["hands"] >= hands
 
 
@@ -85,19 +86,19 @@ def test_batched_engine_matches_rules_engine_after_every_step(batch, name):
 ])
 def test_differential_runs_reach_the_rules_they_check(batch, name, covered):
     settings, hands, greedy_share = VARIANTS[name]
-    coverage = differential_run(Rules(**settings), hands=hands, seed=1000, greedy_share=greedy_share)
+    coverage = differential_run(Rules(**settings), mixed_chooser(16, greedy_share), hands=hands, seed=1000)
     for what in covered:
         assert coverage[what] > 0, what
 
 
 def test_two_decks_match_the_rules_engine():
-    coverage = differential_run(Rules(decks=2, stock_size=20), hands=8, seed=5, batch_size=8, greedy_share=0.6)
+    coverage = differential_run(Rules(decks=2, stock_size=20), mixed_chooser(8, 0.6), hands=8, seed=5, batch_size=8)
     assert coverage["win"] > 0
 
 
 # ---------------------------------------------------------------------------------- dealing and resets
 def test_the_largest_deck_count_matches_the_rules_engine():
-    coverage = differential_run(Rules(decks=MAX_DECKS, stock_size=3), hands=2, batch_size=2)
+    coverage = differential_run(Rules(decks=MAX_DECKS, stock_size=3), mixed_chooser(2), hands=2, batch_size=2)
     assert coverage["win"] == 2
 
 

@@ -40,9 +40,9 @@ class SkipBoMultiAgentEnv(PettingZooEnv):
 
 
 def make_single_agent_env(env_config: dict | None = None):
-    from skipbo_env.envs.single_agent import SingleAgentEnv
+    from agents.environments import single_agent_env
 
-    return SingleAgentEnv(**dict(env_config or {}))
+    return single_agent_env(**dict(env_config or {}))
 
 
 def register() -> None:
