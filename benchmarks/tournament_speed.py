@@ -3,7 +3,7 @@
     python benchmarks/tournament_speed.py [--games 200] [--agents planner greedy] [--players 2]
                                           [--stock-size 30] [--seed 0] [--workers 1]
 
-Plays one seeded tournament with ``evaluation.tournament.run_tournament`` (duplicate deals) and
+Plays one seeded tournament with ``evaluation.run_tournament`` (duplicate deals) and
 prints, per agent, the mean milliseconds its ``act`` takes per decision (decoding included),
 and for the whole run games per second and the projected time of 2,000 games. The harness's
 own cost per decision (building the observation, stepping the engine) is the difference
@@ -16,7 +16,7 @@ import argparse
 import sys
 
 from skipbo_env import Rules
-from evaluation.tournament import run_tournament
+from evaluation import run_tournament
 from skipbo_env.provenance import versions
 
 

@@ -1,8 +1,8 @@
 """Tournament games as Ray tasks: ``skipbo evaluate --ray [ADDRESS]`` (``pip install -e '.[rllib]'``).
 
-The schedule is the harness's own (:func:`evaluation.tournament.schedule`): every game carries
+The schedule is the harness's own (:func:`evaluation.schedule.schedule`): every game carries
 its deal seed, seating and policy seeds, and each task plays a chunk of games exactly as a
-worker process does (:func:`evaluation.tournament._play_chunk`), so the result is the same game
+worker process does (:func:`evaluation.python_runner.play_chunk`), so the result is the same game
 for game as a local run with the same seed, whatever the number of nodes. Model files named by
 path are read here and shipped to the tasks, so the other machines of a cluster need not have
 them. Game records (``--save-games``) are not written from Ray tasks (they would land on the
@@ -18,6 +18,8 @@ from __future__ import annotations
 import os
 import tempfile
 from typing import Sequence
+
+from evaluation.python_runner import chunks, init_worker, play_chunk
 
 LOCAL = "local"
 CHUNK_GAMES = 25
@@ -73,14 +75,12 @@ def run_on_ray(specs, names: Sequence[str], agents: Sequence, rules, address: st
     """Play ``specs`` as Ray tasks of :data:`CHUNK_GAMES` games, into ``result`` (the first agent error stops it)."""
     import ray
 
-    from evaluation.tournament import _chunks
-
     started = connect_ray(address, num_cpus=workers)
     try:
         shipped = ray.put(_model_files(agents))
         task = ray.remote(_play_on_worker)
         pending = [task.remote(names, list(agents), rules.to_dict(), shipped, chunk)
-                   for chunk in _chunks(specs, CHUNK_GAMES)]
+                   for chunk in chunks(specs, CHUNK_GAMES)]
         while pending:
             done, pending = ray.wait(pending, num_returns=1)
             games, error = ray.get(done[0])
@@ -108,8 +108,6 @@ def _model_files(agents: Sequence) -> dict[int, tuple[str, bytes]]:
 
 def _play_on_worker(names, agents, rules_dict, model_files, chunk):
     """One Ray task: the chunk's games, with shipped model files written to a private folder first."""
-    from evaluation.tournament import _init_worker, _play_chunk
-
     with tempfile.TemporaryDirectory(prefix="skipbo-models-") as folder:
         agents = list(agents)
         for index, (name, data) in model_files.items():
@@ -117,6 +115,6 @@ def _play_on_worker(names, agents, rules_dict, model_files, chunk):
             with open(path, "wb") as handle:
                 handle.write(data)
             agents[index] = path
-        _init_worker(names, agents, rules_dict, None)
-        return _play_chunk(chunk)
+        init_worker(names, agents, rules_dict, None)
+        return play_chunk(chunk)
 

@@ -26,7 +26,7 @@ SUBCOMMANDS = {
     "demo": ("skipbo_cli.demo", "play and print one seeded game"),
     "play": ("skipbo_cli.play", "play one seat in the terminal against bots or saved models"),
     "replay": ("skipbo_cli.replay", "step through a saved game move by move"),
-    "evaluate": ("evaluation.tournament", "play a seeded tournament between policies and report win rates"),
+    "evaluate": ("skipbo_cli.evaluate", "play a seeded tournament between policies and report win rates"),
     "train": ("skipbo_cli.train", "train an agent by masked PPO self-play from a YAML config"),
     "serve": ("skipbo_web.serve", "play the agents and watch saved games in a browser"),
 }

@@ -48,6 +48,7 @@ from agents.saved_model import encode_model
 from skipbo_env.encoding import OBS_SIZE
 from skipbo_env.provenance import versions
 from skipbo_env.files import check_creatable
+from skipbo_env.seeds import derived_seed
 from training.checkpoint import (
     CheckpointError,
     RunFolder,
@@ -139,7 +140,7 @@ def learner_weights(model) -> dict[str, np.ndarray]:
 
 def evaluate_policy(policy, opponents: list[str], rules, games: int, seed: int) -> dict:
     """Win rate and 95% interval of ``policy`` against each opponent (duplicate deals)."""
-    from evaluation.tournament import run_tournament
+    from evaluation import run_tournament
 
     results = {}
     for opponent in opponents:
@@ -531,7 +532,8 @@ def _vector_env(config: TrainConfig, rules, seed: int):
 
 
 def _derived(seed: int, *key: int) -> int:
-    return int(np.random.SeedSequence(seed, spawn_key=key).generate_state(1, np.uint32)[0])
+    """A training seed: the 32-bit :func:`skipbo_env.seeds.derived_seed` (the width runs have always used)."""
+    return derived_seed(seed, *key, bits=32)
 
 
 def _next(step: int, every: int) -> int:

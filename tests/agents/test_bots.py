@@ -10,7 +10,7 @@ from skipbo_env.actions import FIRST_DISCARD, STOCK_SOURCE, discard_action, hand
 from skipbo_env.cards import WILD
 from skipbo_env.encoding import observe
 from tests.positions import position
-from evaluation.tournament import run_tournament
+from evaluation import run_tournament
 
 TABLES = [
     dict(num_players=2, stock_size=8),

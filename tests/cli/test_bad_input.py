@@ -479,12 +479,12 @@ def test_a_replay_larger_than_the_cap_is_refused_unread(tmp_path, capsys, monkey
 
 
 def test_a_bad_json_path_stops_evaluate_before_any_game_is_played(tmp_path, capsys, monkeypatch):
-    import evaluation.tournament
+    import skipbo_cli.evaluate
 
     def no_tournament(*args, **kwargs):
         raise AssertionError("the tournament started")
 
-    monkeypatch.setattr(evaluation.tournament, "run_tournament", no_tournament)
+    monkeypatch.setattr(skipbo_cli.evaluate, "run_tournament", no_tournament)
     code, err = run_command(["evaluate", "--agents", "greedy", "random", "--json", str(tmp_path / "no" / "r.json")],
                             capsys)
     assert code == 2 and "does not exist" in err

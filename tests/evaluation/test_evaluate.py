@@ -11,7 +11,7 @@ import pytest
 from agents import PolicySpecError
 from skipbo_env import Game, Rules
 from skipbo_cli.main import main
-from evaluation.tournament import lineups, run_tournament, schedule, seatings, wilson_interval
+from evaluation import lineups, run_tournament, schedule, seatings, wilson_interval
 
 SMALL = Rules(stock_size=5)
 

@@ -18,7 +18,7 @@ from skipbo_env import Rules
 from skipbo_env.actions import FIRST_DISCARD
 from skipbo_env.encoding import OBS_SIZE
 from skipbo_cli.main import main
-from evaluation.tournament import EngineError, run_tournament, schedule
+from evaluation import EngineError, run_tournament, schedule
 
 SMALL = Rules(stock_size=5)
 
@@ -153,6 +153,65 @@ def test_a_vector_tournament_is_reproducible_and_does_not_depend_on_threads():
     assert one.to_json()["games"] == two.to_json()["games"]
     for s in one.agent_stats().values():
         assert s["wins"] + s["draws"] + s["losses"] == s["games"] == 20
+
+
+def test_a_vector_tournament_does_not_depend_on_how_many_games_share_a_batch(monkeypatch):
+    import evaluation.vector_runner
+
+    rules = Rules(num_players=3, stock_size=8)
+    whole = run_tournament(["greedy", "random", "planner"], rules, games=18, seed=4, engine="vector")
+    monkeypatch.setattr(evaluation.vector_runner, "VECTOR_BATCH", 7)
+    in_sevens = run_tournament(["greedy", "random", "planner"], rules, games=18, seed=4, engine="vector")
+    assert whole.complete and in_sevens.complete
+    assert in_sevens.to_json()["games"] == whole.to_json()["games"]
+
+
+def test_on_the_vector_engine_duplicate_deals_play_each_deal_once_per_seat_rotation():
+    result = run_tournament(["greedy", "random"], Rules(stock_size=10), games=10, seed=30, engine="vector")
+    assert [g.deal for g in result.games] == [0, 0, 1, 1, 2, 2, 3, 3, 4, 4]
+    assert [g.seating for g in result.games[:2]] == [(0, 1), (1, 0)]
+    for first, second in zip(result.games[::2], result.games[1::2]):
+        assert first.seed == second.seed and first.seating != second.seating
+    assert len({g.seed for g in result.games}) == 5
+
+
+class FirstLegal:
+    """A batch player (``act_batch`` and no ``act``): the lowest legal id, counting the games of each call."""
+
+    name = "first-legal"
+
+    def __init__(self) -> None:
+        self.batch_sizes = []
+
+    def act_batch(self, observations, masks):
+        self.batch_sizes.append(len(masks))
+        return masks.argmax(axis=1)
+
+
+def test_a_batch_player_is_asked_for_many_games_in_one_call():
+    player = FirstLegal()
+    result = run_tournament([player, "greedy"], SMALL, games=40, seed=0, engine="vector")
+    assert result.complete and len(result.games) == 40
+    assert max(player.batch_sizes) > 1 and sum(player.batch_sizes) == sum(
+        sum(g.seat_actions[s] for s, agent in enumerate(g.seating) if agent == 0) for g in result.games)
+
+
+def test_a_callable_plays_as_a_batch_player_and_auto_picks_the_vector_engine():
+    batch_sizes = []
+
+    def first_legal(observations, masks):
+        batch_sizes.append(len(masks))
+        return masks.argmax(axis=1)
+
+    result = run_tournament([first_legal, "greedy"], SMALL, games=20, seed=0, engine="auto")
+    assert result.engine == "vector" and result.complete and max(batch_sizes) > 1
+
+
+def test_the_python_engine_refuses_a_batch_player_and_names_it():
+    with pytest.raises(EngineError, match=r"agent 'first-legal' is a batch player.*engine='vector'"):
+        run_tournament([FirstLegal(), "greedy"], SMALL, games=2, engine="python")
+    with pytest.raises(EngineError, match=r"agent 'first-legal' is a batch player.*saving game records"):
+        run_tournament([FirstLegal(), "greedy"], SMALL, games=2, engine="auto", save_dir="unused")
 
 
 # ---------------------------------------------------------------------------- errors

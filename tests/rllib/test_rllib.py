@@ -29,7 +29,7 @@ from skipbo_env.actions import NUM_ACTIONS  # noqa: E402
 from skipbo_env.encoding import OBS_SIZE, observe  # noqa: E402
 from skipbo_env.envs.aec import observation_space  # noqa: E402
 from skipbo_cli.main import main  # noqa: E402
-from evaluation.tournament import run_tournament  # noqa: E402
+from evaluation import run_tournament  # noqa: E402
 from training.config import ConfigError  # noqa: E402
 from training.rllib.env import ENV_NAME, SINGLE_AGENT_ID, register  # noqa: E402
 from training.rllib.module import policy_spec, policy_weights  # noqa: E402

@@ -15,7 +15,6 @@ from skipbo_env.actions import FIRST_DISCARD, PARTNER_STOCK_SOURCE, STOCK_SOURCE
 from skipbo_env.cards import CARDS_PER_DECK
 from skipbo_env.encoding import encode_observation
 from agents.batched import bots
-from evaluation.vector_tournament import tournament
 from skipbo_env.rules import MAX_COUNTER, MAX_DECKS, MAX_STOCK_CARD_POINTS, MAX_WIN_POINTS
 from skipbo_env.vector import VectorGame, pcg
 from agents.batched.bots import mixed_chooser
@@ -211,33 +210,3 @@ def test_kernel_greedy_plays_a_stockpile_top_whenever_one_fits(batch):
                 assert chosen[row] in plays
         batch.step(chosen)
     assert seen_stock_play
-
-
-def test_greedy_beats_random_in_a_batched_tournament():
-    result = tournament(["greedy", "random"], Rules(stock_size=10), games=200, seed=0)
-    greedy, random = result.summary()
-    assert greedy["wins"] > 0.9 * greedy["games"] and random["wins"] < 0.1 * random["games"]
-
-
-def test_tournament_results_do_not_depend_on_batch_size():
-    rules = Rules(num_players=3, stock_size=8)
-    one = tournament(["greedy", "random", "greedy"], rules, games=60, seed=4, batch_size=60)
-    other = tournament(["greedy", "random", "greedy"], rules, games=60, seed=4, batch_size=7)
-    assert np.array_equal(one.winners, other.winners) and np.array_equal(one.points, other.points)
-
-
-def test_duplicate_deals_play_each_deal_once_per_seat_rotation():
-    result = tournament(["greedy", "random"], Rules(stock_size=10), games=10, seed=30)
-    assert result.seeds.tolist() == [30, 30, 31, 31, 32, 32, 33, 33, 34, 34]
-    assert result.seats[:2].tolist() == [[0, 1], [1, 0]]
-
-
-def test_tournament_asks_a_python_policy_in_batches():
-    calls = []
-
-    def first_legal(observations, masks):
-        calls.append(len(masks))
-        return masks.argmax(axis=1)
-
-    result = tournament([first_legal, "greedy"], Rules(stock_size=5), games=40, seed=0, batch_size=40)
-    assert len(result.seeds) == 40 and max(calls) > 1

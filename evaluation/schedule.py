@@ -1,0 +1,104 @@
+"""The schedule of a tournament: which games are played, with which deal, seats and seeds.
+
+How seats are filled
+    A *unit* is a seat in singles and a team in partners (partners sit opposite each other,
+    so an agent assigned to a team plays both of its seats). A *lineup* gives every unit an
+    agent:
+
+    - as many agents as units: one lineup, every agent once;
+    - more agents than units: every combination of agents (so with 2 players, every pairing);
+    - fewer agents than units: the agents repeated in turn, one lineup per starting agent
+      (``planner greedy`` at 4 seats: planner, greedy, planner, greedy and greedy, planner,
+      greedy, planner), so every agent holds as many seats as every other.
+
+    Every lineup is played in every rotation (unit ``k`` gets the lineup's agent ``k + r``), so
+    each agent sits in each position equally often.
+
+Duplicate deals (default)
+    A *deal* is one game seed, so one shuffle and one dealer. With duplicate deals every deal is
+    played by every lineup in every rotation: every agent gets every seat with the same cards,
+    and luck of the deal cancels out of the comparison. Without (``duplicate=False``) every game
+    gets its own deal, with the same balanced schedule of lineups and rotations. The number of
+    games is rounded up to whole schedules (lineups x rotations).
+
+Seeds
+    Deal ``d`` of a tournament with seed ``S`` uses game seed ``SeedSequence(S, spawn_key=(d,))``;
+    the policy in seat ``s`` of game ``i`` is reset with ``SeedSequence(S, spawn_key=(i, s, 1))``
+    (:func:`derived_seed`, 63 bits). Results do not depend on the number of workers.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import itertools
+import math
+
+from skipbo_env.rules import Rules
+from skipbo_env.seeds import derived_seed
+
+SEED_DERIVATION = {
+    "python": "game seed of deal d: SeedSequence(seed, spawn_key=(d,)); policy seed of seat s in game i: "
+              "SeedSequence(seed, spawn_key=(i, s, 1)); 63 bits each",
+    "vector": "game seed of deal d: SeedSequence(seed, spawn_key=(d,)), 63 bits (the same deals as the python "
+              "engine); the kernel bot in seat s of game i draws from default_rng(SeedSequence(seed, "
+              "spawn_key=(i, s, 1))), as on the python engine; a sampling network of agent a from "
+              "SeedSequence(seed, spawn_key=(a, 2))",
+}
+SEATING_RULE = (
+    "seatings lists the agent in every seat for each game of one set; with duplicate deals every deal is "
+    "played once in each. Units are seats (teams in partners); as many agents as units: one lineup; more: "
+    "every combination; fewer: the agents repeated in turn, one lineup per starting agent; each lineup in "
+    "every rotation"
+)
+POLICY_KEY = 1
+"""The last key of a seat's policy seed: ``derived_seed(seed, game, seat, POLICY_KEY)``."""
+NETWORK_KEY = 2
+"""The last key of a sampling network's seed on the vector engine: ``derived_seed(seed, agent, NETWORK_KEY)``."""
+
+
+@dataclasses.dataclass(frozen=True)
+class GameSpec:
+    """One game to play: its number, its deal, its seed and the agent (index) in every seat."""
+
+    index: int
+    deal: int
+    seed: int
+    seating: tuple[int, ...]
+    policy_seeds: tuple[int, ...]
+
+
+def lineups(num_agents: int, num_units: int) -> list[tuple[int, ...]]:
+    """The agent (index) for every unit (seat, or team in partners) of each lineup; see the module doc."""
+    if num_agents < 1:
+        raise ValueError("a tournament needs at least one agent")
+    if num_agents == num_units:
+        return [tuple(range(num_agents))]
+    if num_agents > num_units:
+        return list(itertools.combinations(range(num_agents), num_units))
+    return [tuple((start + k) % num_agents for k in range(num_units)) for start in range(num_agents)]
+
+
+def seatings(num_agents: int, rules: Rules) -> list[tuple[int, ...]]:
+    """Every lineup in every rotation, as the agent index of every seat: one duplicate set."""
+    units = rules.num_teams
+    result = []
+    for lineup in lineups(num_agents, units):
+        for rotation in range(units):
+            by_unit = [lineup[(unit + rotation) % units] for unit in range(units)]
+            result.append(tuple(by_unit[rules.team_of(seat)] for seat in range(rules.num_players)))
+    return result
+
+
+def schedule(num_agents: int, rules: Rules, games: int, seed: int, duplicate: bool = True) -> list[GameSpec]:
+    """The games of a tournament, rounded up to whole duplicate sets (see the module docstring)."""
+    if not isinstance(games, int) or games < 1:
+        raise ValueError(f"games={games!r} is not allowed: use an integer >= 1")
+    one_set = seatings(num_agents, rules)
+    num_sets = math.ceil(games / len(one_set))
+    specs = []
+    for index in range(num_sets * len(one_set)):
+        deal = index // len(one_set) if duplicate else index
+        seating = one_set[index % len(one_set)]
+        policy_seeds = tuple(derived_seed(seed, index, seat, POLICY_KEY) for seat in range(rules.num_players))
+        specs.append(GameSpec(index, deal, derived_seed(seed, deal), seating, policy_seeds))
+    return specs
