@@ -116,7 +116,7 @@ from pettingzoo import AECEnv
 from pettingzoo.utils import wrappers
 
 from skipbo_env.actions import NUM_ACTIONS
-from skipbo_env.encoding import OBS_HIGH, OBS_LOW, as_action_id, observe
+from skipbo_env.encoding import OBS_HIGH, OBS_LOW, ObservationCache, as_action_id
 from skipbo_env.envs.common import check_reward_mode, deal_hand, hand_rewards, render_in_mode, table_rules
 from skipbo_env.game import Game
 from skipbo_env.rules import Rules
@@ -238,6 +238,7 @@ class raw_env(AECEnv):  # noqa: N801 - PettingZoo's naming convention
         self.action_spaces = {agent: ActionSpace(NUM_ACTIONS) for agent in self.possible_agents}
         self.game: Game | None = None
         self._rng: np.random.Generator | None = None
+        self._observations = ObservationCache()
 
     def observation_space(self, agent: str) -> spaces.Dict:
         return self.observation_spaces[agent]
@@ -260,7 +261,7 @@ class raw_env(AECEnv):  # noqa: N801 - PettingZoo's naming convention
             self.render()
 
     def observe(self, agent: str) -> dict:
-        return observe(self.game, self.agent_name_mapping[agent])
+        return self._observations.observe(self.game, self.agent_name_mapping[agent])
 
     def step(self, action) -> None:
         agent = self.agent_selection
