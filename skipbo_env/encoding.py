@@ -531,7 +531,7 @@ def decode_observation(vec) -> dict:
         "decks": raw[_G["decks"]],
         "max_turns": raw[_G["max_turns"]] or None,
         "max_turn_plays": raw[_G["max_turn_plays"]] or None,
-        "hand": [v for v in range(1, NUM_VALUES + 1) for _ in range(hand_counts[v])],
+        "hand": decode_hand(vec),
         "hand_counts": hand_counts,
         "building_next": [_one_hot_value(raw, _BUILDING_NEXT[slot] - 1, TOP_VALUE) or 1
                           for slot in range(NUM_BUILDING_PILES)],
@@ -548,6 +548,14 @@ def decode_observation(vec) -> dict:
         "quiet_turns": raw[_G["quiet_turns"]],
         "turn": raw[_G["turn"]],
     }
+
+
+def decode_hand(vec) -> list[int]:
+    """The hand in the vector, ascending (``decode_observation(vec)["hand"]`` without decoding the rest)."""
+    if isinstance(vec, dict):
+        vec = vec["observation"]
+    counts = np.rint(np.asarray(vec[_HAND_SLICE], dtype=np.float64) / SCALE[_HAND_SLICE]).astype(np.int64).tolist()
+    return [value for value, count in enumerate(counts, start=1) for _ in range(count)]
 
 
 def _one_hot_value(raw: list[int], before_first: int, size: int) -> int:
@@ -582,6 +590,7 @@ def layout_table() -> str:
 
 __all__ = [
     "DISCARD_DEPTH", "EARLIER_OBS_SIZES", "LAYOUT_ROWS", "MAX_SEATS", "OBS_HIGH", "OBS_LOW", "OBS_SIZE", "SCALE",
-    "SEAT_BLOCK", "SEAT_START", "action_mask", "as_action_id", "decode_observation", "encode_observation",
+    "SEAT_BLOCK", "SEAT_START", "ObservationCache", "action_mask", "as_action_id", "decode_hand",
+    "decode_observation", "encode_observation",
     "layout_table", "observe",
 ]
