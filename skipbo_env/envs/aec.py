@@ -96,7 +96,9 @@ exactly). Other option keys are ignored.
 `OrderEnforcingWrapper`, as subclasses (`isinstance` holds) that read the attributes an AEC loop
 reads at every step (`agent_selection`, `terminations`, `rewards`, ...) from `raw_env` directly
 instead of through three `__getattr__` levels; their checks and their answers are PettingZoo's.
-`benchmarks/env_speed.py` measures both.
+Observations come from a `skipbo_env.encoding.ObservationCache` per environment, which encodes
+again only the seat blocks the last action can change (the vectors are new arrays, bit for bit
+`encode_observation`). `benchmarks/env_speed.py` measures both, side by side with RLCard's UNO.
 
 ### Version History
 
