@@ -12,7 +12,7 @@ from __future__ import annotations
 from agents.policy import Bot, legal_actions
 from skipbo_env.actions import DISCARD_SOURCE, END_TURN, FIRST_DISCARD, PARTNER_STOCK_SOURCE, STOCK_SOURCE
 from skipbo_env.cards import NUM_BUILDING_PILES
-from skipbo_env.encoding import decode_observation
+from skipbo_env.encoding import decode_hand
 
 STOCK_SOURCES = (STOCK_SOURCE, PARTNER_STOCK_SOURCE)
 
@@ -44,7 +44,7 @@ class GreedyBot(Bot):
         return self._random_discard(observation, legal)
 
     def _random_discard(self, observation: dict, legal) -> int:
-        hand = decode_observation(observation["observation"])["hand"]
+        hand = decode_hand(observation["observation"])
         value = self.choose(hand)
         first = FIRST_DISCARD + (value - 1) * NUM_BUILDING_PILES
         piles = [int(a) for a in legal if first <= a < first + NUM_BUILDING_PILES]

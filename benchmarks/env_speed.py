@@ -1,24 +1,27 @@
-"""Environment speed: random masked play through the AEC loop and through SingleAgentEnv, steps per second.
+"""Environment speed: random legal play through PettingZoo's AEC loop, against RLCard's UNO, and SingleAgentEnv.
 
-    python benchmarks/env_speed.py [--seconds 5] [--players 2 4 6] [--seed 0] [--repeat 1]
+    python benchmarks/env_speed.py [--games 300] [--repeat 3] [--players 2 4 6] [--seed 0]
                                    [--profile N] [--json]
 
-AEC: the full PettingZoo loop, ``for agent in env.agent_iter(): obs, ... = env.last(); env.step(a)``,
-with the observation vector and the action mask built at every ``last()``; the action is drawn
-uniformly from the mask. Measured for ``raw_env`` and for the wrapped ``env()`` (PettingZoo's
-TerminateIllegal, AssertOutOfBounds and OrderEnforcing wrappers, whose per-step attributes read
-the unwrapped environment directly: ``skipbo_env.envs.aec.DirectAttributes``). The end-of-hand steps
-with ``None`` count as steps; each hand starts with ``reset`` (shuffle and deal) inside the timing.
+Every environment is played the way a framework plays it, one action at a time, and every choice
+is the same random call on the environment's own legal ids, ``int(rng.choice(ids))`` with
+``rng = numpy.random.default_rng(seed)``:
 
-SingleAgentEnv: ``reset``/``step`` with a uniformly random legal learner action against
-``random`` opponents (``agents.RandomBot``, each fed its own observation dict). A step there is
-one learner action plus the opponent actions that follow it; both counts are printed.
+- ours, ``env()`` and ``raw_env()``: PettingZoo's loop, ``for agent in env.agent_iter():
+  obs, reward, terminated, truncated, info = env.last(); env.step(action)``, the ids being
+  ``np.flatnonzero(obs["action_mask"])`` (the observation vector is built at every ``last()``);
+- RLCard's UNO (``pip install skipbo-lab[bench]``), two players: its own loop,
+  ``state, player = env.reset()`` then ``while not env.is_over(): state, player = env.step(action)``,
+  the ids being ``np.fromiter(state["legal_actions"], dtype=np.intp)``;
+- ``SingleAgentEnv`` with ``greedy`` opponents (``agents.greedy.GreedyBot``): ``reset``/``step``
+  with the learner's ids ``np.flatnonzero(env.action_masks())``; a learner step includes the
+  opponents' actions that follow it (both counts are printed).
 
-Every figure is printed twice: per second of wall-clock time, and per second of this process's
-CPU time, which other programs on a shared machine do not slow down (the load averages before and
-after are printed too). ``--repeat`` keeps the best of several runs of each measurement.
-``--profile N`` ends with the N costliest functions of a cProfile of the wrapped AEC loop for
-the first ``--players`` value.
+A step is one action; PettingZoo's end-of-hand ``step(None)`` calls run but are not counted.
+Each game starts with ``reset`` inside the timing. Every figure is the median of ``--repeat``
+runs of ``--games`` games, per second of wall-clock time and per second of this process's CPU
+time (which other programs on a shared machine do not take); the load is printed before and
+after. ``--profile N`` ends with the N costliest functions of a cProfile of the ``env()`` loop.
 """
 
 from __future__ import annotations
@@ -27,19 +30,16 @@ import argparse
 import cProfile
 import io
 import json
-import os
-import platform
 import pstats
+import statistics
 import sys
 import time
 
-import gymnasium
 import numpy as np
-import pettingzoo
 
-import skipbo_env
-from agents import load_policy
+from agents.greedy import GreedyBot
 from skipbo_env import SingleAgentEnv, env, raw_env
+from skipbo_env.provenance import header, machine
 
 
 class Clock:
@@ -49,120 +49,120 @@ class Clock:
         self.wall = time.perf_counter()
         self.cpu = time.process_time()
 
-    def elapsed(self) -> tuple[float, float]:
-        return time.perf_counter() - self.wall, time.process_time() - self.cpu
+    def rates(self, count: int) -> dict:
+        """``count`` per second of wall-clock time and per second of CPU time."""
+        wall, cpu = time.perf_counter() - self.wall, time.process_time() - self.cpu
+        return {"per_s": count / wall, "per_cpu_s": count / cpu}
 
 
-def rates(count: int, clock: Clock) -> tuple[float, float]:
-    """``count`` per second of wall-clock time and per second of CPU time."""
-    wall, cpu = clock.elapsed()
-    return count / wall, count / cpu
-
-
-def measure_aec(make, players: int, seconds: float, seed: int) -> dict:
+def play_pettingzoo(make, players: int, games: int, seed: int) -> dict:
     environment = make(num_players=players)
-    uniforms = np.random.default_rng(seed).random(1 << 16).tolist()
-    steps = hands = 0
+    rng = np.random.default_rng(seed)
+    actions = 0
     clock = Clock()
-    while time.perf_counter() - clock.wall < seconds:
-        environment.reset(seed=seed + hands)
+    for game in range(games):
+        environment.reset(seed=seed + game)
         for _ in environment.agent_iter():
             observation, _, terminated, truncated, _ = environment.last()
             if terminated or truncated:
-                action = None
-            else:
-                legal = observation["action_mask"].nonzero()[0]
-                action = int(legal[int(uniforms[steps & 0xFFFF] * len(legal))])
-            environment.step(action)
-            steps += 1
-        hands += 1
-    wall_rate, cpu_rate = rates(steps, clock)
-    return {"steps_per_s": wall_rate, "steps_per_cpu_s": cpu_rate, "hands": hands, "steps_per_hand": steps / hands}
+                environment.step(None)
+                continue
+            environment.step(int(rng.choice(np.flatnonzero(observation["action_mask"]))))
+            actions += 1
+    return {**clock.rates(actions), "actions_per_game": actions / games}
 
 
-def measure_single_agent(players: int, seconds: float, seed: int) -> dict:
-    environment = SingleAgentEnv(opponents=load_policy("random"), num_players=players)
-    uniforms = np.random.default_rng(seed).random(1 << 16).tolist()
-    steps = hands = actions = 0
+def play_rlcard_uno(games: int, seed: int) -> dict:
+    import rlcard
+
+    environment = rlcard.make("uno", config={"seed": seed})
+    rng = np.random.default_rng(seed)
+    actions = 0
     clock = Clock()
-    while time.perf_counter() - clock.wall < seconds:
-        environment.reset(seed=seed + hands)
-        first_action = len(environment.game.record()["actions"])
+    for _ in range(games):
+        state, _ = environment.reset()
+        while not environment.is_over():
+            state, _ = environment.step(int(rng.choice(np.fromiter(state["legal_actions"], dtype=np.intp))))
+            actions += 1
+    return {**clock.rates(actions), "actions_per_game": actions / games}
+
+
+def play_single_agent(players: int, games: int, seed: int) -> dict:
+    environment = SingleAgentEnv(opponents=GreedyBot(seed), num_players=players)
+    rng = np.random.default_rng(seed)
+    steps = actions = 0
+    clock = Clock()
+    for game in range(games):
+        environment.reset(seed=seed + game)
+        first = environment.game.actions_taken
         done = False
         while not done:
-            legal = environment.action_masks().nonzero()[0]
-            action = int(legal[int(uniforms[steps & 0xFFFF] * len(legal))])
-            _, _, terminated, truncated, _ = environment.step(action)
+            _, _, terminated, truncated, _ = environment.step(int(rng.choice(np.flatnonzero(environment.action_masks()))))
             done = terminated or truncated
             steps += 1
-        actions += len(environment.game.record()["actions"]) - first_action
-        hands += 1
-    wall_rate, cpu_rate = rates(steps, clock)
-    wall_actions, cpu_actions = rates(actions, clock)
-    return {"steps_per_s": wall_rate, "steps_per_cpu_s": cpu_rate, "actions_per_s": wall_actions,
-            "actions_per_cpu_s": cpu_actions, "hands": hands, "steps_per_hand": steps / hands}
+        actions += environment.game.actions_taken - first
+    rates = clock.rates(steps)
+    all_actions = clock.rates(actions)
+    return {**rates, "all_actions_per_s": all_actions["per_s"], "all_actions_per_cpu_s": all_actions["per_cpu_s"],
+            "steps_per_game": steps / games}
 
 
-def best_of(repeat: int, measure, *args) -> dict:
-    """The run with the most steps per second of CPU time among ``repeat`` runs."""
-    return max((measure(*args) for _ in range(repeat)), key=lambda result: result["steps_per_cpu_s"])
+def median_of(repeat: int, play, *args) -> dict:
+    """Each figure's median over ``repeat`` runs."""
+    runs = [play(*args) for _ in range(repeat)]
+    return {key: statistics.median(run[key] for run in runs) for key in runs[0]}
 
 
-def profile_wrapped_loop(players: int, seconds: float, seed: int, top: int) -> str:
+def profile_wrapped_loop(players: int, games: int, seed: int, top: int) -> str:
     profiler = cProfile.Profile()
-    profiler.runcall(measure_aec, env, players, seconds, seed)
+    profiler.runcall(play_pettingzoo, env, players, games, seed)
     out = io.StringIO()
     pstats.Stats(profiler, stream=out).sort_stats("tottime").print_stats(top)
     return out.getvalue()
 
 
-def load_average() -> str:
-    return ", ".join(f"{load:.2f}" for load in os.getloadavg())
-
-
-def print_table(results: dict, per: str) -> None:
-    suffix = "_per_s" if per == "wall" else "_per_cpu_s"
-    title = "wall-clock time" if per == "wall" else "CPU time"
-    print(f"{'players':>7} {'AEC raw_env':>12} {'AEC env()':>10} {'SingleAgent':>12} {'(all actions)':>14}  "
-          f"steps per second of {title}")
-    for players, row in results.items():
-        print(f"{players:>7} {row['aec_raw']['steps' + suffix]:>12,.0f} {row['aec_wrapped']['steps' + suffix]:>10,.0f} "
-              f"{row['single_agent']['steps' + suffix]:>12,.0f} {row['single_agent']['actions' + suffix]:>14,.0f}")
+def print_results(results: dict, players: list[int]) -> None:
+    uno = results["rlcard_uno"]
+    for per, title in (("per_s", "wall-clock"), ("per_cpu_s", "CPU")):
+        print(f"\nactions per second of {title} time (median)")
+        print(f"  RLCard UNO, 2 players      {uno[per]:>9,.0f}")
+        for name in ("env", "raw_env"):
+            for n in players:
+                row = results[name][n]
+                print(f"  {name + '()':<9} {n} players        {row[per]:>9,.0f}   x{row[per] / uno[per]:.2f} UNO"
+                      f"   time per action x{results[name][players[0]][per] / row[per]:.2f} of {players[0]} players")
+        for n in players:
+            row = results["single_agent_greedy"][n]
+            print(f"  SingleAgentEnv greedy, {n}p  {row[per]:>9,.0f} learner steps "
+                  f"({row['all_actions_' + per]:,.0f} actions)   x{row[per] / results['env'][n][per]:.2f} of env() actions")
 
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument("--seconds", type=float, default=5.0, help="time per measurement")
+    parser.add_argument("--games", type=int, default=300, help="games per run")
+    parser.add_argument("--repeat", type=int, default=3, help="runs per measurement; the median is kept")
     parser.add_argument("--players", type=int, nargs="+", default=[2, 4, 6])
     parser.add_argument("--seed", type=int, default=0)
-    parser.add_argument("--repeat", type=int, default=1, help="runs per measurement; the best is kept")
     parser.add_argument("--profile", type=int, default=0, metavar="N",
-                        help="print the N costliest functions of the wrapped AEC loop")
+                        help="print the N costliest functions of the env() loop")
     parser.add_argument("--json", action="store_true", help="end with one line of JSON")
     args = parser.parse_args()
-    if args.repeat < 1:
-        parser.error(f"--repeat {args.repeat}: use 1 or more")
-    print(f"command: python {' '.join(sys.argv)}")
-    print(f"skipbo-lab {skipbo_env.__version__}, pettingzoo {pettingzoo.__version__}, gymnasium "
-          f"{gymnasium.__version__}, numpy {np.__version__}, Python {platform.python_version()}, "
-          f"{platform.machine()}, {os.cpu_count()} CPUs, seed {args.seed}")
-    print(f"load average before: {load_average()}")
-    results = {}
-    for players in args.players:
-        measure = (args.seconds, args.seed)
-        results[players] = {
-            "aec_raw": best_of(args.repeat, measure_aec, raw_env, players, *measure),
-            "aec_wrapped": best_of(args.repeat, measure_aec, env, players, *measure),
-            "single_agent": best_of(args.repeat, measure_single_agent, players, *measure),
-        }
-    print(f"load average after: {load_average()}")
-    print_table(results, "wall")
-    print_table(results, "cpu")
+    if args.repeat < 1 or args.games < 1:
+        parser.error(f"--games {args.games} --repeat {args.repeat}: use 1 or more of each")
+    print(header(f"python {' '.join(sys.argv)}", args.seed))
+    results = {"rlcard_uno": median_of(args.repeat, play_rlcard_uno, args.games, args.seed)}
+    for name, make in (("env", env), ("raw_env", raw_env)):
+        results[name] = {n: median_of(args.repeat, play_pettingzoo, make, n, args.games, args.seed)
+                         for n in args.players}
+    results["single_agent_greedy"] = {n: median_of(args.repeat, play_single_agent, n, args.games, args.seed)
+                                      for n in args.players}
+    print(f"load after: {machine()['load_average']}")
+    print_results(results, args.players)
     if args.profile:
-        print(f"\ncProfile of the wrapped AEC loop, {args.players[0]} players, {args.seconds:g} s:")
-        print(profile_wrapped_loop(args.players[0], args.seconds, args.seed, args.profile))
+        print(f"\ncProfile of the env() loop, {args.players[0]} players, {args.games} games:")
+        print(profile_wrapped_loop(args.players[0], args.games, args.seed, args.profile))
     if args.json:
-        print(json.dumps({str(players): row for players, row in results.items()}))
+        print(json.dumps(results))
 
 
 if __name__ == "__main__":

@@ -195,7 +195,7 @@ _COUNTER_INDEX = {n: _counter_index(n) for n in range(MIN_PLAYERS, MAX_PLAYERS +
 class _TableConstants:
     """What depends only on the rules: the template of constant features, computed once per Rules."""
 
-    __slots__ = ("rules", "template", "deck", "stock_seats", "counter_index")
+    __slots__ = ("rules", "template", "deck", "stock_seats", "counter_index", "buffer_index")
 
     def __init__(self, rules) -> None:
         n = rules.num_players
@@ -214,6 +214,7 @@ class _TableConstants:
         self.deck = np.array(deck_counts(rules.decks)[1:], dtype=np.int64)
         shared = rules.team_stock == "shared"
         self.stock_seats = [s for s in range(n) if not shared or rules.team_of(s) == s]
+        self.buffer_index = [_buffer_index(rules, seat) for seat in range(n)]
         self.counter_index = np.concatenate(
             [np.array([_G["decks"], _G["stock_size"], _G["max_turns"], _G["max_turn_plays"]], dtype=np.intp),
              _COUNTER_INDEX[n]])
@@ -295,6 +296,189 @@ def encode_observation(game, seat: int) -> np.ndarray:
     return vec
 
 
+_BLOCK_TEMPLATE = bytes(int(i == _S["present"]) for i in range(SEAT_BLOCK))
+_BLOCK_TO_ACT = _S["to_act"]
+_BLOCK_STOCK_TOP = _S["stock_top"] - 1  # + card value
+_BLOCK_STOCK_SIZE = _S["stock_size"]
+_BLOCK_HAND_SIZE = _S["hand_size"]
+_BLOCK_DISCARDS = [(_S["discard_size"] + p, _S["discard_top"] + NUM_VALUES * p - 1, _S["discard_cards"] + DISCARD_DEPTH * p)
+                   for p in range(NUM_DISCARD_PILES)]  # (size, top one-hot - 1, cards) of each pile
+_SEATS_END = SEAT_START + SEAT_BLOCK * MAX_SEATS
+_TAIL_SIZE = OBS_SIZE - _SEATS_END
+# The cache's buffer of raw (unscaled) values: the vector's first SEAT_START entries, its tail, a 1 and a 0,
+# then one block per seat of the table, in seat order.
+_BUF_TAIL = SEAT_START
+_BUF_ONE = _BUF_TAIL + _TAIL_SIZE
+_BUF_ZERO = _BUF_ONE + 1
+_BUF_BLOCKS = _BUF_ZERO + 1
+_BUF_PLAYS_LEFT = _BUF_TAIL + _G["turn_plays_left"] - _SEATS_END
+_BUF_LIMIT_REACHED = _BUF_TAIL + _G["turn_play_limit_reached"] - _SEATS_END
+_BUF_COUNTERS = slice(_G["turn"], _G["completed_size"] + 1)  # turn, plays_this_turn, quiet_turns, the two sizes
+_BUILDING = slice(_G["building_next"], SEAT_START)  # building_next then building_size
+assert [name for name, _, _ in LAYOUT_ROWS[8:13]] == ["turn", "plays_this_turn", "quiet_turns", "draw_pile_size",
+                                                       "completed_size"]
+assert _G["building_size"] == _G["building_next"] + NUM_BUILDING_PILES * TOP_VALUE
+
+
+def _buffer_index(rules, seat: int) -> np.ndarray:
+    """Where each entry of ``seat``'s vector is in the cache's buffer (seat blocks turned to ``seat``)."""
+    n = rules.num_players
+    index = np.full(OBS_SIZE, _BUF_ZERO, dtype=np.intp)
+    index[:SEAT_START] = np.arange(SEAT_START)
+    index[_SEATS_END:] = np.arange(_BUF_TAIL, _BUF_TAIL + _TAIL_SIZE)
+    for r in range(n):
+        block = _BUF_BLOCKS + SEAT_BLOCK * ((seat + r) % n)
+        index[_SEAT_BASES[r]:_SEAT_BASES[r] + SEAT_BLOCK] = np.arange(block, block + SEAT_BLOCK)
+    if rules.partners:
+        index[_SEAT_BASES[n // 2] + _S["is_partner"]] = _BUF_ONE
+    return index
+
+
+class ObservationCache:
+    """``encode_observation`` of one game, kept between its actions so that only what changed is encoded again.
+
+    A buffer holds the raw values every seat sees alike (the settings, counters and building
+    piles, and one block per seat: stockpile, hand size, discard piles, to-act flag); a seat's
+    vector is that buffer read in the seat's order (its precomputed index: seat blocks turned
+    to it, its partner's flag, zeros for absent seats), with its hand and ``unseen`` counts
+    written in, then scaled. When exactly one action has been taken since the last call, only
+    the seat blocks that one action can change are encoded again (the seat that acted, its
+    partner, the seat to act now); any other change (another game, several actions) encodes
+    everything. It relies on the engine's layout (module ``skipbo_env.game``): a game changes
+    only through ``step``.
+
+    The vectors it returns are new arrays, equal bit for bit to ``encode_observation(game, seat)``.
+    """
+
+    __slots__ = ("game", "_actions_taken", "_acted", "_table", "_buffer", "_unseen_base", "_completed",
+                 "_completed_length", "_deck_minus_completed")
+
+    def __init__(self) -> None:
+        self.game = None
+        self._actions_taken = -1
+        self._acted = 0
+        self._table: _TableConstants | None = None
+        self._buffer = np.zeros(0, dtype=np.float32)
+        self._unseen_base: list[int] = []
+        self._completed: list[int] | None = None
+        self._completed_length = 0
+        self._deck_minus_completed = np.zeros(NUM_VALUES, dtype=np.int64)
+
+    def encode(self, game, seat: int) -> np.ndarray:
+        """A new float32 vector of ``OBS_SIZE``: the position as ``seat`` sees it."""
+        n = game.num_players
+        if not 0 <= seat < n:
+            raise ValueError(f"seat={seat!r} is not a seat of this game: use 0 to {n - 1}")
+        taken = game.actions_taken
+        if game is not self.game or taken != self._actions_taken:
+            self._update(game, taken)
+        buffer = self._buffer
+        hand = game.hand_counts[seat][1:]
+        buffer[_HAND_SLICE] = hand
+        buffer[_UNSEEN] = [base - held for base, held in zip(self._unseen_base, hand)]
+        vec = buffer.take(self._table.buffer_index[seat])
+        vec *= SCALE
+        return vec
+
+    def observe(self, game, seat: int) -> dict:
+        """``observe(game, seat)``: the policy input dict, the vector from this cache."""
+        return {"observation": self.encode(game, seat), "action_mask": action_mask(game, seat)}
+
+    def _update(self, game, taken: int) -> None:
+        if game is self.game and taken == self._actions_taken + 1:
+            seats = {self._acted, game.current_seat}
+            partner = game.partner_of(self._acted)
+            if partner is not None:
+                seats.add(partner)
+        else:
+            self._start(game)
+            seats = range(game.num_players)
+        self._actions_taken = taken
+        self._acted = game.current_seat
+        for s in seats:
+            self._encode_block(game, s)
+        self._encode_shared(game)
+
+    def _start(self, game) -> None:
+        """A new game: the buffer with the settings of its rules."""
+        table = self._table = _constants(game.rules)
+        self.game = game
+        buffer = self._buffer = np.zeros(_BUF_BLOCKS + SEAT_BLOCK * game.num_players, dtype=np.float32)
+        buffer[:SEAT_START] = np.frombuffer(table.template[:SEAT_START], dtype=np.uint8)
+        buffer[_BUF_ONE] = 1.0
+        rules = table.rules
+        for name, value in (("decks", rules.decks), ("stock_size", rules.stock_size), ("max_turns", rules.max_turns)):
+            buffer[_G[name]] = value or 0
+        buffer[_BUF_TAIL] = rules.max_turn_plays or 0
+
+    def _encode_block(self, game, s: int) -> None:
+        """Seat ``s``'s block as every seat sees it (``is_partner`` is the viewer's: in the index)."""
+        raw = bytearray(_BLOCK_TEMPLATE)
+        raw[_BLOCK_TO_ACT] = game.outcome is None and game.current_seat == s
+        stock = game.stocks[s]
+        if stock:
+            raw[_BLOCK_STOCK_TOP + stock[-1]] = 1
+        raw[_BLOCK_HAND_SIZE] = game.hand_sizes[s]
+        counters = [(_BLOCK_STOCK_SIZE, len(stock))]
+        for pile, (size_at, top_at, cards_at) in zip(game.discards[s], _BLOCK_DISCARDS):
+            if pile:
+                counters.append((size_at, len(pile)))
+                raw[top_at + pile[-1]] = 1
+                shown = pile[:_SHOWN_STOP:-1]
+                raw[cards_at:cards_at + len(shown)] = shown
+        large = False
+        for at, count in counters:
+            if count < 256:
+                raw[at] = count
+            else:
+                large = True
+        start = _BUF_BLOCKS + SEAT_BLOCK * s
+        self._buffer[start:start + SEAT_BLOCK] = np.frombuffer(raw, dtype=np.uint8)
+        if large:  # a pile of 256 cards or more (many decks)
+            for at, count in counters:
+                self._buffer[start + at] = count
+
+    def _encode_shared(self, game) -> None:
+        """The counters and building piles, and what ``unseen`` starts from: the deck less every visible card."""
+        table = self._table
+        buffer = self._buffer
+        limit = table.rules.max_turn_plays or 0
+        plays_left = max(limit - game.plays_this_turn, 0)
+        buffer[_BUF_PLAYS_LEFT] = plays_left
+        buffer[_BUF_LIMIT_REACHED] = limit > 0 and plays_left == 0
+        buffer[_BUF_COUNTERS] = (game.turn, game.plays_this_turn, game.quiet_turns, len(game.draw_pile),
+                                 len(game.completed))
+        building = bytearray(SEAT_START - _BUILDING.start)
+        seen = []
+        for slot, pile in enumerate(game.building):
+            if pile:
+                size = len(pile)
+                building[TOP_VALUE * slot + size] = 1
+                building[NUM_BUILDING_PILES * TOP_VALUE + slot] = size
+                seen += pile
+            else:
+                building[TOP_VALUE * slot] = 1
+        buffer[_BUILDING] = np.frombuffer(building, dtype=np.uint8)
+        stocks = game.stocks
+        for s in table.stock_seats:
+            if stocks[s]:
+                seen.append(stocks[s][-1])
+        for piles in game.discards:
+            for pile in piles:
+                seen += pile
+        visible = np.bincount(np.frombuffer(bytes(seen), dtype=np.uint8), minlength=NUM_VALUES + 1)
+        self._unseen_base = (self._deck_minus_completed_of(game.completed) - visible[1:]).tolist()
+
+    def _deck_minus_completed_of(self, completed: list[int]) -> np.ndarray:
+        """The deck less the completed piles, counted again only when cards join them or they are recycled."""
+        if completed is not self._completed or len(completed) != self._completed_length:
+            self._completed = completed
+            self._completed_length = len(completed)
+            counts = np.bincount(np.frombuffer(bytes(completed), dtype=np.uint8), minlength=NUM_VALUES + 1)
+            self._deck_minus_completed = self._table.deck - counts[1:]
+        return self._deck_minus_completed
+
+
 def action_mask(game, seat: int) -> np.ndarray:
     """int8[145]: 1 for each legal id when ``seat`` is to act, all zero otherwise."""
     mask = bytearray(NUM_ACTIONS)
@@ -347,7 +531,7 @@ def decode_observation(vec) -> dict:
         "decks": raw[_G["decks"]],
         "max_turns": raw[_G["max_turns"]] or None,
         "max_turn_plays": raw[_G["max_turn_plays"]] or None,
-        "hand": [v for v in range(1, NUM_VALUES + 1) for _ in range(hand_counts[v])],
+        "hand": decode_hand(vec),
         "hand_counts": hand_counts,
         "building_next": [_one_hot_value(raw, _BUILDING_NEXT[slot] - 1, TOP_VALUE) or 1
                           for slot in range(NUM_BUILDING_PILES)],
@@ -364,6 +548,14 @@ def decode_observation(vec) -> dict:
         "quiet_turns": raw[_G["quiet_turns"]],
         "turn": raw[_G["turn"]],
     }
+
+
+def decode_hand(vec) -> list[int]:
+    """The hand in the vector, ascending (``decode_observation(vec)["hand"]`` without decoding the rest)."""
+    if isinstance(vec, dict):
+        vec = vec["observation"]
+    counts = np.rint(np.asarray(vec[_HAND_SLICE], dtype=np.float64) / SCALE[_HAND_SLICE]).astype(np.int64).tolist()
+    return [value for value, count in enumerate(counts, start=1) for _ in range(count)]
 
 
 def _one_hot_value(raw: list[int], before_first: int, size: int) -> int:
@@ -398,6 +590,7 @@ def layout_table() -> str:
 
 __all__ = [
     "DISCARD_DEPTH", "EARLIER_OBS_SIZES", "LAYOUT_ROWS", "MAX_SEATS", "OBS_HIGH", "OBS_LOW", "OBS_SIZE", "SCALE",
-    "SEAT_BLOCK", "SEAT_START", "action_mask", "as_action_id", "decode_observation", "encode_observation",
+    "SEAT_BLOCK", "SEAT_START", "ObservationCache", "action_mask", "as_action_id", "decode_hand",
+    "decode_observation", "encode_observation",
     "layout_table", "observe",
 ]

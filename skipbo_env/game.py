@@ -164,6 +164,11 @@ class Game:
     def seed(self) -> int:
         return self._seed
 
+    @property
+    def actions_taken(self) -> int:
+        """How many actions this hand has taken (the record's length): each action adds one."""
+        return len(self._actions)
+
     def can_draw(self) -> bool:
         """Whether a card could be drawn now (from the draw pile or recycled completed piles)."""
         return bool(self.draw_pile or self.completed)

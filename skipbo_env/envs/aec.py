@@ -96,7 +96,9 @@ exactly). Other option keys are ignored.
 `OrderEnforcingWrapper`, as subclasses (`isinstance` holds) that read the attributes an AEC loop
 reads at every step (`agent_selection`, `terminations`, `rewards`, ...) from `raw_env` directly
 instead of through three `__getattr__` levels; their checks and their answers are PettingZoo's.
-`benchmarks/env_speed.py` measures both.
+Observations come from a `skipbo_env.encoding.ObservationCache` per environment, which encodes
+again only the seat blocks the last action can change (the vectors are new arrays, bit for bit
+`encode_observation`). `benchmarks/env_speed.py` measures both, side by side with RLCard's UNO.
 
 ### Version History
 
@@ -116,7 +118,7 @@ from pettingzoo import AECEnv
 from pettingzoo.utils import wrappers
 
 from skipbo_env.actions import NUM_ACTIONS
-from skipbo_env.encoding import OBS_HIGH, OBS_LOW, as_action_id, observe
+from skipbo_env.encoding import OBS_HIGH, OBS_LOW, ObservationCache, as_action_id
 from skipbo_env.envs.common import check_reward_mode, deal_hand, hand_rewards, render_in_mode, table_rules
 from skipbo_env.game import Game
 from skipbo_env.rules import Rules
@@ -238,6 +240,7 @@ class raw_env(AECEnv):  # noqa: N801 - PettingZoo's naming convention
         self.action_spaces = {agent: ActionSpace(NUM_ACTIONS) for agent in self.possible_agents}
         self.game: Game | None = None
         self._rng: np.random.Generator | None = None
+        self._observations = ObservationCache()
 
     def observation_space(self, agent: str) -> spaces.Dict:
         return self.observation_spaces[agent]
@@ -260,7 +263,7 @@ class raw_env(AECEnv):  # noqa: N801 - PettingZoo's naming convention
             self.render()
 
     def observe(self, agent: str) -> dict:
-        return observe(self.game, self.agent_name_mapping[agent])
+        return self._observations.observe(self.game, self.agent_name_mapping[agent])
 
     def step(self, action) -> None:
         agent = self.agent_selection

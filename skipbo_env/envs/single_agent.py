@@ -56,7 +56,7 @@ import numpy as np
 from gymnasium import spaces
 
 from skipbo_env.actions import NUM_ACTIONS
-from skipbo_env.encoding import OBS_HIGH, OBS_LOW, as_action_id, encode_observation, observe
+from skipbo_env.encoding import OBS_HIGH, OBS_LOW, ObservationCache, as_action_id
 from skipbo_env.envs.common import check_reward_mode, deal_hand, hand_rewards, render_in_mode, table_rules
 from skipbo_env.game import Game, IllegalActionError
 from skipbo_env.rules import Rules
@@ -120,6 +120,7 @@ class SingleAgentEnv(gymnasium.Env):
         self.game: Game | None = None
         self._policy_of_seat: dict[int, object] = {}
         self._ended_by_illegal_action = False
+        self._observations = ObservationCache()
 
     # ------------------------------------------------------------------ episode
     def reset(self, *, seed: int | None = None, options: dict | None = None):
@@ -145,7 +146,7 @@ class SingleAgentEnv(gymnasium.Env):
             raise RuntimeError(f"the opponents ended {MAX_REDEALS} deals in a row before the learner's first action")
         if self.render_mode == "human":
             self.render()
-        return encode_observation(self.game, self.seat), self._info()
+        return self._observations.encode(self.game, self.seat), self._info()
 
     def step(self, action):
         game = self.game
@@ -163,21 +164,21 @@ class SingleAgentEnv(gymnasium.Env):
         reward = hand_rewards(game, self.reward_mode)[self.seat] if game.is_over else 0.0
         terminated = game.outcome in ("win", "draw")
         truncated = game.outcome == "truncated"
-        return encode_observation(game, self.seat), reward, terminated, truncated, self._info()
+        return self._observations.encode(game, self.seat), reward, terminated, truncated, self._info()
 
     def _illegal_step_result(self):
         """The episode ends at once with ``illegal_reward``; the position is left as it was."""
         self._ended_by_illegal_action = True
         info = self._info()
         info["illegal_action"] = True
-        return encode_observation(self.game, self.seat), self.illegal_reward, True, False, info
+        return self._observations.encode(self.game, self.seat), self.illegal_reward, True, False, info
 
     def _play_opponents(self) -> None:
         """The other seats act until it is the learner's turn or the hand is over."""
         game = self.game
         while game.outcome is None and game.current_seat != self.seat:
             seat = game.current_seat
-            action = self._policy_of_seat[seat].act(observe(game, seat))
+            action = self._policy_of_seat[seat].act(self._observations.observe(game, seat))
             try:
                 game.step(as_action_id(action))
             except IllegalActionError as error:
