@@ -53,6 +53,7 @@ from agents.loading import RUNS_CODE, load_policy
 from skipbo_env import Game, IllegalActionError, Match, Rules
 from skipbo_env.actions import FIRST_DISCARD, PARTNER_STOCK_SOURCE, STOCK_SOURCE
 from skipbo_env.encoding import observe
+from skipbo_env.explain import outcome_sentence
 from skipbo_env.files import check_creatable
 from skipbo_cli.move_parser import HELP_TEXT, MoveInputError, key_for_action, parse_command
 from skipbo_cli import arguments
@@ -399,14 +400,7 @@ def _reason(error: IllegalActionError) -> str:
 
 
 def _outcome_words(game: Game, names: list[str], viewer: int) -> str:
-    if game.outcome == "win":
-        winners = " and ".join(seat_name(names, s, viewer) for s in game.winners)
-        one_other = len(game.winners) == 1 and viewer not in game.winners
-        points = game.points()[game.winners[0]]
-        return f"{winners[0].upper() + winners[1:]} {'wins' if one_other else 'win'} the hand: {points} points."
-    if game.outcome == "draw":
-        return "The hand ends in a draw: nothing left to play or draw. Nobody scores."
-    return f"The hand is cut off after {game.turn} turns (max_turns). Nobody scores."
+    return outcome_sentence(game, [seat_name(names, seat, viewer) for seat in range(game.num_players)])
 
 
 def _match_end_words(rules: Rules) -> str:

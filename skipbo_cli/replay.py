@@ -27,7 +27,8 @@ from rich.console import Console
 from rich.text import Text
 
 from skipbo_env import Game
-from skipbo_env.game import RECORD_FORMAT
+from skipbo_env.explain import outcome_sentence
+from skipbo_env.records import RECORD_FORMAT
 from skipbo_cli.table_view import Snapshot, describe_move, move_effects, render_table, seat_name
 
 MATCH_FORMAT = "skipbo-match/1"
@@ -244,11 +245,6 @@ def _differences(game: Game, hand: SavedHand) -> str:
 
 
 def _outcome_words(game: Game, names: list[str], viewer: int | None) -> str:
-    if game.outcome == "win":
-        winners = " and ".join(seat_name(names, seat, viewer) for seat in game.winners)
-        return f"Won by {winners}: {game.points()[game.winners[0]]} points."
-    if game.outcome == "draw":
-        return "The hand ended in a draw: nobody scores."
-    if game.outcome == "truncated":
-        return f"The hand was cut off after {game.turn} turns (max_turns): nobody scores."
+    if game.outcome is not None:
+        return outcome_sentence(game, [seat_name(names, seat, viewer) for seat in range(game.num_players)])
     return f"The record stops here, during turn {game.turn + 1} (the hand was left unfinished)."

@@ -21,7 +21,7 @@ import json
 
 import numpy as np
 
-from skipbo_env import state_io, validation
+from skipbo_env import state_io
 from skipbo_env.actions import (
     DISCARD_SOURCE,
     END_TURN,
@@ -30,13 +30,9 @@ from skipbo_env.actions import (
     PARTNER_DISCARD_SOURCE,
     PARTNER_STOCK_SOURCE,
     STOCK_SOURCE,
-    describe_action,
 )
-from skipbo_env.cards import HAND_SIZE, NUM_VALUES, TOP_VALUE, WILD, card_name, new_deck, shuffled
+from skipbo_env.cards import HAND_SIZE, NUM_VALUES, TOP_VALUE, WILD, new_deck, shuffled
 from skipbo_env.rules import Rules
-
-RECORD_FORMAT = "skipbo-record/1"
-
 
 class IllegalActionError(ValueError):
     """An action id that is not legal in the current position; the game is unchanged."""
@@ -105,7 +101,7 @@ class Game:
         size = self.rules.stock_size
         piles = [deck[i * size:(i + 1) * size] for i in range(self.rules.num_stockpiles)]
         for seat in range(self.num_players):
-            self.stocks[seat] = piles[self._stockpile_owner(seat)]
+            self.stocks[seat] = piles[self.stockpile_owner(seat)]
         self.draw_pile = deck[len(piles) * size:]
 
     @classmethod
@@ -119,7 +115,7 @@ class Game:
         """
         rules = state_io.check_state(state)
         if seed is not None:
-            seed = _checked_seed(seed)
+            seed = state_io.checked_seed(seed)
         if seed is None and "rng" not in state:
             digest = hashlib.sha256(json.dumps(state, sort_keys=True).encode()).digest()
             seed = int.from_bytes(digest[:8], "little") >> 1
@@ -127,31 +123,13 @@ class Game:
         if seed is None:
             game._rng.bit_generator.state = state_io.checked_rng_state(state["rng"])
         game._start = json.loads(json.dumps(state))
-        game._load(state)
+        state_io.load_position(game, state)
         if game.outcome is None and game.phase == "draw":
             game.phase = "play"
             game._draw_up_to_five()
         return game
 
-    def _load(self, state: dict) -> None:
-        for seat, seat_state in enumerate(state["seats"]):
-            for value in seat_state["hand"]:
-                self.hand_counts[seat][value] += 1
-            self.hand_sizes[seat] = len(seat_state["hand"])
-            self.discards[seat] = [list(pile) for pile in seat_state["discards"]]
-        for seat in range(self.num_players):
-            owner = self._stockpile_owner(seat)
-            self.stocks[seat] = self.stocks[owner] if owner != seat else list(state["seats"][seat]["stock"])
-        self.building = [list(pile) for pile in state["building"]]
-        self.completed = list(state["completed"])
-        self.draw_pile = list(state["draw_pile"])
-        for key in ("current_seat", "dealer", "turn", "phase", "plays_this_turn", "quiet_turns"):
-            setattr(self, key, state[key])
-        if "outcome" in state:
-            self.outcome = state["outcome"]
-            self.winners = tuple(sorted(state.get("winners", ())))
-
-    def _stockpile_owner(self, seat: int) -> int:
+    def stockpile_owner(self, seat: int) -> int:
         """The seat whose ``stock`` entry holds this seat's stockpile in the state format."""
         return self.rules.team_of(seat) if self.rules.team_stock == "shared" else seat
 
@@ -187,10 +165,10 @@ class Game:
         mask[self.legal_actions()] = True
         return mask
 
-    def _open_building_piles(self) -> list[tuple[int, int]]:
+    def open_building_piles(self) -> list[tuple[int, int]]:
         """(slot, value needed) of every pile a card may go on: started piles and the lowest empty slot."""
         building = self.building
-        return [(slot, len(building[slot]) + 1) for slot in _canonical(building)]
+        return [(slot, len(building[slot]) + 1) for slot in canonical_slots(building)]
 
     def _play_sources(self, seat: int) -> list[tuple[int, int]]:
         """(source, card) for every stockpile and discard top the seat may play from."""
@@ -211,7 +189,7 @@ class Game:
                     sources.append((PARTNER_DISCARD_SOURCE + index, pile[-1]))
         return sources
 
-    def _turn_play_limit_reached(self) -> bool:
+    def turn_play_limit_reached(self) -> bool:
         """RULES.md, "A turn that never ends" (``max_turn_plays``): once that many cards have been
         played to building piles this turn, no further play is legal; the player must discard
         (or end the turn with an empty hand when nothing can be drawn)."""
@@ -221,7 +199,7 @@ class Game:
     def _compute_legal_actions(self) -> list[int]:
         seat = self.current_seat
         counts = self.hand_counts[seat]
-        piles = [] if self._turn_play_limit_reached() else self._open_building_piles()
+        piles = [] if self.turn_play_limit_reached() else self.open_building_piles()
         actions = []
         for slot, need in piles:
             if counts[need]:
@@ -233,7 +211,7 @@ class Game:
                 if card == need or card == WILD:
                     actions.append(source * 4 + slot)
         if self.hand_sizes[seat]:
-            discard_ids = _discard_ids(_canonical(self.discards[seat]))
+            discard_ids = _discard_ids(canonical_slots(self.discards[seat]))
             for value in range(1, NUM_VALUES + 1):
                 if counts[value]:
                     actions += discard_ids[value]
@@ -250,7 +228,9 @@ class Game:
         """
         legal = self._legal if self._legal is not None else self.legal_actions()
         if action not in legal or isinstance(action, bool):
-            raise IllegalActionError(self._why_illegal(action))
+            from skipbo_env.explain import why_illegal
+
+            raise IllegalActionError(why_illegal(self, action))
         action = int(action)
         self._actions.append(action)
         self._legal = None
@@ -376,7 +356,7 @@ class Game:
         game.hand_sizes = self.hand_sizes[:]
         game.stocks = [[] for _ in range(self.num_players)]
         for seat in range(self.num_players):
-            owner = self._stockpile_owner(seat)
+            owner = self.stockpile_owner(seat)
             game.stocks[seat] = game.stocks[owner] if owner != seat else self.stocks[seat][:]
         game.discards = [[pile[:] for pile in piles] for piles in self.discards]
         game.building = [pile[:] for pile in self.building]
@@ -397,161 +377,35 @@ class Game:
         cards_left = sum(
             len(self.stocks[seat])
             for seat in range(n)
-            if self._stockpile_owner(seat) == seat and self.rules.team_of(seat) != winning_team
+            if self.stockpile_owner(seat) == seat and self.rules.team_of(seat) != winning_team
         )
         score = self.rules.win_points + self.rules.stock_card_points * cards_left
         return tuple(score if seat in self.winners else 0 for seat in range(n))
 
-    # ------------------------------------------------------------------ errors
-    def _why_illegal(self, action) -> str:
-        if isinstance(action, bool) or not isinstance(action, (int, np.integer)) or not 0 <= action < NUM_ACTIONS:
-            return f"{action!r} is not an action id: use an integer from 0 to {NUM_ACTIONS - 1}"
-        action = int(action)
-        what = f"action {action} ({describe_action(action)}) is not legal"
-        if self.outcome is not None:
-            return f"{what}: the hand is over ({self.outcome})"
-        seat = self.current_seat
-        if action == END_TURN:
-            return f"{what}: end turn needs an empty hand and nothing to draw; seat {seat} holds {self.hand_sizes[seat]} cards"
-        if action >= FIRST_DISCARD:
-            value, slot = divmod(action - FIRST_DISCARD, 4)
-            if not self.hand_counts[seat][value + 1]:
-                return f"{what}: seat {seat} holds no {card_name(value + 1)} in hand (only hand cards can be discarded)"
-            return f"{what}: a new discard pile must use the lowest empty slot, discard pile {_canonical(self.discards[seat])[-1] + 1}"
-        if self._turn_play_limit_reached():
-            then = "discard to end the turn" if self.hand_sizes[seat] else f"end the turn (id {END_TURN})"
-            return (f"{what}: seat {seat} has played {self.plays_this_turn} cards this turn, the limit "
-                    f"(max_turn_plays={self.rules.max_turn_plays}); no further play is legal: {then}")
-        source, slot = divmod(action, 4)
-        card, reason = self._source_card(seat, source)
-        if reason:
-            return f"{what}: {reason}"
-        needed = dict(self._open_building_piles())
-        if slot not in needed:
-            lowest = next(s for s, pile in enumerate(self.building) if not pile)
-            return f"{what}: a new building pile must use the lowest empty slot, building pile {lowest + 1}"
-        return f"{what}: building pile {slot + 1} needs a {needed[slot]} (or SKIP-BO), not a {card_name(card)}"
-
-    def _source_card(self, seat: int, source: int) -> tuple[int, str]:
-        """The card a play would take and, if there is none, why."""
-        if source < STOCK_SOURCE:
-            has = self.hand_counts[seat][source + 1]
-            return source + 1, "" if has else f"seat {seat} holds no {card_name(source + 1)} in hand"
-        if source == STOCK_SOURCE:
-            stock = self.stocks[seat]
-            return (stock[-1], "") if stock else (0, f"seat {seat}'s stockpile is empty")
-        if source < PARTNER_STOCK_SOURCE:
-            pile = self.discards[seat][source - DISCARD_SOURCE]
-            return (pile[-1], "") if pile else (0, f"discard pile {source - DISCARD_SOURCE + 1} is empty")
-        partner = self._partner[seat]
-        if partner is None:
-            return 0, "plays from a partner's piles exist only in partners games"
-        if source == PARTNER_STOCK_SOURCE:
-            if self.rules.team_stock == "shared":
-                return 0, f"with team_stock='shared' the team's stockpile is played as the own stockpile (ids {STOCK_SOURCE * 4}-{STOCK_SOURCE * 4 + 3})"
-            stock = self.stocks[partner]
-            return (stock[-1], "") if stock else (0, "the partner's stockpile is empty")
-        pile = self.discards[partner][source - PARTNER_DISCARD_SOURCE]
-        index = source - PARTNER_DISCARD_SOURCE + 1
-        return (pile[-1], "") if pile else (0, f"the partner's discard pile {index} is empty")
-
-    # ------------------------------------------------------------------ saving
+    # ------------------------------------------------------------------ files (skipbo_env.state_io, .records)
     def to_dict(self) -> dict:
-        """The position in the state format of RULES.md (JSON-ready)."""
-        seats = []
-        for seat in range(self.num_players):
-            counts = self.hand_counts[seat]
-            hand = [value for value in range(1, NUM_VALUES + 1) for _ in range(counts[value])]
-            stock = list(self.stocks[seat]) if self._stockpile_owner(seat) == seat else []
-            seats.append({"hand": hand, "stock": stock, "discards": [list(p) for p in self.discards[seat]]})
-        state = {
-            "format": state_io.STATE_FORMAT,
-            "rules": self.rules.to_dict(),
-            "seats": seats,
-            "building": [list(pile) for pile in self.building],
-            "completed": list(self.completed),
-            "draw_pile": list(self.draw_pile),
-            "current_seat": self.current_seat,
-            "phase": self.phase,
-            "dealer": self.dealer,
-            "turn": self.turn,
-            "plays_this_turn": self.plays_this_turn,
-            "quiet_turns": self.quiet_turns,
-            "rng": self._rng.bit_generator.state,
-        }
-        if self.outcome is not None:
-            state["outcome"] = self.outcome
-            state["winners"] = list(self.winners)
-        return state
+        """The position in the state format of RULES.md (JSON-ready): :func:`skipbo_env.state_io.save_state`."""
+        return state_io.save_state(self)
 
     def record(self) -> dict:
-        """The game record: seed, deal (rules and dealer, or the loaded start state) and actions."""
-        record = {"format": RECORD_FORMAT, "seed": self._seed}
-        if self._start is not None:
-            record["start"] = self._start
-        else:
-            record["rules"] = self.rules.to_dict()
-            record["dealer"] = self.dealer
-        record["actions"] = list(self._actions)
-        return record
+        """The game record (seed, deal, actions): :func:`skipbo_env.records.record_of`."""
+        from skipbo_env import records
+
+        return records.record_of(self)
 
     @classmethod
     def replay(cls, record: dict) -> "Game":
-        """The game a :meth:`record` describes, every action taken again.
+        """The game a :meth:`record` describes, every action taken again (:func:`skipbo_env.records.replay`)."""
+        from skipbo_env import records
 
-        A malformed record, or one whose actions do not replay, is refused with ``ValueError``.
-        """
-        _check_record(record)
-        if "start" in record:
-            game = cls.from_dict(record["start"], seed=record["seed"])
-        else:
-            game = cls.new(Rules.from_dict(record["rules"]), seed=record["seed"], dealer=record["dealer"])
-        for index, action in enumerate(record["actions"]):
-            try:
-                game.step(action)
-            except IllegalActionError as error:
-                raise ValueError(f"game record action #{index} does not replay: {error}") from None
-        return game
+        return records.replay(record)
 
     def __repr__(self) -> str:
         status = f"outcome={self.outcome!r}, winners={self.winners}" if self.outcome else f"seat {self.current_seat} to act"
         return f"Game({self.num_players} players, turn {self.turn}, {status})"
 
 
-def _check_record(record) -> None:
-    """A game record's keys and types: every refusal a ``ValueError`` (RULES.md, "State format")."""
-    validation.check_plain_json(record, "the game record")
-    if not isinstance(record, dict) or record.get("format") != RECORD_FORMAT:
-        raise ValueError(f"not a game record: expected a mapping with format {RECORD_FORMAT!r}")
-    deal = ("start",) if "start" in record else ("rules", "dealer")
-    missing = [key for key in ("seed", *deal, "actions") if key not in record]
-    if missing:
-        raise ValueError(
-            f"game record lacks {', '.join(missing)} (it needs seed, actions, and start or rules and dealer)"
-        )
-    if record["seed"] is not None or "start" not in record:  # a loaded start may carry its generator instead
-        validation.checked_int(record["seed"], "the game record's seed", 0)
-    if "dealer" in deal:
-        validation.checked_int(record["dealer"], "the game record's dealer", 0)
-    actions = record["actions"]
-    if not isinstance(actions, list):
-        raise ValueError(f"the game record's actions must be a list of action ids, not {validation.excerpt(actions)}")
-    for index, action in enumerate(actions):
-        if not validation.is_int(action) or not 0 <= action < NUM_ACTIONS:
-            raise ValueError(
-                f"game record action #{index} does not replay: {validation.excerpt(action)} is not an "
-                f"action id: use an integer from 0 to {NUM_ACTIONS - 1}"
-            )
-
-
-def _checked_seed(seed) -> int:
-    """A seed for ``numpy.random.default_rng``: a non-negative integer (numpy's too, not a bool)."""
-    if isinstance(seed, np.integer):
-        seed = int(seed)
-    return validation.checked_int(seed, "seed", 0)
-
-
-def _canonical(piles: list[list[int]]) -> tuple[int, ...]:
+def canonical_slots(piles: list[list[int]]) -> tuple[int, ...]:
     """Started slots plus the lowest empty slot: RULES.md's canonical slots."""
     slots = []
     empty_offered = False

@@ -16,6 +16,7 @@ from skipbo_env.cards import (
     HAND_SIZE,
     NUM_BUILDING_PILES,
     NUM_DISCARD_PILES,
+    NUM_VALUES,
     TOP_VALUE,
     WILD,
     card_name,
@@ -334,3 +335,59 @@ def _check_turn_counters(state: dict, rules: Rules) -> None:
             f"quiet_turns={excerpt(state['quiet_turns'])} with {n} seats: as many quiet turns in a row as "
             f"there are seats end the hand as a draw"
         )
+
+
+def save_state(game) -> dict:
+    """The position in the state format of RULES.md (JSON-ready)."""
+    seats = []
+    for seat in range(game.num_players):
+        counts = game.hand_counts[seat]
+        hand = [value for value in range(1, NUM_VALUES + 1) for _ in range(counts[value])]
+        stock = list(game.stocks[seat]) if game.stockpile_owner(seat) == seat else []
+        seats.append({"hand": hand, "stock": stock, "discards": [list(p) for p in game.discards[seat]]})
+    state = {
+        "format": STATE_FORMAT,
+        "rules": game.rules.to_dict(),
+        "seats": seats,
+        "building": [list(pile) for pile in game.building],
+        "completed": list(game.completed),
+        "draw_pile": list(game.draw_pile),
+        "current_seat": game.current_seat,
+        "phase": game.phase,
+        "dealer": game.dealer,
+        "turn": game.turn,
+        "plays_this_turn": game.plays_this_turn,
+        "quiet_turns": game.quiet_turns,
+        "rng": game._rng.bit_generator.state,
+    }
+    if game.outcome is not None:
+        state["outcome"] = game.outcome
+        state["winners"] = list(game.winners)
+    return state
+
+
+def load_position(game, state: dict) -> None:
+    """Lay a checked state's cards and counters onto a new ``game`` (see :meth:`Game.from_dict`)."""
+    for seat, seat_state in enumerate(state["seats"]):
+        for value in seat_state["hand"]:
+            game.hand_counts[seat][value] += 1
+        game.hand_sizes[seat] = len(seat_state["hand"])
+        game.discards[seat] = [list(pile) for pile in seat_state["discards"]]
+    for seat in range(game.num_players):
+        owner = game.stockpile_owner(seat)
+        game.stocks[seat] = game.stocks[owner] if owner != seat else list(state["seats"][seat]["stock"])
+    game.building = [list(pile) for pile in state["building"]]
+    game.completed = list(state["completed"])
+    game.draw_pile = list(state["draw_pile"])
+    for key in ("current_seat", "dealer", "turn", "phase", "plays_this_turn", "quiet_turns"):
+        setattr(game, key, state[key])
+    if "outcome" in state:
+        game.outcome = state["outcome"]
+        game.winners = tuple(sorted(state.get("winners", ())))
+
+
+def checked_seed(seed) -> int:
+    """A seed for ``numpy.random.default_rng``: a non-negative integer (numpy's too, not a bool)."""
+    if isinstance(seed, np.integer):
+        seed = int(seed)
+    return checked_int(seed, "seed", 0)

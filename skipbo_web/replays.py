@@ -15,7 +15,7 @@ import json
 from pathlib import Path
 
 from skipbo_env import Game
-from skipbo_env.game import RECORD_FORMAT
+from skipbo_env.records import RECORD_FORMAT
 from skipbo_web.sessions import MATCH_FORMAT
 from skipbo_web.table import move_words, open_view
 

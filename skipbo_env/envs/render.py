@@ -8,6 +8,7 @@ draw and completed pile sizes, every seat's stockpile top and size, hand size an
 from __future__ import annotations
 
 from skipbo_env.cards import NUM_VALUES, WILD
+from skipbo_env.explain import outcome_sentence
 
 
 def _card(value: int) -> str:
@@ -25,14 +26,7 @@ def _discard_piles(piles: list[list[int]]) -> str:
 
 
 def _status(game, names: list[str]) -> str:
-    if game.outcome == "win":
-        points = game.points()[game.winners[0]]
-        return f"hand over: {' and '.join(names[s] for s in game.winners)} won ({points} points)"
-    if game.outcome == "draw":
-        return "hand over: drawn, nobody scores"
-    if game.outcome == "truncated":
-        return f"hand over: truncated after {game.turn} turns"
-    return f"{names[game.current_seat]} to act"
+    return outcome_sentence(game, names) or f"{names[game.current_seat]} to act"
 
 
 def render_table(game, viewer: int | None = None, names: list[str] | None = None) -> str:

@@ -203,11 +203,11 @@ function outcomeWords(state, you) {
     const winners = state.winners.map((s) => (s === you ? "you" : `seat ${s} (${state.seats[s].name})`));
     const points = state.points[state.winners[0]];
     const text = winners.join(" and ");
-    const verb = state.winners.length === 1 && !state.winners.includes(you) ? "wins" : "win";
-    return `${text[0].toUpperCase()}${text.slice(1)} ${verb} the hand: ${points} points.`;
+    // the same sentences as skipbo_env.explain.outcome_sentence
+    return `${text[0].toUpperCase()}${text.slice(1)} won the hand: ${points} points.`;
   }
-  if (state.outcome === "draw") return "The hand ends in a draw: nothing left to play or draw. Nobody scores.";
-  if (state.outcome === "truncated") return `The hand is cut off after ${state.turn - 1} turns (max_turns). Nobody scores.`;
+  if (state.outcome === "draw") return "The hand ended in a draw: nothing was left to play or draw, and nobody scores.";
+  if (state.outcome === "truncated") return `The hand was cut off after ${state.turn - 1} turns (max_turns): nobody scores.`;
   return "";
 }
 

@@ -55,7 +55,7 @@ def test_a_played_game_replays_to_exactly_its_saved_final_state(tmp_path, capsys
     out = capsys.readouterr().out
     assert "The replay matches the saved game exactly." in out
     assert f"Move 1 of {len(saved['actions'])}" in out and f"Move {len(saved['actions'])} of" in out
-    assert "Won by seat" in out
+    assert "won the hand" in out
 
 
 def test_each_move_is_told_in_words_with_who_played_it(tmp_path, capsys):
