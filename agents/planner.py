@@ -54,6 +54,12 @@ from skipbo_env.actions import (
     PARTNER_DISCARD_SOURCE,
     PARTNER_STOCK_SOURCE,
     STOCK_SOURCE,
+    discard_pile,
+    discard_value,
+    hand_play_action,
+    play_action,
+    play_pile,
+    play_source,
 )
 from skipbo_env.cards import HAND_SIZE, NUM_BUILDING_PILES, TOP_VALUE, WILD
 from skipbo_env.encoding import decode_observation
@@ -314,30 +320,30 @@ class _Turn:
                 continue
             seen.add(need)
             if not stock_done and self.stock_top and (self.stock_top == need or self.stock_top == WILD):
-                moves.append(STOCK_SOURCE * 4 + slot)
+                moves.append(play_action(STOCK_SOURCE, slot))
             if not partner_done and self.partner_top and (self.partner_top == need or self.partner_top == WILD):
-                moves.append(PARTNER_STOCK_SOURCE * 4 + slot)
+                moves.append(play_action(PARTNER_STOCK_SOURCE, slot))
             for pile in range(4):
                 height = mine[pile]
                 if height:
                     card = self.my_piles[pile][height - 1]
                     if card == need or card == WILD:
-                        moves.append((DISCARD_SOURCE + pile) * 4 + slot)
+                        moves.append(play_action(DISCARD_SOURCE + pile, slot))
                 height = theirs[pile]
                 if height:
                     card = self.partner_piles[pile][height - 1]
                     if card == need or card == WILD:
-                        moves.append((PARTNER_DISCARD_SOURCE + pile) * 4 + slot)
+                        moves.append(play_action(PARTNER_DISCARD_SOURCE + pile, slot))
             if hand[need]:
-                moves.append((need - 1) * 4 + slot)
+                moves.append(hand_play_action(need, slot))
             if hand[WILD]:
-                moves.append((WILD - 1) * 4 + slot)
+                moves.append(hand_play_action(WILD, slot))
         return moves
 
     def apply(self, state, action: int):
         """``(child, None)`` after one play, or ``(None, value)`` when the play wins the hand."""
         needs, hand, mine, theirs, stock_done, partner_done = state
-        source, slot = divmod(action, 4)
+        source, slot = play_source(action), play_pile(action)
         if source < STOCK_SOURCE:
             hand = hand[:source + 1] + (hand[source + 1] - 1,) + hand[source + 2:]
         elif source == STOCK_SOURCE:
@@ -479,8 +485,8 @@ def choose_discard(view: dict, discards: list[int]) -> int:
     only_wilds = sum(hand) == hand[WILD]
     best, best_score = discards[0], None
     for action in discards:
-        value, slot = divmod(action - FIRST_DISCARD, NUM_BUILDING_PILES)
-        score = discard_score(value + 1, tops[slot], needs, hand, me["stock_top"], only_wilds)
+        value, slot = discard_value(action), discard_pile(action)
+        score = discard_score(value, tops[slot], needs, hand, me["stock_top"], only_wilds)
         if best_score is None or score > best_score:
             best, best_score = action, score
     return best

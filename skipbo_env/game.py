@@ -30,6 +30,13 @@ from skipbo_env.actions import (
     PARTNER_DISCARD_SOURCE,
     PARTNER_STOCK_SOURCE,
     STOCK_SOURCE,
+    discard_action,
+    discard_pile,
+    discard_value,
+    hand_play_action,
+    play_action,
+    play_pile,
+    play_source,
 )
 from skipbo_env.cards import HAND_SIZE, NUM_VALUES, TOP_VALUE, WILD, new_deck, shuffled
 from skipbo_env.rules import Rules
@@ -203,13 +210,13 @@ class Game:
         actions = []
         for slot, need in piles:
             if counts[need]:
-                actions.append((need - 1) * 4 + slot)
+                actions.append(hand_play_action(need, slot))
             if counts[WILD]:
-                actions.append((WILD - 1) * 4 + slot)
+                actions.append(hand_play_action(WILD, slot))
         for source, card in self._play_sources(seat):
             for slot, need in piles:
                 if card == need or card == WILD:
-                    actions.append(source * 4 + slot)
+                    actions.append(play_action(source, slot))
         if self.hand_sizes[seat]:
             discard_ids = _discard_ids(canonical_slots(self.discards[seat]))
             for value in range(1, NUM_VALUES + 1):
@@ -243,7 +250,7 @@ class Game:
 
     def _play(self, action: int) -> None:
         """RULES.md, "Play": one card onto a building pile; a pile of 12 is set aside at once."""
-        source, slot = divmod(action, 4)
+        source, slot = play_source(action), play_pile(action)
         seat = self.current_seat
         if source < STOCK_SOURCE:
             card = source + 1
@@ -288,8 +295,7 @@ class Game:
 
     def _discard(self, action: int) -> None:
         """RULES.md, "Discard": a hand card onto one of the player's own discard piles ends the turn."""
-        value, slot = divmod(action - FIRST_DISCARD, 4)
-        value += 1
+        value, slot = discard_value(action), discard_pile(action)
         seat = self.current_seat
         self.hand_counts[seat][value] -= 1
         self.hand_sizes[seat] -= 1
@@ -421,4 +427,4 @@ def canonical_slots(piles: list[list[int]]) -> tuple[int, ...]:
 @functools.lru_cache(maxsize=None)
 def _discard_ids(slots: tuple[int, ...]) -> tuple[tuple[int, ...], ...]:
     """For each value 0..13, the discard ids onto ``slots`` (a lookup instead of arithmetic per step)."""
-    return tuple(tuple(FIRST_DISCARD + (value - 1) * 4 + slot for slot in slots) for value in range(NUM_VALUES + 1))
+    return tuple(tuple(discard_action(value, slot) for slot in slots) for value in range(NUM_VALUES + 1))

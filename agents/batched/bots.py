@@ -23,7 +23,7 @@ from skipbo_env.actions import DISCARD_SOURCE, END_TURN, FIRST_DISCARD, PARTNER_
 from skipbo_env.rules import MAX_PLAYERS
 from skipbo_env.vector.kernels import step_game
 from skipbo_env.vector.layout import RUNNING
-from skipbo_env.vector.jit import jit
+from skipbo_env.vector.jit import discard_id, jit, source_of
 from skipbo_env.vector.pcg import GENERATOR_WORDS, integers, seed_generator
 from agents.batched.planner import PLANNER_CODES, planner_action, planner_code
 
@@ -112,7 +112,7 @@ def greedy_action(r, legal, g, streams):
     best, count = 3, 0
     for action in range(FIRST_DISCARD):
         if legal[g, action]:
-            preference = play_preference(action // 4)
+            preference = play_preference(source_of(action))
             if preference < best:
                 best, count = preference, 1
             elif preference == best:
@@ -120,7 +120,7 @@ def greedy_action(r, legal, g, streams):
     if count > 0:
         nth = below(r, streams, g, count)
         for action in range(FIRST_DISCARD):
-            if legal[g, action] and play_preference(action // 4) == best:
+            if legal[g, action] and play_preference(source_of(action)) == best:
                 if nth == 0:
                     return action
                 nth -= 1
@@ -132,7 +132,7 @@ def greedy_action(r, legal, g, streams):
     while card >= r.hand[seat, value]:
         card -= r.hand[seat, value]
         value += 1
-    first = FIRST_DISCARD + (value - 1) * 4
+    first = discard_id(value, 0)
     piles = 0
     for action in range(first, first + 4):
         piles += legal[g, action]

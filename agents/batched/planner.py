@@ -33,7 +33,7 @@ from skipbo_env.encoding import DISCARD_DEPTH
 from skipbo_env.vector.kernels import partner_of, stock_top, stockpile_of
 from skipbo_env.vector.pcg import integers
 
-from skipbo_env.vector.jit import jit  # noqa: E402
+from skipbo_env.vector.jit import discard_id, discard_value_of, hand_play_id, jit, pile_of, play_id, source_of  # noqa: E402
 
 # ---------------------------------------------------------------------------------- switches
 SWITCHES = ("search", "hold_wilds", "draw_bonus", "avoid_feeding", "own_stock_gap", "partner_help",
@@ -249,8 +249,8 @@ def play_into(needs, hand, heights, done, d, action, info):
     hand[c] = hand[d]
     heights[c] = heights[d]
     done[c] = done[d]
-    source = action // NUM_BUILDING_PILES
-    slot = action % NUM_BUILDING_PILES
+    source = source_of(action)
+    slot = pile_of(action)
     if source < STOCK_SOURCE:
         hand[c, source + 1] -= 1
     elif source == STOCK_SOURCE:
@@ -293,29 +293,29 @@ def list_moves(needs, hand, heights, done, piles, info, moves):
             continue
         need = needs[slot]
         if not done[0] and top and (top == need or top == WILD):
-            moves[count] = STOCK_SOURCE * NUM_BUILDING_PILES + slot
+            moves[count] = play_id(STOCK_SOURCE, slot)
             count += 1
         if not done[1] and partner_top and (partner_top == need or partner_top == WILD):
-            moves[count] = PARTNER_STOCK_SOURCE * NUM_BUILDING_PILES + slot
+            moves[count] = play_id(PARTNER_STOCK_SOURCE, slot)
             count += 1
         for pile in range(NUM_DISCARD_PILES):
             height = heights[0, pile]
             if height:
                 card = piles[0, pile, height - 1]
                 if card == need or card == WILD:
-                    moves[count] = (DISCARD_SOURCE + pile) * NUM_BUILDING_PILES + slot
+                    moves[count] = play_id(DISCARD_SOURCE + pile, slot)
                     count += 1
             height = heights[1, pile]
             if height:
                 card = piles[1, pile, height - 1]
                 if card == need or card == WILD:
-                    moves[count] = (PARTNER_DISCARD_SOURCE + pile) * NUM_BUILDING_PILES + slot
+                    moves[count] = play_id(PARTNER_DISCARD_SOURCE + pile, slot)
                     count += 1
         if hand[need]:
-            moves[count] = (need - 1) * NUM_BUILDING_PILES + slot
+            moves[count] = hand_play_id(need, slot)
             count += 1
         if hand[WILD]:
-            moves[count] = (WILD - 1) * NUM_BUILDING_PILES + slot
+            moves[count] = hand_play_id(WILD, slot)
             count += 1
     return count
 
@@ -504,7 +504,7 @@ def search_value(base, needs, hand, heights, done, needs0, hand0, heights0, pile
 @jit
 def root_rank(action):
     """``agents.planner._root_order``: stockpile plays, then discard tops, then hand numbers, then hand wilds."""
-    source = action // NUM_BUILDING_PILES
+    source = source_of(action)
     if source == STOCK_SOURCE or source == PARTNER_STOCK_SOURCE:
         return 0
     if source >= DISCARD_SOURCE:
@@ -603,7 +603,7 @@ def smart_discard(legal, g, needs, hand, piles, heights, info):
     for action in range(FIRST_DISCARD, END_TURN):
         if not legal[g, action]:
             continue
-        value = (action - FIRST_DISCARD) // NUM_DISCARD_PILES + 1
+        value = discard_value_of(action)
         slot = (action - FIRST_DISCARD) % NUM_DISCARD_PILES
         top = piles[0, slot, heights[0, slot] - 1] if heights[0, slot] else 0
         score = discard_score(value, top, needs, hand, info[I_STOCK_TOP], only_wilds)
@@ -620,7 +620,7 @@ def random_discard(legal, g, hand, info, generator):
     while card >= hand[value]:
         card -= hand[value]
         value += 1
-    first = FIRST_DISCARD + (value - 1) * NUM_DISCARD_PILES
+    first = discard_id(value, 0)
     piles = 0
     for action in range(first, first + NUM_DISCARD_PILES):
         piles += legal[g, action]

@@ -72,3 +72,15 @@ caching.CacheImpl._locator_classes[:0] = _PROJECT_LOCATORS
 jit = nb.njit(cache=True, nogil=True, error_model="numpy")
 """Kernels use numpy's error model (a division by zero gives a value, not an exception): numba
 then needs no clean-up paths, which would otherwise cost more than the rules themselves."""
+
+
+# The action-id arithmetic of skipbo_env.actions, compiled once for every kernel (one place for it).
+from skipbo_env import actions as _actions  # noqa: E402
+
+play_id = jit(_actions.play_action)
+hand_play_id = jit(_actions.hand_play_action)
+discard_id = jit(_actions.discard_action)
+source_of = jit(_actions.play_source)
+pile_of = jit(_actions.play_pile)
+discard_value_of = jit(_actions.discard_value)
+discard_pile_of = jit(_actions.discard_pile)

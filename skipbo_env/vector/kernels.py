@@ -30,7 +30,7 @@ from skipbo_env.cards import (
 )
 from skipbo_env.vector.pcg import fill_doubles, next_double, seed_pcg64
 from skipbo_env.vector.layout import DRAW, PHASE_DRAW, PHASE_PLAY, RUNNING, TRUNCATED, WIN
-from skipbo_env.vector.jit import jit
+from skipbo_env.vector.jit import discard_id, discard_pile_of, discard_value_of, hand_play_id, jit, pile_of, play_id, source_of
 
 
 # ---------------------------------------------------------------------------------- table
@@ -182,27 +182,27 @@ def compute_legal(r, legal, cfg, g):
     count = 0
     for value in range(1, WILD + 1):
         if r.hand[seat, value] > 0:
-            count += set_slots(legal, g, (value - 1) * 4, (fits >> (4 * value)) & 15)
+            count += set_slots(legal, g, hand_play_id(value, 0), (fits >> (4 * value)) & 15)
     own_stock = stockpile_of(cfg, seat)
     card = stock_top(r, cfg, own_stock)
     if card > 0:
-        count += set_slots(legal, g, STOCK_SOURCE * 4, (fits >> (4 * card)) & 15)
+        count += set_slots(legal, g, play_id(STOCK_SOURCE, 0), (fits >> (4 * card)) & 15)
     for pile in range(NUM_DISCARD_PILES):
         length = r.discard_len[seat, pile]
         if length > 0:
             card = r.discard[seat, pile, length - 1]
-            count += set_slots(legal, g, (DISCARD_SOURCE + pile) * 4, (fits >> (4 * card)) & 15)
+            count += set_slots(legal, g, play_id(DISCARD_SOURCE + pile, 0), (fits >> (4 * card)) & 15)
     partner = partner_of(cfg, seat)
     if partner >= 0:
         partner_stock = stockpile_of(cfg, partner)
         card = stock_top(r, cfg, partner_stock)
         if partner_stock != own_stock and card > 0:
-            count += set_slots(legal, g, PARTNER_STOCK_SOURCE * 4, (fits >> (4 * card)) & 15)
+            count += set_slots(legal, g, play_id(PARTNER_STOCK_SOURCE, 0), (fits >> (4 * card)) & 15)
         for pile in range(NUM_DISCARD_PILES):
             length = r.discard_len[partner, pile]
             if length > 0:
                 card = r.discard[partner, pile, length - 1]
-                count += set_slots(legal, g, (PARTNER_DISCARD_SOURCE + pile) * 4, (fits >> (4 * card)) & 15)
+                count += set_slots(legal, g, play_id(PARTNER_DISCARD_SOURCE + pile, 0), (fits >> (4 * card)) & 15)
     if r.hand_size[seat] > 0:
         discard_slots = 0
         empty_offered = False
@@ -214,7 +214,7 @@ def compute_legal(r, legal, cfg, g):
                 discard_slots |= 1 << slot
         for value in range(1, WILD + 1):
             if r.hand[seat, value] > 0:
-                count += set_slots(legal, g, FIRST_DISCARD + (value - 1) * 4, discard_slots)
+                count += set_slots(legal, g, discard_id(value, 0), discard_slots)
     else:
         legal[g, END_TURN] = True
         count += 1
@@ -259,8 +259,8 @@ def step_game(r, legal, cfg, g, action):
 @jit
 def play(r, cfg, action):
     """RULES.md, "Play": one card onto a building pile; a pile of 12 is set aside at once."""
-    source = action // 4
-    slot = action % 4
+    source = source_of(action)
+    slot = pile_of(action)
     seat = r.seat
     if source < STOCK_SOURCE:
         card = source + 1
@@ -321,8 +321,8 @@ def stockpiles_emptied(r, cfg, seat):
 @jit
 def discard(r, cfg, action):
     """RULES.md, "Discard": a hand card onto one of the player's own discard piles ends the turn."""
-    value = (action - FIRST_DISCARD) // 4 + 1
-    slot = (action - FIRST_DISCARD) % 4
+    value = discard_value_of(action)
+    slot = discard_pile_of(action)
     seat = r.seat
     r.hand[seat, value] -= 1
     r.hand_size[seat] -= 1
