@@ -8,4 +8,25 @@ seat of a batch move until the caller (a learner) is to act.
 from agents.batched.policies import batch_policy
 from agents.batched.seating import BatchOpponents, Seating, batch_opponents
 
-__all__ = ["BatchOpponents", "Seating", "batch_opponents", "batch_policy"]
+__all__ = ["BatchOpponents", "Seating", "batch_opponents", "batch_policy", "compile_kernels"]
+
+
+def compile_kernels(decks: int = 1) -> None:
+    """Compile (or load from numba's cache) every kernel a batch of ``decks``-deck hands uses: the
+    deal, the rules, the mask, the observation and every kernel bot. A few seconds from a warm
+    cache; about a minute of one core from a cold one (``benchmarks/compile_time.py``). The test
+    suite calls it once before its workers start, so they load the kernels instead of each
+    compiling them."""
+    import numpy as np
+
+    from skipbo_env.rules import Rules
+    from skipbo_env.vector import VectorGame
+
+    engine = VectorGame(Rules(num_players=2, decks=decks, stock_size=3), 4, seed=0, threads=1)
+    seating = Seating(engine, [batch_policy(name) for name in ("random", "greedy", "planner")])
+    rows = np.arange(4)
+    seating.assign(rows, np.array([[0, 1], [1, 2], [2, 0], [2, 2]]))
+    seating.advance(rows)
+    engine.reset(1)
+    engine.observe(rows)
+    engine.step(engine.action_mask.argmax(axis=1))

@@ -14,7 +14,8 @@ every process and different for every layout.
 numba also keeps a cached kernel while its own file is unchanged, even when a kernel it calls
 (or a constant it reads, such as the planner's weights) lives in another file that changed: it
 would run stale code. :class:`_WholeSourceStamp` makes every kernel's cache entry depend on the
-digest of all the project's engine and agent sources, so any edit there recompiles them.
+digest of every source a kernel compiles in (:data:`KERNEL_SOURCES`), so an edit there
+recompiles them.
 """
 
 from __future__ import annotations
@@ -27,8 +28,10 @@ import numba as nb
 from numba.core import caching, types
 
 PROJECT = Path(__file__).resolve().parents[2]
-KERNEL_SOURCE_FOLDERS = ("skipbo_env", "agents")
-"""The kernels and everything they compile in (rules constants, bot weights) live under these."""
+KERNEL_SOURCES = ("skipbo_env/vector", "skipbo_env/actions.py", "skipbo_env/cards.py", "skipbo_env/rules.py",
+                  "skipbo_env/encoding.py", "agents/batched", "agents/planner.py")
+"""The kernels and every module whose functions or constants they compile in (the rules' constants,
+the encoding's layout, the planner's weights). A kernel that starts using another module adds it here."""
 
 
 def _stable_record_mangling(record: types.Record) -> tuple[str, tuple[str, ...]]:
@@ -42,10 +45,11 @@ types.Record.mangling_args = property(_stable_record_mangling)
 
 @functools.cache
 def sources_digest() -> str:
-    """A digest of every ``.py`` file of :data:`KERNEL_SOURCE_FOLDERS` (computed once per process)."""
+    """A digest of every ``.py`` file of :data:`KERNEL_SOURCES` (computed once per process)."""
     digest = hashlib.sha256()
-    for folder in KERNEL_SOURCE_FOLDERS:
-        for path in sorted((PROJECT / folder).rglob("*.py")):
+    for source in KERNEL_SOURCES:
+        root = PROJECT / source
+        for path in sorted(root.rglob("*.py")) if root.is_dir() else [root]:
             digest.update(str(path.relative_to(PROJECT)).encode())
             digest.update(path.read_bytes())
     return digest.hexdigest()
