@@ -21,7 +21,7 @@ $(RLLIB_STAMP): pyproject.toml
 	python3 -m venv $(RLLIB_VENV)
 	$(RLLIB_VENV)/bin/python -m pip install -q --upgrade pip
 	$(RLLIB_VENV)/bin/python -m pip install -q torch==2.13.0
-	$(RLLIB_VENV)/bin/python -m pip install -q -e '.[dev,rllib]'
+	$(RLLIB_VENV)/bin/python -m pip install -q -e '.[dev,web,rllib]'
 	touch $(RLLIB_STAMP)
 
 train: $(STAMP)

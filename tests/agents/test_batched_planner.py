@@ -34,7 +34,7 @@ TABLES = [
     Rules(num_players=4, partners=True, stock_size=6),
     Rules(num_players=4, partners=True, team_stock="shared", stock_size=6),
     Rules(num_players=6, partners=True, team_win="either", stock_size=4),
-    Rules(num_players=5, stock_size=12, decks=2),
+    Rules(num_players=5, stock_size=12),  # the record of other deck counts: tests/vector (a compile each)
     Rules(num_players=6, stock_size=3),
 ]
 BATCH = 6

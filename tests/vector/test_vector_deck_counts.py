@@ -22,8 +22,7 @@ REPO_ROOT = Path(__file__).resolve().parents[2]
 
 CONFIGURATIONS = (
     {"num_players": 2, "decks": 1, "stock_size": 3},
-    {"num_players": 3, "decks": 2, "stock_size": 3},
-    {"num_players": 4, "decks": 3, "stock_size": 3, "partners": True},
+    {"num_players": 4, "decks": 2, "stock_size": 3, "partners": True},
 )
 """One per deck count (the record layout), at several table sizes; small stocks keep hands short."""
 
