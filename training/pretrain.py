@@ -12,8 +12,10 @@ beats a simple heuristic. Imitating a strong bot first gets there in minutes:
 2. :func:`clone_teacher` fits the masked actor-critic policy to those decisions: cross-entropy
    of the teacher's action under the masked policy, plus (``pretrain.value``) a squared error
    pulling the value head to the discounted game result ``±gamma ** (decisions left)``, the
-   return PPO will see, so PPO starts with a critic that already knows who is winning. The
-   step size falls linearly to a tenth of ``pretrain.learning_rate`` over the epochs.
+   return PPO will see, so PPO starts with a critic that already knows who is winning (with
+   ``env.shaping: stockpile`` the shaped return, that minus the position's potential). The
+   step size falls linearly to a tenth of ``pretrain.learning_rate`` over the epochs, or over
+   the time left before the deadline (``pretrain.max_minutes``) when that comes first.
 3. DAgger (``pretrain.dagger_rounds``): the cloned policy plays one seat against the teacher,
    the teacher labels the positions the policy reached, and the policy is refit on all data.
    With a kernel bot teacher these games are batched too: one forward pass of the learner per
@@ -39,6 +41,7 @@ from agents.batched.policies import LogitsPolicy, checked_actions
 from agents.loading import load_policy
 from agents.policy import reset_policy
 from skipbo_env.encoding import OBS_SIZE, SCALE, observe
+from skipbo_env.envs.common import check_shaping, game_potential
 from skipbo_env.game import Game
 from skipbo_env.rules import Rules
 from skipbo_env.vector.layout import WIN
@@ -65,18 +68,22 @@ class TeacherData:
 
 
 def collect_teacher_games(teacher: str, rules: Rules, games: int, seed: int, gamma: float, student=None,
-                          on_game: Callable[[int], None] | None = None, deadline: float | None = None) -> TeacherData:
+                          on_game: Callable[[int], None] | None = None, deadline: float | None = None,
+                          shaping: str = "none") -> TeacherData:
     """Play ``games`` games and record every decision with the teacher's choice as its label.
 
     Without ``student`` the teacher holds every seat. With a ``student`` policy (DAgger), the
     student plays one seat of each game (drawn at random) and the teacher the others; the
     student's decisions are labelled with what the teacher would have played there, so the
     data covers the positions the student's own mistakes lead to. Past ``deadline`` (a
-    ``time.perf_counter()`` value) no new game starts; the data holds the games finished.
+    ``time.perf_counter()`` value) no new game starts; the data holds the games finished. With
+    ``shaping="stockpile"`` the value targets are the shaped returns (the deciding seat's stockpile
+    potential subtracted, :mod:`skipbo_env.envs.common`).
     """
+    check_shaping(shaping, gamma)
     code = bots.kernel_bot_code(teacher)
     if code is not None:
-        return collect_batched_games(code, rules, games, seed, gamma, student, on_game, deadline)
+        return collect_batched_games(code, rules, games, seed, gamma, student, on_game, deadline, shaping)
     rng = np.random.default_rng(seed)
     teachers = [load_policy(teacher) for _ in range(rules.num_players)]
     raw, masks, actions, returns = [], [], [], []
@@ -97,12 +104,12 @@ def collect_teacher_games(teacher: str, rules: Rules, games: int, seed: int, gam
             raw.append(np.rint(observation["observation"] / SCALE).astype(np.int16))
             masks.append(observation["action_mask"].astype(bool))
             actions.append(label)
-            returns.append(0.0)
+            returns.append(-game_potential(game, seat) if shaping != "none" else 0.0)
             game.step(student.act(observation) if seat == student_seat else label)
         for seat, rows in enumerate(decisions):
             result = _result(game, seat)
             for left, row in enumerate(reversed(rows)):
-                returns[row] = result * gamma ** left
+                returns[row] += result * gamma ** left
         if on_game is not None:
             on_game(index + 1)
     return TeacherData(np.array(raw, dtype=np.int16).reshape(-1, OBS_SIZE), np.array(masks, dtype=bool),
@@ -110,7 +117,8 @@ def collect_teacher_games(teacher: str, rules: Rules, games: int, seed: int, gam
 
 
 def collect_batched_games(code: int, rules: Rules, games: int, seed: int, gamma: float, student=None,
-                          on_game: Callable[[int], None] | None = None, deadline: float | None = None) -> TeacherData:
+                          on_game: Callable[[int], None] | None = None, deadline: float | None = None,
+                          shaping: str = "none") -> TeacherData:
     """:func:`collect_teacher_games` for the kernel bot ``code`` (``bots.kernel_bot_code``) on the batched engine.
 
     Game ``i`` is dealt with the ``i``-th seed drawn from ``default_rng(seed)``; the bot in each seat
@@ -140,7 +148,10 @@ def collect_batched_games(code: int, rules: Rules, games: int, seed: int, gamma:
 
     active = np.arange(engine.batch_size)
     deal(active)
-    raw, masks, labels, game_ids, seats = [], [], [], [], []
+    raw, masks, labels, game_ids, seats, potentials = [], [], [], [], [], []
+    stockpile = np.array([s % rules.num_teams if rules.team_stock == "shared" else s for s in range(rules.num_players)])
+    teams = np.array([rules.team_of(s) if rules.partners else s for s in range(rules.num_players)])
+    others = (teams[:, None] != teams[None, :]).astype(np.float64)
     results = np.zeros((games, rules.num_players), dtype=np.float32)
     finished = 0
     while len(active):
@@ -158,6 +169,10 @@ def collect_batched_games(code: int, rules: Rules, games: int, seed: int, gamma:
         labels.append(label)
         game_ids.append(game_of_row[active].copy())
         seats.append(seat)
+        if shaping != "none":
+            left = engine.games["stock_len"][active][:, stockpile].astype(np.float64)
+            own = left[np.arange(len(active)), seat]
+            potentials.append(((left * others[seat]).sum(1) / others[seat].sum(1) - own) / rules.stock_size)
         engine.step_rows(active, actions)
         over = engine.over[active]
         if over.any():
@@ -176,6 +191,8 @@ def collect_batched_games(code: int, rules: Rules, games: int, seed: int, gamma:
             active = active[~engine.over[active]]
     game_ids, seats = np.concatenate(game_ids), np.concatenate(seats)
     returns = results[game_ids, seats] * gamma ** _decisions_left(game_ids * rules.num_players + seats)
+    if shaping != "none":
+        returns -= np.concatenate(potentials)
     return TeacherData(np.concatenate(raw), np.concatenate(masks), np.concatenate(labels).astype(np.int64),
                        returns.astype(np.float32), finished)
 
@@ -233,7 +250,7 @@ def clone_teacher(policy, data: TeacherData, epochs: int, batch_size: int, learn
                   deadline: float | None = None) -> CloneReport:
     """Fit an SB3 ``MaskableActorCriticPolicy`` to the teacher's decisions (see the module docstring).
 
-    Past ``deadline`` (a ``time.perf_counter()`` value) no further epoch starts (one always runs)."""
+    Past ``deadline`` (a ``time.perf_counter()`` value) the fit stops after the batch in progress."""
     import torch
 
     start = time.perf_counter()
@@ -243,7 +260,15 @@ def clone_teacher(policy, data: TeacherData, epochs: int, batch_size: int, learn
     train = order[len(held_out):]
     optimizer = torch.optim.Adam(policy.parameters(), lr=learning_rate)
     batches = epochs * -(-len(train) // batch_size)
-    schedule = torch.optim.lr_scheduler.LambdaLR(optimizer, lambda done: 1.0 - 0.9 * done / batches)
+
+    def progress(done: int) -> float:
+        """How far the fit is: the share of its batches done, or of its time spent if that is more."""
+        share = done / batches
+        if deadline is not None:
+            share = max(share, (time.perf_counter() - start) / max(deadline - start, 1e-9))
+        return min(share, 1.0)
+
+    schedule = torch.optim.lr_scheduler.LambdaLR(optimizer, lambda done: 1.0 - 0.9 * progress(done))
     policy.set_training_mode(True)
     for epoch in range(epochs):
         rng.shuffle(train)
@@ -255,6 +280,8 @@ def clone_teacher(policy, data: TeacherData, epochs: int, batch_size: int, learn
             torch.nn.utils.clip_grad_norm_(policy.parameters(), 1.0)
             optimizer.step()
             schedule.step()
+            if deadline is not None and time.perf_counter() > deadline:
+                break
         if on_epoch is not None:
             on_epoch(epoch + 1, _agreement(policy, data, held_out))
         if deadline is not None and time.perf_counter() > deadline:

@@ -301,16 +301,17 @@ class Trainer:
         from training.pretrain import collect_teacher_games, concatenate
 
         settings = self.config.pretrain
-        gamma = self.config.ppo.gamma
+        gamma, shaping = self.config.ppo.gamma, self.config.env.shaping
         start = time.perf_counter()
         deadline = None if settings.max_minutes is None else start + 60 * settings.max_minutes
+        phase_end = _phase_deadlines(start, deadline, settings.dagger_rounds)
         engine = "the batched engine" if kernel_bot_code(settings.teacher) is not None else "the rules engine"
         self._print(f"pretraining: behaviour cloning {settings.teacher!r} over {settings.games:,} games on {engine}"
                     + ("" if deadline is None else f" (at most {settings.max_minutes:g} minutes: pretrain.max_minutes)"))
         data = self._collect(lambda on_game: collect_teacher_games(
             settings.teacher, self.rules, settings.games, _derived(self.config.seed, 2), gamma, on_game=on_game,
-            deadline=deadline), settings.games, "teacher games")
-        report = self._clone(data, settings.epochs, deadline)
+            deadline=phase_end[0], shaping=shaping), settings.games, "teacher games")
+        report = self._clone(data, settings.epochs, phase_end[0])
         for round_index in range(settings.dagger_rounds):
             if deadline is not None and time.perf_counter() > deadline:
                 self._print(f"pretrain.max_minutes={settings.max_minutes:g} is spent: DAgger rounds "
@@ -322,8 +323,9 @@ class Trainer:
                         f"{settings.dagger_games:,} games, {settings.teacher!r} labels its decisions")
             data = concatenate([data, self._collect(lambda on_game: collect_teacher_games(
                 settings.teacher, self.rules, settings.dagger_games, _derived(self.config.seed, 2, round_index + 1),
-                gamma, student=student, on_game=on_game, deadline=deadline), settings.dagger_games, "learner games")])
-            report = self._clone(data, settings.dagger_epochs, deadline)
+                gamma, student=student, on_game=on_game, deadline=phase_end[round_index + 1], shaping=shaping),
+                settings.dagger_games, "learner games")])
+            report = self._clone(data, settings.dagger_epochs, phase_end[round_index + 1])
         self.state["pretrain"] = {**dataclasses.asdict(report), "seconds": round(time.perf_counter() - start, 1)}
         self._print(f"pretraining done in {_clock(time.perf_counter() - start)}: {report.games:,} games, "
                     f"{report.decisions:,} decisions, agreement {report.agreement:.1%}, "
@@ -704,6 +706,16 @@ def _vector_env(config: TrainConfig, rules, seed: int):
     return VectorSelfPlayEnv(rules, config.env.num_envs, pool, seed=seed,
                              learner_seat=None if config.env.random_seat else 0,
                              shaping=config.env.shaping, gamma=config.ppo.gamma)
+
+
+def _phase_deadlines(start: float, deadline: float | None, rounds: int) -> list[float | None]:
+    """When each imitation phase must end: cloning the teacher's games (60% of the budget when DAgger
+    rounds follow), then each DAgger round an equal share of the rest."""
+    if deadline is None:
+        return [None] * (rounds + 1)
+    first = 0.6 if rounds else 1.0
+    shares = np.cumsum([first] + [(1.0 - first) / rounds] * rounds)
+    return [start + (deadline - start) * share for share in shares]
 
 
 def _derived(seed: int, *key: int) -> int:
