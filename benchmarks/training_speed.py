@@ -137,7 +137,7 @@ def main(argv: list[str] | None = None) -> int:
                 table[path][mix] = result["steps_per_s"]
                 print(f"network {name} {hidden}, {path:6s} path, opponents {mix:9s}: "
                       f"{result['steps_per_s']:8,.0f} steps/s ({result['steps']:,} steps, {result['updates']} "
-                      f"updates in {result['seconds']} s)", flush=True)
+                      f"gradient epochs in {result['seconds']} s)", flush=True)
     print(f"load after: {os.getloadavg()[0]:.2f} {os.getloadavg()[1]:.2f} {os.getloadavg()[2]:.2f}")
     for name, table in tables.items():
         if "vector" in table and {"greedy", "planner"} <= set(table["vector"]):
