@@ -66,16 +66,15 @@ def cell_config(path: str, mix: str, hidden: list[int], seed: int):
 
 def measure(path: str, mix: str, hidden: list[int], seconds: float, seed: int) -> dict:
     """Learner steps per second of ``MaskablePPO.learn`` with the trainer's environments for one cell."""
-    import torch
     from sb3_contrib import MaskablePPO
     from stable_baselines3.common.callbacks import BaseCallback
     from stable_baselines3.common.vec_env import DummyVecEnv, VecMonitor
 
-    from training.trainer import _env_factory, _vector_env, learner_weights
+    from training.trainer import _env_factory, _vector_env, learner_weights, limit_threads
 
     config = cell_config(path, mix, hidden, seed)
     rules = config.make_rules()
-    torch.set_num_threads(config.threads)
+    limit_threads(config.threads)
     if path == "vector":
         env = VecMonitor(_vector_env(config, rules, seed))
     else:

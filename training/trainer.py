@@ -165,6 +165,17 @@ def check_specs(config: TrainConfig) -> None:
             raise ConfigError(f"{key}: {error}") from None
 
 
+def limit_threads(threads: int) -> None:
+    """Torch and numpy's BLAS on ``threads`` threads (``threads:``). The snapshots and the evaluation play
+    numpy networks on small batches; a BLAS spreading those over every core is many times slower on a
+    busy machine (42 ms against 1.1 ms for a 20-row forward pass of a 256x256 network on two loaded cores)."""
+    import torch
+    from threadpoolctl import threadpool_limits
+
+    torch.set_num_threads(threads)
+    threadpool_limits(limits=threads, user_api="blas")
+
+
 def learner_weights(model) -> dict[str, np.ndarray]:
     """The policy half of the SB3 actor-critic, in the layout of :mod:`agents.network`."""
     return {name.removeprefix("mlp_extractor."): tensor.detach().cpu().numpy().copy()
@@ -222,7 +233,7 @@ class Trainer:
         from stable_baselines3.common.vec_env import DummyVecEnv, SubprocVecEnv, VecMonitor
 
         config = self.config
-        torch.set_num_threads(config.threads)
+        limit_threads(config.threads)
         if config.env.vec_env == "vector":
             vector_env = _vector_env(config, self.rules, env_seed)
             for kind in vector_env.per_game_players():
@@ -479,7 +490,7 @@ class Trainer:
 
         self._sync_state()
         self.state["wall_seconds"] = round(self._wall_seconds(), 1)
-        self.state["training_seconds"] = round(self._training_seconds(), 1)
+        self.state["training_seconds"] = round(self._training_seconds(), 3)
         pool = {f"{step}/{name}": torch.from_numpy(value) for step, weights in self.snapshots
                 for name, value in weights.items()}
         files = {
