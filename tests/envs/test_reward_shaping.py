@@ -81,3 +81,30 @@ def test_an_unknown_shaping_is_refused_naming_the_allowed_ones():
         SingleAgentEnv(shaping="stock")
     with pytest.raises(ValueError, match="gamma"):
         SkipBoVecEnv(Rules(), num_envs=2, shaping="stockpile", gamma=1.5)
+
+
+def test_aec_shaped_returns_of_each_agent_are_the_unshaped_ones_minus_its_first_potential():
+    from skipbo_env.envs.aec import raw_env
+
+    rules = Rules(stock_size=6)
+    for seed in range(3):
+        shaped, plain = raw_env(rules=rules, shaping="stockpile", gamma=GAMMA), raw_env(rules=rules)
+        shaped.reset(seed=seed), plain.reset(seed=seed)
+        rng = np.random.default_rng(seed)
+        paid: dict[str, list[float]] = {}
+        first: dict[str, float] = {}
+        while not any(shaped.terminations.values()) and not any(shaped.truncations.values()):
+            agent = shaped.agent_selection
+            if agent not in first:
+                first[agent] = game_potential(shaped.game, shaped.agent_name_mapping[agent])
+                paid[agent] = []
+            action = int(rng.choice(np.flatnonzero(shaped.observe(agent)["action_mask"])))
+            shaped.step(action), plain.step(action)
+            if shaped.game.is_over:
+                for done in paid:
+                    paid[done].append(shaped.rewards[done])
+            elif shaped.agent_selection in paid:
+                paid[shaped.agent_selection].append(shaped.rewards[shaped.agent_selection])
+        for agent, rewards in paid.items():
+            unshaped = GAMMA ** (len(rewards) - 1) * plain.rewards[agent]
+            assert discounted(rewards) == pytest.approx(unshaped - first[agent], abs=1e-9)
