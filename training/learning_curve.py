@@ -41,7 +41,7 @@ def draw_learning_curve(history: list[dict], final: dict, final_step: int, path:
     axes.set_ylim(0, 1)
     axes.grid(alpha=0.3)
     axes.set_title(title)
-    axes.legend(loc="lower right", fontsize="small")
+    axes.legend(loc="best", fontsize="small")
     figure.tight_layout()
     buffer = io.BytesIO()
     figure.savefig(buffer, format="png")
