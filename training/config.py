@@ -11,13 +11,14 @@ Sections (see ``configs/quickstart.yaml`` for a commented example):
 
 - top level: ``name``, ``seed``, ``device``, ``output_dir``
 - ``rules``: any ``skipbo_env.Rules`` setting (RULES.md), checked by ``Rules`` itself
-- ``env``: ``num_envs``, ``vec_env``, ``random_seat``
+- ``env``: ``num_envs``, ``vec_env``, ``random_seat``, ``shaping``
 - ``opponents``: the self-play pool: ``mix`` (weight per opponent kind), ``snapshot_every``,
   ``max_snapshots``
 - ``network``: ``hidden`` layer sizes and ``activation`` of the policy and value networks
 - ``ppo``: MaskablePPO hyper-parameters
-- ``pretrain``: behaviour cloning of a teacher bot before PPO (warm start)
-- ``budget``: ``total_timesteps`` and an optional wall-clock ``max_minutes``
+- ``pretrain``: behaviour cloning of a teacher bot before PPO (warm start), its own ``max_minutes``
+- ``budget``: ``total_timesteps``, an optional wall-clock ``max_minutes`` of PPO and an optional
+  ``target_win_rate`` against ``target_opponent`` that ends training early
 - ``evaluation``: the periodic and final tournaments against the bots
 - ``checkpoint``: how often checkpoints are written and how many are kept
 - ``backend`` (``sb3``, the default, or ``rllib``) and ``rllib``: where and how RLlib trains
@@ -63,12 +64,16 @@ def _field(default: Any, help: str, **checks: Any) -> Any:
 
 @dataclasses.dataclass
 class EnvConfig:
-    num_envs: int = _field(4, "environments stepped together (SB3 VecEnv); dummy and subproc: at most "
-                              f"{MAX_PYTHON_ENVS}", min=1, max=MAX_ROLLOUT)
+    num_envs: int = _field(64, "environments stepped together (SB3 VecEnv); dummy and subproc: at most "
+                               f"{MAX_PYTHON_ENVS}", min=1, max=MAX_ROLLOUT)
     vec_env: Literal["dummy", "subproc", "vector"] = _field(
-        "dummy", "dummy: one process; subproc: one process per env; vector: the batched engine "
-                 "(skipbo_env.vector), num_envs hands stepped together in one process")
+        "vector", "vector: the batched engine (skipbo_env.vector), num_envs hands stepped together in one "
+                  "process, every shipped bot and snapshot played in batch; dummy: one Python game per env in "
+                  "one process; subproc: one process per env (backend sb3)")
     random_seat: bool = _field(True, "the learner takes a random seat each hand (else seat 0)")
+    shaping: Literal["none", "stockpile"] = _field(
+        "none", "stockpile: potential-based shaping on the stockpiles left (skipbo_env.envs.common), a reward "
+                "signal from the first hand that does not change which policy is best; none: the result only")
 
 
 @dataclasses.dataclass
@@ -91,7 +96,7 @@ class NetworkConfig:
 @dataclasses.dataclass
 class PPOConfig:
     learning_rate: float = _field(3e-4, "Adam step size", min_exclusive=0.0)
-    n_steps: int = _field(512, "steps per environment in each rollout", min=1)
+    n_steps: int = _field(128, "steps per environment in each rollout", min=1)
     batch_size: int = _field(256, "minibatch size", min=2)
     n_epochs: int = _field(4, "passes over each rollout", min=1)
     gamma: float = _field(0.999, "discount factor", min=0.0, max=1.0)
@@ -116,13 +121,21 @@ class PretrainConfig:
                                    "decisions, the policy is refit on all the data", min=0)
     dagger_games: int = _field(200, "games the learner plays in each DAgger round", min=1)
     dagger_epochs: int = _field(2, "passes over all the data after each DAgger round", min=1)
+    max_minutes: Optional[float] = _field(None, "wall-clock budget of the whole imitation phase (games, DAgger, "
+                                                "fitting); past it no new game starts and no further epoch or "
+                                                "round runs", min_exclusive=0.0)
 
 
 @dataclasses.dataclass
 class BudgetConfig:
     total_timesteps: int = _field(200_000, "learner decisions to train for", min=1)
-    max_minutes: Optional[float] = _field(None, "stop training (with a checkpoint) once the run has lasted this "
-                                                "many minutes, pretraining included", min_exclusive=0.0)
+    max_minutes: Optional[float] = _field(None, "stop PPO (with a checkpoint) once it has trained this many "
+                                                "minutes over the whole run, resumes included (pretraining has "
+                                                "its own pretrain.max_minutes)", min_exclusive=0.0)
+    target_win_rate: Optional[float] = _field(None, "stop PPO once a periodic evaluation's win rate against "
+                                                    "target_opponent reaches this (null: never)",
+                                              min_exclusive=0.0, max=1.0)
+    target_opponent: str = _field("greedy", "the evaluation.opponents entry target_win_rate is measured against")
 
 
 @dataclasses.dataclass
@@ -324,7 +337,11 @@ def _check_cross_field(config: TrainConfig) -> None:
     elif SELF in mix:
         raise ConfigError(f"opponents.mix.{SELF}: the learner in other seats is a backend: rllib kind; "
                           "with backend: sb3 use snapshots")
-    if config.env.vec_env != "vector" and config.env.num_envs > MAX_PYTHON_ENVS:
+    budget = config.budget
+    if budget.target_win_rate is not None and budget.target_opponent not in config.evaluation.opponents:
+        raise ConfigError(f"budget.target_opponent={budget.target_opponent!r} is not one of evaluation.opponents "
+                          f"({', '.join(config.evaluation.opponents)}): add it there or pick one of them")
+    if config.backend == "sb3" and config.env.vec_env != "vector" and config.env.num_envs > MAX_PYTHON_ENVS:
         raise ConfigError(f"env.num_envs={config.env.num_envs} is too many for env.vec_env={config.env.vec_env!r}: "
                           f"use at most {MAX_PYTHON_ENVS}, or env.vec_env=vector")
     rollout = config.ppo.n_steps * config.env.num_envs
@@ -362,7 +379,7 @@ def _check_rllib(config: TrainConfig) -> None:
     if config.pretrain.enabled:
         raise ConfigError("pretrain.enabled=true is not allowed with backend: rllib: clone the teacher with "
                           "backend: sb3 and start from that model with rllib.warm_start=runs/.../model.zip")
-    if config.env.vec_env != "dummy":
+    if config.env.vec_env == "subproc":
         raise ConfigError(f"env.vec_env={config.env.vec_env!r} is not allowed with backend: rllib: RLlib's env "
                           "runners step the environments (rllib.num_env_runners, rllib.num_envs_per_env_runner)")
 

@@ -5,14 +5,21 @@ beats a simple heuristic. Imitating a strong bot first gets there in minutes:
 
 1. :func:`collect_teacher_games` plays games in which the teacher (``pretrain.teacher``,
    ``planner`` by default) holds every seat, and records each decision as
-   ``(observation, action mask, action)`` with the deciding seat's final result.
+   ``(observation, action mask, action)`` with the deciding seat's final result. A kernel bot
+   teacher (``random``, ``greedy``, ``planner[:options]``, :mod:`agents.batched.bots`) plays
+   :data:`BATCH_GAMES` games at once on the batched engine, the kernel labelling every position
+   (:func:`collect_batched_games`); any other teacher plays game by game on the rules engine.
 2. :func:`clone_teacher` fits the masked actor-critic policy to those decisions: cross-entropy
    of the teacher's action under the masked policy, plus (``pretrain.value``) a squared error
    pulling the value head to the discounted game result ``±gamma ** (decisions left)``, the
-   return PPO will see, so PPO starts with a critic that already knows who is winning. The
-   step size falls linearly to a tenth of ``pretrain.learning_rate`` over the epochs.
+   return PPO will see, so PPO starts with a critic that already knows who is winning (with
+   ``env.shaping: stockpile`` the shaped return, that minus the position's potential). The
+   step size falls linearly to a tenth of ``pretrain.learning_rate`` over the epochs, or over
+   the time left before the deadline (``pretrain.max_minutes``) when that comes first.
 3. DAgger (``pretrain.dagger_rounds``): the cloned policy plays one seat against the teacher,
    the teacher labels the positions the policy reached, and the policy is refit on all data.
+   With a kernel bot teacher these games are batched too: one forward pass of the learner per
+   round of moves for all the games in which it is to act.
    A clone makes mistakes a teacher never makes and then meets positions the teacher never
    showed it; these rounds teach it to recover from them.
 
@@ -28,11 +35,19 @@ from typing import Callable
 
 import numpy as np
 
+from agents.batched import bots
+from agents.batched.planner import PLANNER_CODES, planner_actions
+from agents.batched.policies import LogitsPolicy, checked_actions
 from agents.loading import load_policy
 from agents.policy import reset_policy
 from skipbo_env.encoding import OBS_SIZE, SCALE, observe
+from skipbo_env.envs.common import check_shaping, game_potential
 from skipbo_env.game import Game
 from skipbo_env.rules import Rules
+from skipbo_env.vector.layout import WIN
+
+BATCH_GAMES = 256
+"""Games the batched engine plays at once while collecting (as many as are asked for, at most this)."""
 
 
 @dataclasses.dataclass
@@ -53,18 +68,29 @@ class TeacherData:
 
 
 def collect_teacher_games(teacher: str, rules: Rules, games: int, seed: int, gamma: float, student=None,
-                          on_game: Callable[[int], None] | None = None) -> TeacherData:
+                          on_game: Callable[[int], None] | None = None, deadline: float | None = None,
+                          shaping: str = "none") -> TeacherData:
     """Play ``games`` games and record every decision with the teacher's choice as its label.
 
     Without ``student`` the teacher holds every seat. With a ``student`` policy (DAgger), the
     student plays one seat of each game (drawn at random) and the teacher the others; the
     student's decisions are labelled with what the teacher would have played there, so the
-    data covers the positions the student's own mistakes lead to.
+    data covers the positions the student's own mistakes lead to. Past ``deadline`` (a
+    ``time.perf_counter()`` value) no new game starts; the data holds the games finished. With
+    ``shaping="stockpile"`` the value targets are the shaped returns (the deciding seat's stockpile
+    potential subtracted, :mod:`skipbo_env.envs.common`).
     """
+    check_shaping(shaping, gamma)
+    code = bots.kernel_bot_code(teacher)
+    if code is not None:
+        return collect_batched_games(code, rules, games, seed, gamma, student, on_game, deadline, shaping)
     rng = np.random.default_rng(seed)
     teachers = [load_policy(teacher) for _ in range(rules.num_players)]
     raw, masks, actions, returns = [], [], [], []
     for index in range(games):
+        if deadline is not None and time.perf_counter() > deadline:
+            games = index
+            break
         game = Game.new(rules, seed=int(rng.integers(2**63)))
         for policy in teachers:
             reset_policy(policy, int(rng.integers(2**63)))
@@ -78,16 +104,121 @@ def collect_teacher_games(teacher: str, rules: Rules, games: int, seed: int, gam
             raw.append(np.rint(observation["observation"] / SCALE).astype(np.int16))
             masks.append(observation["action_mask"].astype(bool))
             actions.append(label)
-            returns.append(0.0)
+            returns.append(-game_potential(game, seat) if shaping != "none" else 0.0)
             game.step(student.act(observation) if seat == student_seat else label)
         for seat, rows in enumerate(decisions):
             result = _result(game, seat)
             for left, row in enumerate(reversed(rows)):
-                returns[row] = result * gamma ** left
+                returns[row] += result * gamma ** left
         if on_game is not None:
             on_game(index + 1)
     return TeacherData(np.array(raw, dtype=np.int16).reshape(-1, OBS_SIZE), np.array(masks, dtype=bool),
                        np.array(actions, dtype=np.int64), np.array(returns, dtype=np.float32), games)
+
+
+def collect_batched_games(code: int, rules: Rules, games: int, seed: int, gamma: float, student=None,
+                          on_game: Callable[[int], None] | None = None, deadline: float | None = None,
+                          shaping: str = "none") -> TeacherData:
+    """:func:`collect_teacher_games` for the kernel bot ``code`` (``bots.kernel_bot_code``) on the batched engine.
+
+    Game ``i`` is dealt with the ``i``-th seed drawn from ``default_rng(seed)``; the bot in each seat
+    draws from a generator seeded from that deal (``bots.streams_for``); the student (a policy with
+    ``logits``, e.g. ``NetworkPolicy``, playing its argmax) takes a seat drawn from the same generator.
+    """
+    from skipbo_env.vector.engine import VectorGame
+
+    rng = np.random.default_rng(seed)
+    hand_seeds = rng.integers(0, bots.MAX_SEED, size=games)
+    student_seats = rng.integers(rules.num_players, size=games) if student is not None else np.full(games, -1)
+    learner = LogitsPolicy(student) if student is not None else None
+    engine = VectorGame(rules, min(games, BATCH_GAMES), 0, auto_reset=False, observations=True)
+    streams = bots.new_streams(engine.batch_size)
+    game_of_row = np.arange(engine.batch_size)
+    started = 0
+
+    def deal(rows: np.ndarray) -> None:
+        nonlocal started
+        rows = rows[:games - started]
+        if not len(rows):
+            return
+        game_of_row[rows] = np.arange(started, started + len(rows))
+        engine.deal(rows, hand_seeds[started:started + len(rows)])
+        bots.seed_rows(streams, rows, bots.streams_for(engine.seeds[rows]))
+        started += len(rows)
+
+    active = np.arange(engine.batch_size)
+    deal(active)
+    raw, masks, labels, game_ids, seats, potentials = [], [], [], [], [], []
+    stockpile = np.array([s % rules.num_teams if rules.team_stock == "shared" else s for s in range(rules.num_players)])
+    teams = np.array([rules.team_of(s) if rules.partners else s for s in range(rules.num_players)])
+    others = (teams[:, None] != teams[None, :]).astype(np.float64)
+    results = np.zeros((games, rules.num_players), dtype=np.float32)
+    finished = 0
+    while len(active):
+        seat = engine.games["seat"][active].astype(np.int64)
+        label = _kernel_labels(engine, code, active, streams)
+        actions = label.copy()
+        if learner is not None:
+            own = student_seats[game_of_row[active]] == seat
+            if own.any():
+                rows = active[own]
+                actions[own] = checked_actions(learner.act_batch(engine.obs[rows], engine.action_mask[rows]),
+                                               len(rows), student)
+        raw.append(np.rint(engine.obs[active] / SCALE).astype(np.int16))
+        masks.append(engine.action_mask[active].copy())
+        labels.append(label)
+        game_ids.append(game_of_row[active].copy())
+        seats.append(seat)
+        if shaping != "none":
+            left = engine.games["stock_len"][active][:, stockpile].astype(np.float64)
+            own = left[np.arange(len(active)), seat]
+            potentials.append(((left * others[seat]).sum(1) / others[seat].sum(1) - own) / rules.stock_size)
+        engine.step_rows(active, actions)
+        over = engine.over[active]
+        if over.any():
+            done = active[over]
+            ended = engine.finished()
+            now = np.isin(ended.rows, done)  # rows left over after the last game are not dealt again
+            for row, outcome, winners in zip(ended.rows[now].tolist(), ended.outcome[now], ended.winners[now]):
+                if outcome == WIN:
+                    results[game_of_row[row]] = np.where(winners, 1.0, -1.0)
+            finished += len(done)
+            if on_game is not None:
+                on_game(finished)
+            if deadline is not None and time.perf_counter() > deadline:
+                games = started
+            deal(done)
+            active = active[~engine.over[active]]
+    game_ids, seats = np.concatenate(game_ids), np.concatenate(seats)
+    returns = results[game_ids, seats] * gamma ** _decisions_left(game_ids * rules.num_players + seats)
+    if shaping != "none":
+        returns -= np.concatenate(potentials)
+    return TeacherData(np.concatenate(raw), np.concatenate(masks), np.concatenate(labels).astype(np.int64),
+                       returns.astype(np.float32), finished)
+
+
+def _kernel_labels(engine, code: int, rows: np.ndarray, streams: np.ndarray) -> np.ndarray:
+    """The kernel bot ``code``'s action for the seat to act in each game of ``rows`` (nothing is stepped)."""
+    out = np.empty(len(rows), dtype=np.int64)
+    legal = engine.action_mask
+    if code >= PLANNER_CODES:
+        planner_actions(engine.games, legal, engine.cfg, rows, streams, code - PLANNER_CODES, out)
+        return out
+    kernel = bots.greedy_actions if code == bots.GREEDY_BOT else bots.random_actions
+    kernel(engine.games, legal, rows, streams, out)
+    return out
+
+
+def _decisions_left(keys: np.ndarray) -> np.ndarray:
+    """For decision ``i`` (in time order) of group ``keys[i]``: how many decisions of its group follow it."""
+    order = np.argsort(keys, kind="stable")
+    sorted_keys = keys[order]
+    starts = np.flatnonzero(np.r_[True, sorted_keys[1:] != sorted_keys[:-1]])
+    sizes = np.diff(np.r_[starts, len(keys)])
+    position = np.arange(len(keys)) - np.repeat(starts, sizes)
+    left = np.empty(len(keys), dtype=np.int64)
+    left[order] = np.repeat(sizes, sizes) - 1 - position
+    return left
 
 
 def concatenate(parts: list[TeacherData]) -> TeacherData:
@@ -115,8 +246,11 @@ class CloneReport:
 
 
 def clone_teacher(policy, data: TeacherData, epochs: int, batch_size: int, learning_rate: float,
-                  fit_value: bool, seed: int, on_epoch: Callable[[int, float], None] | None = None) -> CloneReport:
-    """Fit an SB3 ``MaskableActorCriticPolicy`` to the teacher's decisions (see the module docstring)."""
+                  fit_value: bool, seed: int, on_epoch: Callable[[int, float], None] | None = None,
+                  deadline: float | None = None) -> CloneReport:
+    """Fit an SB3 ``MaskableActorCriticPolicy`` to the teacher's decisions (see the module docstring).
+
+    Past ``deadline`` (a ``time.perf_counter()`` value) the fit stops after the batch in progress."""
     import torch
 
     start = time.perf_counter()
@@ -126,7 +260,15 @@ def clone_teacher(policy, data: TeacherData, epochs: int, batch_size: int, learn
     train = order[len(held_out):]
     optimizer = torch.optim.Adam(policy.parameters(), lr=learning_rate)
     batches = epochs * -(-len(train) // batch_size)
-    schedule = torch.optim.lr_scheduler.LambdaLR(optimizer, lambda done: 1.0 - 0.9 * done / batches)
+
+    def progress(done: int) -> float:
+        """How far the fit is: the share of its batches done, or of its time spent if that is more."""
+        share = done / batches
+        if deadline is not None:
+            share = max(share, (time.perf_counter() - start) / max(deadline - start, 1e-9))
+        return min(share, 1.0)
+
+    schedule = torch.optim.lr_scheduler.LambdaLR(optimizer, lambda done: 1.0 - 0.9 * progress(done))
     policy.set_training_mode(True)
     for epoch in range(epochs):
         rng.shuffle(train)
@@ -138,8 +280,13 @@ def clone_teacher(policy, data: TeacherData, epochs: int, batch_size: int, learn
             torch.nn.utils.clip_grad_norm_(policy.parameters(), 1.0)
             optimizer.step()
             schedule.step()
+            if deadline is not None and time.perf_counter() > deadline:
+                break
         if on_epoch is not None:
             on_epoch(epoch + 1, _agreement(policy, data, held_out))
+        if deadline is not None and time.perf_counter() > deadline:
+            epochs = epoch + 1
+            break
     policy.set_training_mode(False)
     agreement = _agreement(policy, data, held_out)
     with torch.no_grad():

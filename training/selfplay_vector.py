@@ -19,7 +19,7 @@ from agents.loading import load_policy
 from agents.network import NetworkPolicy
 from skipbo_env.rules import Rules
 from agents.batched.bots import kernel_bot_code
-from agents.batched.policies import LogitsPolicy, batch_policy
+from agents.batched.policies import LogitsPolicy, PerObservationPolicy, batch_policy
 from agents.batched.seating import BatchOpponents
 from skipbo_env.vector.layout import CALLER
 from skipbo_env.envs.vec_env import SkipBoVecEnv
@@ -36,13 +36,14 @@ class VectorSelfPlayEnv(SkipBoVecEnv):
     """
 
     def __init__(self, rules: Rules, num_envs: int, pool: OpponentPool, *, seed: int,
-                 learner_seat: int | None = None) -> None:
+                 learner_seat: int | None = None, shaping: str = "none", gamma: float = 0.99) -> None:
         # one player per bot kind of the pool (snapshots join as they are drawn), seated hand by
         # hand in _seat_players
         bots = [kind for kind in pool.kinds if kind != SNAPSHOTS]
         policies = [batch_policy(kind if kernel_bot_code(kind) is not None else load_policy(kind, seed=seed), seed=seed)
                     for kind in bots]
-        super().__init__(rules, num_envs, BatchOpponents(policies), seed=seed, learner_seat=learner_seat)
+        super().__init__(rules, num_envs, BatchOpponents(policies), seed=seed, learner_seat=learner_seat,
+                         shaping=shaping, gamma=gamma)
         self.pool = pool
         self._rng = np.random.default_rng(seed)
         self._bot_index = {kind: index for index, kind in enumerate(bots)}
@@ -51,6 +52,11 @@ class VectorSelfPlayEnv(SkipBoVecEnv):
 
     def add_snapshot(self, weights: Mapping[str, np.ndarray], step: int) -> None:
         self.pool.add_snapshot(weights, step)
+
+    def per_game_players(self) -> list[str]:
+        """The opponent kinds with no batched interface, asked game by game (a user's own policy class)."""
+        return [kind for kind, index in self._bot_index.items()
+                if isinstance(self.seating.policies[index], PerObservationPolicy)]
 
     def _seat_players(self, rows: np.ndarray) -> None:
         """The learner's seat in each new hand (as ``SkipBoVecEnv``) and the pool's draw for every other seat."""

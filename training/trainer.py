@@ -9,19 +9,27 @@ What a run does, in order (each step is a method of :class:`Trainer`):
    a :class:`training.selfplay.PoolOpponent`, and a ``MaskablePPO`` (sb3-contrib) learner.
    With ``env.vec_env: vector`` the hands run on the batched engine instead
    (:class:`training.selfplay_vector.VectorSelfPlayEnv`), the opponents drawn from the same pool.
-4. Optionally (``pretrain.enabled``) clone the teacher bot's decisions (``training.pretrain``).
-5. Train. Every ``opponents.snapshot_every`` steps a frozen copy of the learner joins the
+   A user's own opponent class (no batched interface) is asked game by game; the log says so once.
+4. Optionally (``pretrain.enabled``) clone the teacher bot's decisions (``training.pretrain``), on
+   the batched engine for a kernel bot teacher, within ``pretrain.max_minutes``.
+5. Train, until ``budget.total_timesteps``, ``budget.max_minutes`` of PPO (over the whole run,
+   resumes included), ``budget.target_win_rate`` or Ctrl-C; the log says which ended it and how
+   to continue. Every ``opponents.snapshot_every`` steps a frozen copy of the learner joins the
    pool; every ``evaluation.every_steps`` steps the learner (argmax play) meets each evaluation
    bot in a duplicate-deal tournament (``evaluation.tournament``), and the win rate and its 95%
    Wilson interval go to TensorBoard (``eval/``), the progress bar and the log; every
-   ``checkpoint.every_steps`` steps a checkpoint is written atomically.
+   ``checkpoint.every_steps`` steps a checkpoint is written atomically. SB3's losses
+   (``train/*``) go to TensorBoard after every update. Progress shows as a bar in a terminal
+   and as a log line every :data:`LOG_SECONDS` seconds otherwise.
 6. At the end: a last checkpoint, the policy exported to ``model.zip`` (safe format of
    ``agents.saved_model``), a final evaluation against ``evaluation.final_opponents``
-   written to ``evaluation.json`` and printed as a table, and where the logs and the model are.
+   written to ``evaluation.json``, to TensorBoard (``final/``) and printed as a table, the
+   learning curve drawn to ``learning_curve.png``, and where the logs and the model are.
 
-``skipbo train --resume RUN_DIR`` continues a run from its last checkpoint (after a kill or
-Ctrl-C) with the run's own config; overrides may follow (for example a larger
-``budget.total_timesteps`` to train on), except of ``network``, which the checkpoint fixes.
+``skipbo train --resume RUN_DIR`` continues a run from its last checkpoint (after a kill, a
+Ctrl-C or a spent budget) with the run's own config; overrides may follow (for example a larger
+``budget.max_minutes`` or ``budget.total_timesteps`` to train on), except of ``network``, which
+the checkpoint fixes. A run whose budget is already spent is refused, naming the key to raise.
 
 Safety: opponent, evaluation and teacher specs are ``agents.load_policy`` specs. Saved model
 files among them cannot run code; a ``module:Class`` or ``file.py:Class`` spec imports and runs
@@ -60,6 +68,14 @@ from training.config import SELF, SNAPSHOTS, ConfigError, TrainConfig, dump_conf
 from training.selfplay import OpponentPool, PoolOpponent, SelfPlayEnv
 
 PROGRESS_WINDOW = 200  # hands per opponent kind in the progress bar's training win rate
+LOG_SECONDS = 30.0
+"""Seconds between two progress lines when the output is not a terminal."""
+STOPPED_BY = {
+    "steps": "budget.total_timesteps reached",
+    "time": "the time budget is spent (budget.max_minutes={minutes} minutes of PPO)",
+    "target": "the target is reached (budget.target_win_rate={target} against {opponent})",
+    "interrupt": "interrupted (Ctrl-C)",
+}
 
 
 # ---------------------------------------------------------------------- Python API
@@ -87,6 +103,7 @@ def train(config: TrainConfig | str | Path | None, overrides: list[str] = (), *,
         config = load_config(folder.config_path, overrides)
         _check_same_network(config, load_config(folder.config_path), folder)
         check_specs(config)
+        _check_budget_left(config, folder)
         return Trainer(config, folder, progress=progress, out=out).run()
     if not isinstance(config, TrainConfig):
         config = load_config(config, overrides)
@@ -117,6 +134,24 @@ def _check_same_network(config: TrainConfig, saved: TrainConfig, folder: RunFold
                           f"network.hidden={saved.network.hidden} with activation {saved.network.activation!r}")
 
 
+def _check_budget_left(config: TrainConfig, folder: RunFolder) -> None:
+    """On ``--resume``: refuse (naming the key to raise) a run whose step or time budget is already spent."""
+    checkpoint = folder.latest_checkpoint()
+    if checkpoint is None:
+        return
+    state = read_checkpoint_state(checkpoint)
+    budget = config.budget
+    if state["timesteps"] >= budget.total_timesteps:
+        raise ConfigError(f"{folder.path} already trained {state['timesteps']:,} of budget.total_timesteps="
+                          f"{budget.total_timesteps:,} steps: give more, e.g. skipbo train --resume {folder.path} "
+                          f"budget.total_timesteps={2 * budget.total_timesteps}")
+    trained = state.get("training_seconds", 0.0)
+    if budget.max_minutes is not None and trained >= 60 * budget.max_minutes:
+        raise ConfigError(f"{folder.path} already trained {trained / 60:.1f} of budget.max_minutes="
+                          f"{budget.max_minutes:g} minutes: give more, e.g. skipbo train --resume {folder.path} "
+                          f"budget.max_minutes={2 * budget.max_minutes:g}")
+
+
 def check_specs(config: TrainConfig) -> None:
     """Load every bot the run will use once, so a bad name stops the run before it starts."""
     specs = [("opponents.mix", kind) for kind in config.opponents.mix if kind not in (SNAPSHOTS, SELF)]
@@ -129,6 +164,17 @@ def check_specs(config: TrainConfig) -> None:
             load_policy(spec)
         except (ValueError, OSError) as error:
             raise ConfigError(f"{key}: {error}") from None
+
+
+def limit_threads(threads: int) -> None:
+    """Torch and numpy's BLAS on ``threads`` threads (``threads:``). The snapshots and the evaluation play
+    numpy networks on small batches; a BLAS spreading those over every core is many times slower on a
+    busy machine (42 ms against 1.1 ms for a 20-row forward pass of a 256x256 network on two loaded cores)."""
+    import torch
+    from threadpoolctl import threadpool_limits
+
+    torch.set_num_threads(threads)
+    threadpool_limits(limits=threads, user_api="blas")
 
 
 def learner_weights(model) -> dict[str, np.ndarray]:
@@ -167,10 +213,14 @@ class Trainer:
             "next_snapshot": config.opponents.snapshot_every,
             "next_evaluation": config.evaluation.every_steps,
             "next_checkpoint": config.checkpoint.every_steps, "best": None,
+            "training_seconds": 0.0, "stopped_by": None,
         }
         self.training_results: dict[str, deque] = defaultdict(lambda: deque(maxlen=PROGRESS_WINDOW))
         self._session_start = time.perf_counter()
         self._wall_before = 0.0
+        self._training_before = 0.0
+        self._training_start: float | None = None
+        self._stop: str | None = None
         self._bar = None
         self.model = None
         self.vec_env = None
@@ -184,9 +234,13 @@ class Trainer:
         from stable_baselines3.common.vec_env import DummyVecEnv, SubprocVecEnv, VecMonitor
 
         config = self.config
-        torch.set_num_threads(config.threads)
+        limit_threads(config.threads)
         if config.env.vec_env == "vector":
-            self.vec_env = VecMonitor(_vector_env(config, self.rules, env_seed))
+            vector_env = _vector_env(config, self.rules, env_seed)
+            for kind in vector_env.per_game_players():
+                self._print(f"opponent {kind!r} has no batched interface (act_batch or logits): the batched engine "
+                            "asks it game by game, slower than the shipped bots and snapshots")
+            self.vec_env = VecMonitor(vector_env)
         else:
             factories = [_env_factory(config, self.rules, index, env_seed) for index in range(config.env.num_envs)]
             vec_class = SubprocVecEnv if config.env.vec_env == "subproc" else DummyVecEnv
@@ -219,6 +273,7 @@ class Trainer:
             prefix = f"{step}/"
             self._add_snapshot({k[len(prefix):]: v.numpy() for k, v in pool.items() if k.startswith(prefix)}, step)
         self._wall_before = state["wall_seconds"]
+        self._training_before = state.get("training_seconds", 0.0)
 
     # ------------------------------------------------------------------ the run
     def run(self) -> TrainResult:
@@ -238,14 +293,15 @@ class Trainer:
         try:
             self._learn()
         except KeyboardInterrupt:
-            self._close_bar()
+            self._end_training()
+            self._stop = "interrupt"
             self._save_checkpoint()
-            self._print(f"interrupted: checkpoint at step {self.state['timesteps']:,} saved; "
-                        f"continue with: skipbo train --resume {self.folder.path}")
+            self._print_stop()
             raise
         finally:
             self._close_bar()
         self._save_checkpoint()
+        self._print_stop()
         model_path = self._export_model()
         evaluation = self._final_evaluation()
         self.vec_env.close()
@@ -253,42 +309,57 @@ class Trainer:
         return TrainResult(self.folder.path, model_path, self.state["timesteps"], evaluation, self.state["history"])
 
     def _pretrain(self) -> None:
+        from agents.batched.bots import kernel_bot_code
         from training.pretrain import collect_teacher_games, concatenate
 
         settings = self.config.pretrain
-        gamma = self.config.ppo.gamma
-        self._print(f"pretraining: behaviour cloning {settings.teacher!r} over {settings.games:,} games")
+        gamma, shaping = self.config.ppo.gamma, self.config.env.shaping
+        start = time.perf_counter()
+        deadline = None if settings.max_minutes is None else start + 60 * settings.max_minutes
+        phase_end = _phase_deadlines(start, deadline, settings.dagger_rounds)
+        engine = "the batched engine" if kernel_bot_code(settings.teacher) is not None else "the rules engine"
+        self._print(f"pretraining: behaviour cloning {settings.teacher!r} over {settings.games:,} games on {engine}"
+                    + ("" if deadline is None else f" (at most {settings.max_minutes:g} minutes: pretrain.max_minutes)"))
         data = self._collect(lambda on_game: collect_teacher_games(
-            settings.teacher, self.rules, settings.games, _derived(self.config.seed, 2), gamma, on_game=on_game),
-            settings.games, "teacher games")
-        report = self._clone(data, settings.epochs)
+            settings.teacher, self.rules, settings.games, _derived(self.config.seed, 2), gamma, on_game=on_game,
+            deadline=phase_end[0], shaping=shaping), settings.games, "teacher games")
+        report = self._clone(data, settings.epochs, phase_end[0])
         for round_index in range(settings.dagger_rounds):
+            if deadline is not None and time.perf_counter() > deadline:
+                self._print(f"pretrain.max_minutes={settings.max_minutes:g} is spent: DAgger rounds "
+                            f"{round_index + 1}-{settings.dagger_rounds} skipped")
+                break
             student = NetworkPolicy(learner_weights(self.model), self.config.network.hidden,
                                     self.config.network.activation)
             self._print(f"DAgger round {round_index + 1}/{settings.dagger_rounds}: the learner plays "
                         f"{settings.dagger_games:,} games, {settings.teacher!r} labels its decisions")
             data = concatenate([data, self._collect(lambda on_game: collect_teacher_games(
                 settings.teacher, self.rules, settings.dagger_games, _derived(self.config.seed, 2, round_index + 1),
-                gamma, student=student, on_game=on_game), settings.dagger_games, "learner games")])
-            report = self._clone(data, settings.dagger_epochs)
-        self.state["pretrain"] = dataclasses.asdict(report)
-        self._print(f"pretraining done: {report.decisions:,} decisions, agreement {report.agreement:.1%}, "
+                gamma, student=student, on_game=on_game, deadline=phase_end[round_index + 1], shaping=shaping),
+                settings.dagger_games, "learner games")])
+            report = self._clone(data, settings.dagger_epochs, phase_end[round_index + 1])
+        self.state["pretrain"] = {**dataclasses.asdict(report), "seconds": round(time.perf_counter() - start, 1)}
+        self._print(f"pretraining done in {_clock(time.perf_counter() - start)}: {report.games:,} games, "
+                    f"{report.decisions:,} decisions, agreement {report.agreement:.1%}, "
                     f"value error {report.value_error:.3f}")
         logger = self.model.logger
         logger.record("pretrain/agreement", report.agreement)
         logger.record("pretrain/value_error", report.value_error)
 
     def _collect(self, collect, games: int, description: str):
-        with self._progress_bar(games, description, "game") as bar:
-            return collect(lambda done: bar.update(1))
+        bar = self._progress_bar(games, description, "game")
+        try:
+            return collect(lambda done: bar.update(done - bar.n))
+        finally:
+            bar.close()
 
-    def _clone(self, data, epochs: int):
+    def _clone(self, data, epochs: int, deadline: float | None):
         from training.pretrain import clone_teacher
 
         settings = self.config.pretrain
         return clone_teacher(
             self.model.policy, data, epochs, settings.batch_size, settings.learning_rate, settings.value,
-            seed=_derived(self.config.seed, 3, len(data)),
+            seed=_derived(self.config.seed, 3, len(data)), deadline=deadline,
             on_epoch=lambda epoch, agreement: self._print(
                 f"  epoch {epoch}/{epochs}: agrees with the teacher on {agreement:.1%} of held-out decisions"),
         )
@@ -297,11 +368,46 @@ class Trainer:
         budget = self.config.budget.total_timesteps
         remaining = budget - self.state["timesteps"]
         if remaining <= 0:
+            self._stop = "steps"
             return
         self._bar = self._progress_bar(budget, "training", "step", initial=self.state["timesteps"])
         self._refresh_bar()
+        self._training_start = time.perf_counter()
         self.model.learn(total_timesteps=remaining, callback=_schedule_callback(self), reset_num_timesteps=False)
+        self._end_training()
+        if self._stop is None:
+            self._stop = "steps" if self.state["timesteps"] >= budget else "time"
+
+    def _end_training(self) -> None:
+        """Close the PPO phase: its time, the step count, and SB3's last losses (``train/*``) to TensorBoard."""
+        if self._training_start is not None:
+            self._training_before = self._training_seconds()
+            self._training_start = None
         self._sync_state()
+        self.model.logger.dump(self.state["timesteps"])
+        self._close_bar()
+
+    def _training_seconds(self) -> float:
+        """Seconds of PPO over the whole run (this session's included)."""
+        running = 0.0 if self._training_start is None else time.perf_counter() - self._training_start
+        return self._training_before + running
+
+    def _print_stop(self) -> None:
+        """Why training ended and, when it ended early, how to continue."""
+        budget = self.config.budget
+        reason = STOPPED_BY[self._stop].format(minutes=f"{budget.max_minutes:g}" if budget.max_minutes else None,
+                                               target=budget.target_win_rate, opponent=budget.target_opponent)
+        self.state["stopped_by"] = self._stop
+        step = self.state["timesteps"]
+        self._print(f"training stopped at step {step:,} of {budget.total_timesteps:,} after "
+                    f"{_clock(self._training_seconds())} of PPO: {reason}")
+        resume = f"skipbo train --resume {self.folder.path}"
+        if self._stop == "time":
+            self._print(f"continue with: {resume} budget.max_minutes={2 * budget.max_minutes:g}")
+        elif self._stop == "target":
+            self._print(f"continue with: {resume} budget.target_win_rate=null")
+        elif self._stop == "interrupt":
+            self._print(f"checkpoint at step {step:,} saved; continue with: {resume}")
 
     # ------------------------------------------------------------------ scheduled work
     def on_rollout_start(self) -> None:
@@ -327,8 +433,13 @@ class Trainer:
             self._bar.update(num_steps)
             if self._bar.n % 2048 < num_steps:
                 self._refresh_bar()
+        if self._stop is not None:
+            return False
         limit = self.config.budget.max_minutes
-        return limit is None or self._wall_seconds() < 60 * limit
+        if limit is not None and self._training_seconds() >= 60 * limit:
+            self._stop = "time"
+            return False
+        return True
 
     def _add_snapshot(self, weights: dict, step: int) -> None:
         self.snapshots.append((step, weights))
@@ -359,6 +470,10 @@ class Trainer:
         self._print(f"step {self.state['timesteps']:>10,} ({_clock(self._wall_seconds())}): "
                     f"win rate vs {summary} ({config.games} games each)")
         self._refresh_bar()
+        target = self.config.budget.target_win_rate
+        if target is not None and record["timesteps"] > 0:
+            if results[self.config.budget.target_opponent]["win_rate"] >= target:
+                self._stop = "target"
 
     def _keep_if_best(self, record: dict) -> None:
         """Export the policy to ``best_model.zip`` when its mean evaluation win rate is the best so far."""
@@ -376,6 +491,7 @@ class Trainer:
 
         self._sync_state()
         self.state["wall_seconds"] = round(self._wall_seconds(), 1)
+        self.state["training_seconds"] = round(self._training_seconds(), 3)
         pool = {f"{step}/{name}": torch.from_numpy(value) for step, weights in self.snapshots
                 for name, value in weights.items()}
         files = {
@@ -417,7 +533,16 @@ class Trainer:
         self._print(f"final evaluation: {config.final_games} duplicate-deal games against each of "
                     f"{', '.join(config.final_opponents)}")
         seed = _derived(self.config.seed, 5)
+        start = time.perf_counter()
         results = evaluate_policy(policy, config.final_opponents, self.rules, config.final_games, seed)
+        self._print(f"final evaluation done in {_clock(time.perf_counter() - start)}")
+        logger = self.model.logger
+        for opponent, stats in results.items():
+            name = opponent.replace("/", "_")
+            logger.record(f"final/win_rate_vs_{name}", stats["win_rate"])
+            logger.record(f"final/ci95_low_vs_{name}", stats["ci95"][0])
+            logger.record(f"final/ci95_high_vs_{name}", stats["ci95"][1])
+        logger.dump(self.state["timesteps"])
         write_json_atomically(self.folder.evaluation_path, {
             "format": "skipbo-train-evaluation/1", "model": str(self.folder.model_path), "seed": seed,
             "timesteps": self.state["timesteps"], "rules": self.rules.to_dict(), "duplicate": True,
@@ -444,18 +569,43 @@ class Trainer:
                     f"skipbo evaluate --agents {model_path} greedy planner --games 2000")
         self._print(f"tensorboard: tensorboard --logdir {tensorboard}")
         self._print(f"evaluation:  {self.folder.evaluation_path}")
-        best = self.state["best"]
-        if best is not None and best["timesteps"] != self.state["timesteps"]:
-            self._print(f"best periodic evaluation at step {best['timesteps']:,} "
-                        f"(mean win rate {best['score']:.1%}): {self.folder.best_model_path}")
+        self._print(f"curve:       {self._draw_curve(evaluation)}")
+        self._print_best()
+
+    def _draw_curve(self, evaluation: dict) -> Path:
+        from training.learning_curve import draw_learning_curve
+
+        path = self.folder.path / "learning_curve.png"
+        draw_learning_curve(self.state["history"], evaluation, self.state["timesteps"], path,
+                            title=f"{self.config.name}: win rate of the learner (95% intervals)")
+        return path
+
+    def _print_best(self) -> None:
+        """Where the best periodic evaluation's policy is, when it is not the final one."""
+        best, history = self.state["best"], self.state["history"]
+        if best is None or best["timesteps"] == self.state["timesteps"]:
+            return
+        mean = {record["timesteps"]: np.mean([stats["win_rate"] for stats in record["results"].values()])
+                for record in history}
+        last = history[-1]["timesteps"]
+        if best["timesteps"] == history[0]["timesteps"] and last != best["timesteps"]:
+            self._print(f"no later periodic evaluation beat the one before PPO (mean win rate {best['score']:.1%}; "
+                        f"the last, at step {last:,}: {mean[last]:.1%}); that starting policy is "
+                        f"{self.folder.best_model_path}")
+            return
+        self._print(f"best periodic evaluation at step {best['timesteps']:,} "
+                    f"(mean win rate {best['score']:.1%}): {self.folder.best_model_path}")
 
     # ------------------------------------------------------------------ display
     def _progress_bar(self, total: int, description: str, unit: str, initial: int = 0):
-        """A tqdm bar on stderr; redrawn at most every 30 s when stderr is a log file, not a terminal."""
+        """A tqdm bar on stderr in a terminal; otherwise a :class:`ProgressLines` log line every
+        :data:`LOG_SECONDS`; nothing with ``progress=False``."""
         from tqdm import tqdm
 
+        if self.progress and not sys.stderr.isatty():
+            return ProgressLines(total, description, unit, initial, self.out)
         return tqdm(total=total, initial=initial, unit=unit, desc=description, disable=not self.progress,
-                    file=sys.stderr, dynamic_ncols=True, mininterval=0.5 if sys.stderr.isatty() else 30.0)
+                    file=sys.stderr, dynamic_ncols=True, mininterval=0.5)
 
     def _refresh_bar(self) -> None:
         if self._bar is None:
@@ -483,6 +633,43 @@ class Trainer:
 
     def _wall_seconds(self) -> float:
         return self._wall_before + time.perf_counter() - self._session_start
+
+
+class ProgressLines:
+    """Progress for output that is not a terminal: a line every :data:`LOG_SECONDS` seconds
+    (done, rate, time left, the bar's postfix), with the part of ``tqdm``'s interface the trainer uses."""
+
+    def __init__(self, total: int, description: str, unit: str, initial: int, out: TextIO) -> None:
+        self.total, self.description, self.unit, self.out = total, description, unit, out
+        self.n = self._start_n = initial
+        self._start = self._last = time.perf_counter()
+        self._postfix: dict = {}
+
+    def update(self, count: int) -> None:
+        self.n += count
+        now = time.perf_counter()
+        if now - self._last >= LOG_SECONDS:
+            self._last = now
+            self._write(now)
+
+    def _write(self, now: float) -> None:
+        rate = (self.n - self._start_n) / max(now - self._start, 1e-9)
+        left = f", {_clock((self.total - self.n) / rate)} left" if rate > 0 and self.n < self.total else ""
+        postfix = "".join(f", {key} {value}" for key, value in self._postfix.items())
+        print(f"{self.description}: {self.n:,}/{self.total:,} {self.unit}s ({self.n / max(self.total, 1):.0%}), "
+              f"{rate:,.0f} {self.unit}s/s{left}{postfix}", file=self.out, flush=True)
+
+    def set_postfix(self, postfix: dict, refresh: bool = False) -> None:
+        self._postfix = dict(postfix)
+
+    def clear(self) -> None:
+        pass
+
+    def refresh(self) -> None:
+        pass
+
+    def close(self) -> None:
+        pass
 
 
 def _schedule_callback(trainer: Trainer):
@@ -515,7 +702,8 @@ def _env_factory(config: TrainConfig, rules, index: int, seed: int):
         pool = OpponentPool(config.opponents.mix, config.opponents.max_snapshots, network)
         opponents = [PoolOpponent(pool, _derived(seed, index, seat), load_policy)
                      for seat in range(rules.num_players - 1)]
-        env = SingleAgentEnv(opponents=opponents, rules=rules, random_seat=config.env.random_seat)
+        env = SingleAgentEnv(opponents=opponents, rules=rules, random_seat=config.env.random_seat,
+                             shaping=config.env.shaping, gamma=config.ppo.gamma)
         return SelfPlayEnv(env, pool, opponents)
 
     return make
@@ -528,7 +716,18 @@ def _vector_env(config: TrainConfig, rules, seed: int):
     pool = OpponentPool(config.opponents.mix, config.opponents.max_snapshots,
                         (list(config.network.hidden), config.network.activation))
     return VectorSelfPlayEnv(rules, config.env.num_envs, pool, seed=seed,
-                             learner_seat=None if config.env.random_seat else 0)
+                             learner_seat=None if config.env.random_seat else 0,
+                             shaping=config.env.shaping, gamma=config.ppo.gamma)
+
+
+def _phase_deadlines(start: float, deadline: float | None, rounds: int) -> list[float | None]:
+    """When each imitation phase must end: cloning the teacher's games (60% of the budget when DAgger
+    rounds follow), then each DAgger round an equal share of the rest."""
+    if deadline is None:
+        return [None] * (rounds + 1)
+    first = 0.6 if rounds else 1.0
+    shares = np.cumsum([first] + [(1.0 - first) / rounds] * rounds)
+    return [start + (deadline - start) * share for share in shares]
 
 
 def _derived(seed: int, *key: int) -> int:

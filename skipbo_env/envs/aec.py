@@ -79,14 +79,20 @@ target (`match_end={"target": T}`, 500 by default; 500 when the match is played 
 as a single hand). A two-player win with 7 cards left in the other stockpile pays
 `(25 + 7 * 5) / 500 = 0.12`.
 
+With `shaping="stockpile"` (and `gamma`, the learner's discount) every step also pays
+potential-based shaping on the stockpiles (`skipbo_env.envs.common`): when an agent comes to a
+decision `s'` after its decision `s` it gets `gamma * Phi(s') - Phi(s)`, and when the hand ends
+every agent that acted gets `-Phi` of its last decision, so a learner has a signal before it
+ever wins and the best policy does not change. `shaping="none"` (the default) pays the result only.
+
 When the hand ends, every agent's info holds `outcome` (`"win"`, `"draw"` or `"truncated"`),
 `winners` (agent names) and `points` (that agent's points for the hand).
 
 ### Arguments
 
-`env(render_mode=None, reward="win", **settings)`: `render_mode` is `None`, `"ansi"` (`render()`
-returns the table as text) or `"human"` (prints it after every step); `reward` is `"win"` or
-`"score"`. `reset(seed=None, options=None)` deals a new hand from the environment's generator
+`env(render_mode=None, reward="win", shaping="none", gamma=0.99, **settings)`: `render_mode` is
+`None`, `"ansi"` (`render()` returns the table as text) or `"human"` (prints it after every step);
+`reward` is `"win"` or `"score"`; `shaping` and `gamma` as in "Rewards". `reset(seed=None, options=None)` deals a new hand from the environment's generator
 (seeded by `seed`); `options={"dealer": seat}` fixes the dealer and `options={"state": dict}`
 starts from a saved position in the state format of RULES.md (same number of seats; the hand
 plays by the rules saved in the state, and a state saved with its generator, `"rng"`, resumes
@@ -119,21 +125,31 @@ from pettingzoo.utils import wrappers
 
 from skipbo_env.actions import NUM_ACTIONS
 from skipbo_env.encoding import OBS_HIGH, OBS_LOW, ObservationCache, as_action_id
-from skipbo_env.envs.common import check_reward_mode, deal_hand, hand_rewards, render_in_mode, table_rules
+from skipbo_env.envs.common import (
+    check_reward_mode,
+    check_shaping,
+    deal_hand,
+    game_potential,
+    hand_rewards,
+    render_in_mode,
+    table_rules,
+)
 from skipbo_env.game import Game
 from skipbo_env.rules import Rules
 
 RENDER_MODES = ("ansi", "human")
 
 
-def env(render_mode: str | None = None, reward: str = "win", rules: Rules | None = None, **settings) -> AECEnv:
+def env(render_mode: str | None = None, reward: str = "win", rules: Rules | None = None, shaping: str = "none",
+        gamma: float = 0.99, **settings) -> AECEnv:
     """The Skip-Bo AEC environment wrapped as PettingZoo's classic environments are.
 
     The stack is PettingZoo's TerminateIllegalWrapper, AssertOutOfBoundsWrapper and
     OrderEnforcingWrapper (subclasses that read the per-step attributes directly, see
     :class:`DirectAttributes`), so ``isinstance`` checks and their behaviour hold.
     """
-    environment = raw_env(render_mode=render_mode, reward=reward, rules=rules, **settings)
+    environment = raw_env(render_mode=render_mode, reward=reward, rules=rules, shaping=shaping, gamma=gamma,
+                          **settings)
     environment = TerminateIllegalWrapper(environment, illegal_reward=-1)
     environment = AssertOutOfBoundsWrapper(environment)
     return OrderEnforcingWrapper(environment)
@@ -227,8 +243,11 @@ class raw_env(AECEnv):  # noqa: N801 - PettingZoo's naming convention
                 "render_fps": 1}
 
     def __init__(self, render_mode: str | None = None, reward: str = "win", rules: Rules | None = None,
-                 **settings) -> None:
+                 shaping: str = "none", gamma: float = 0.99, **settings) -> None:
         super().__init__()
+        self.shaping = check_shaping(shaping, gamma)
+        self.gamma = float(gamma)
+        self._potentials: dict[str, float] = {}  # agent -> Phi of its last decision
         if render_mode is not None and render_mode not in RENDER_MODES:
             raise ValueError(f"render_mode={render_mode!r} is not allowed: use None, 'ansi' or 'human'")
         self.reward_mode = check_reward_mode(reward)
@@ -259,6 +278,8 @@ class raw_env(AECEnv):  # noqa: N801 - PettingZoo's naming convention
         self.truncations = dict.fromkeys(self.agents, False)
         self.infos = {agent: {} for agent in self.agents}
         self.agent_selection = self.possible_agents[self.game.current_seat]
+        self._potentials = {}
+        self._shape_arrival()
         if self.render_mode == "human":
             self.render()
 
@@ -273,8 +294,12 @@ class raw_env(AECEnv):  # noqa: N801 - PettingZoo's naming convention
         game = self.game
         game.step(action if type(action) is int else as_action_id(action))
         self._cumulative_rewards[agent] = 0.0
+        if self.shaping != "none":
+            self._clear_rewards()
         if game.outcome is None:
             self.agent_selection = self.possible_agents[game.current_seat]
+            if self._shape_arrival():
+                self._accumulate_rewards()
         else:
             self._end_hand()
         if self.render_mode == "human":
@@ -292,9 +317,22 @@ class raw_env(AECEnv):  # noqa: N801 - PettingZoo's naming convention
         winners = [self.possible_agents[seat] for seat in game.winners]
         for seat, reward in enumerate(hand_rewards(game, self.reward_mode)):
             agent = self.possible_agents[seat]
-            self.rewards[agent] = reward
+            self.rewards[agent] = reward - self._potentials.get(agent, 0.0)
             self.infos[agent] = {"outcome": game.outcome, "winners": winners, "points": points[seat]}
         self._accumulate_rewards()
+
+    def _shape_arrival(self) -> bool:
+        """Shaping for the agent now to decide: ``gamma * Phi(now) - Phi(its last decision)``; whether it paid."""
+        if self.shaping == "none":
+            return False
+        agent = self.agent_selection
+        now = game_potential(self.game, self.agent_name_mapping[agent])
+        before = self._potentials.get(agent)
+        self._potentials[agent] = now
+        if before is None:
+            return False
+        self.rewards[agent] = self.gamma * now - before
+        return True
 
     def render(self) -> str | None:
         return render_in_mode(self.render_mode, self.game, names=self.possible_agents)

@@ -10,6 +10,19 @@ are paid at the end of a hand, ``reward="win"`` or ``reward="score"``:
   when the match is played by rounds or as a single hand).
 
 A drawn or truncated hand pays 0 to every seat in both modes.
+
+Shaping (``shaping="stockpile"``, the learner's environments: ``SingleAgentEnv`` and the batched
+``SkipBoVecEnv``) adds potential-based shaping (Ng, Harada and Russell 1999) to those rewards so
+that a learner sees a signal from its first hand, before it ever wins one. With the potential
+
+    Phi(s) = (mean stockpile left of the other sides' seats - own stockpile left) / stock_size
+
+of the learner's position ``s`` (own: the learner's seat; with ``team_stock="shared"`` the team's
+pile), each of the learner's steps from ``s`` to its next decision ``s'`` pays
+``r + gamma * Phi(s') - Phi(s)``, and the step that ends the hand ``r - Phi(s)`` (the end of a
+hand has potential 0). Over a hand the discounted shaped return is the unshaped one minus
+``Phi`` of the first position, a constant of the deal: which policy is best does not change.
+Give ``gamma`` the learner's discount factor.
 """
 
 from __future__ import annotations
@@ -21,6 +34,7 @@ from skipbo_env.envs.render import render_table
 from skipbo_env.rules import Rules
 
 REWARD_MODES = ("win", "score")
+SHAPING_MODES = ("none", "stockpile")
 DEFAULT_SCORE_TARGET = 500
 ENV_MAX_TURNS = 1000
 """The environments' default ``max_turns`` (RULES.md: so that no episode can run for ever; bots
@@ -31,6 +45,31 @@ def check_reward_mode(reward: str) -> str:
     if reward not in REWARD_MODES:
         raise ValueError(f"reward={reward!r} is not allowed: use one of {', '.join(map(repr, REWARD_MODES))}")
     return reward
+
+
+def check_shaping(shaping: str, gamma: float) -> str:
+    """``shaping`` checked against :data:`SHAPING_MODES` and ``gamma`` against [0, 1]."""
+    if shaping not in SHAPING_MODES:
+        raise ValueError(f"shaping={shaping!r} is not allowed: use one of {', '.join(map(repr, SHAPING_MODES))}")
+    if isinstance(gamma, bool) or not isinstance(gamma, (int, float)) or not 0.0 <= gamma <= 1.0:
+        raise ValueError(f"gamma={gamma!r} is not allowed: use a number from 0 to 1 (the learner's discount)")
+    return shaping
+
+
+def stockpile_potential(stock_left, seat: int, teams, stock_size: int) -> float:
+    """``Phi`` of the module docstring for ``seat``: ``stock_left[s]`` is the stockpile seat ``s`` plays
+    from (its team's when shared), ``teams[s]`` the side of seat ``s``."""
+    others = [left for other, left in enumerate(stock_left) if teams[other] != teams[seat]]
+    return (sum(others) / len(others) - stock_left[seat]) / stock_size
+
+
+def game_potential(game, seat: int) -> float:
+    """``Phi`` of the learner at ``seat`` in a rules-engine ``Game`` (0 once the hand is over)."""
+    if game.is_over:
+        return 0.0
+    rules = game.rules
+    teams = [rules.team_of(s) if rules.partners else s for s in range(game.num_players)]
+    return stockpile_potential([len(stock) for stock in game.stocks], seat, teams, rules.stock_size)
 
 
 def hand_rewards(game, reward: str) -> list[float]:

@@ -29,6 +29,10 @@ partners game), -1 for a loss, 0 for a drawn or truncated hand; ``reward="score"
 points over the match target (see :mod:`skipbo_env.envs.common`). An illegal action ends the hand
 with ``illegal_reward`` (-1) when ``illegal_action="terminate"`` (the default, as PettingZoo's
 ``TerminateIllegalWrapper`` does) and raises ``IllegalActionError`` with ``"raise"``.
+``shaping="stockpile"`` adds potential-based shaping on the stockpiles to every step (discount
+``gamma``, the learner's): ``gamma * Phi(next position) - Phi(this one)``, ``-Phi`` on the step
+that ends the hand, so a learner has a signal before it wins a hand and the best policy stays the
+same (see :mod:`skipbo_env.envs.common`); ``shaping="none"`` (the default) pays the result only.
 
 ## Episode End
 One episode is one hand. After the learner's discard the opponents play until it is the
@@ -57,7 +61,15 @@ from gymnasium import spaces
 
 from skipbo_env.actions import NUM_ACTIONS
 from skipbo_env.encoding import OBS_HIGH, OBS_LOW, ObservationCache, as_action_id
-from skipbo_env.envs.common import check_reward_mode, deal_hand, hand_rewards, render_in_mode, table_rules
+from skipbo_env.envs.common import (
+    check_reward_mode,
+    check_shaping,
+    deal_hand,
+    game_potential,
+    hand_rewards,
+    render_in_mode,
+    table_rules,
+)
 from skipbo_env.game import Game, IllegalActionError
 from skipbo_env.rules import Rules
 
@@ -98,7 +110,8 @@ class SingleAgentEnv(gymnasium.Env):
 
     def __init__(self, opponents, seat: int = 0, random_seat: bool = False, reward: str = "win",
                  illegal_action: str = "terminate", illegal_reward: float = -1.0,
-                 render_mode: str | None = None, rules: Rules | None = None, **settings) -> None:
+                 render_mode: str | None = None, rules: Rules | None = None, shaping: str = "none",
+                 gamma: float = 0.99, **settings) -> None:
         self.rules = table_rules(rules, settings)
         n = self.rules.num_players
         if isinstance(seat, bool) or not isinstance(seat, (int, np.integer)) or not 0 <= seat < n:
@@ -108,6 +121,9 @@ class SingleAgentEnv(gymnasium.Env):
         if render_mode is not None and render_mode not in self.metadata["render_modes"]:
             raise ValueError(f"render_mode={render_mode!r} is not allowed: use None, 'ansi' or 'human'")
         self.reward_mode = check_reward_mode(reward)
+        self.shaping = check_shaping(shaping, gamma)
+        self.gamma = float(gamma)
+        self._potential = 0.0
         self.fixed_seat = int(seat)
         self.random_seat = bool(random_seat)
         self.illegal_action = illegal_action
@@ -146,6 +162,7 @@ class SingleAgentEnv(gymnasium.Env):
             raise RuntimeError(f"the opponents ended {MAX_REDEALS} deals in a row before the learner's first action")
         if self.render_mode == "human":
             self.render()
+        self._potential = self._shaping_potential()
         return self._observations.encode(self.game, self.seat), self._info()
 
     def step(self, action):
@@ -162,6 +179,7 @@ class SingleAgentEnv(gymnasium.Env):
         if self.render_mode == "human":
             self.render()
         reward = hand_rewards(game, self.reward_mode)[self.seat] if game.is_over else 0.0
+        reward += self._shaped_step()
         terminated = game.outcome in ("win", "draw")
         truncated = game.outcome == "truncated"
         return self._observations.encode(game, self.seat), reward, terminated, truncated, self._info()
@@ -171,7 +189,15 @@ class SingleAgentEnv(gymnasium.Env):
         self._ended_by_illegal_action = True
         info = self._info()
         info["illegal_action"] = True
-        return self._observations.encode(self.game, self.seat), self.illegal_reward, True, False, info
+        return self._observations.encode(self.game, self.seat), self.illegal_reward - self._potential, True, False, info
+
+    def _shaping_potential(self) -> float:
+        return game_potential(self.game, self.seat) if self.shaping != "none" else 0.0
+
+    def _shaped_step(self) -> float:
+        """``gamma * Phi(s') - Phi(s)`` of the step just taken (0 without shaping)."""
+        before, self._potential = self._potential, self._shaping_potential()
+        return self.gamma * self._potential - before
 
     def _play_opponents(self) -> None:
         """The other seats act until it is the learner's turn or the hand is over."""

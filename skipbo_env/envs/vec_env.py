@@ -15,7 +15,10 @@ the learner's seat, identical to the AEC environment's vector.
 
 ## Rewards
 At the end of a hand: +1 when the learner's side won, -1 when another side won, 0 for a draw or
-a truncated hand (``max_turns``); 0 on every other step.
+a truncated hand (``max_turns``); 0 on every other step. With ``shaping="stockpile"`` every step
+also pays the potential-based stockpile shaping of :mod:`skipbo_env.envs.common` (discount
+``gamma``): ``gamma * Phi(next decision) - Phi(this decision)``, ``-Phi`` on the step that ends the
+hand; ``infos[i]["episode"]["r"]`` and the final reward's sign still tell the hand's result.
 
 ## Episode End
 A hand ends with a win, a draw (``exhausted_draw``) or truncation (``max_turns``; reported as
@@ -41,7 +44,7 @@ from stable_baselines3.common.vec_env import VecEnv
 
 from skipbo_env.actions import NUM_ACTIONS
 from skipbo_env.encoding import OBS_HIGH, OBS_LOW, OBS_SIZE
-from skipbo_env.envs.common import ENV_MAX_TURNS
+from skipbo_env.envs.common import ENV_MAX_TURNS, check_shaping
 from skipbo_env.rules import Rules
 from skipbo_env.vector.engine import VectorGame
 from skipbo_env.vector.layout import CALLER, OUTCOME_NAMES, TRUNCATED, WIN
@@ -59,14 +62,18 @@ class SkipBoVecEnv(VecEnv):
     one; player ``k % count`` sits ``k + 1`` places to the learner's left (so one player plays every
     other seat, and ``num_players - 1`` players one seat each). ``learner_seat``: a fixed seat, or
     ``None`` to rotate with the seed. ``threads``: kernel threads (default: the CPU count).
+    ``shaping``/``gamma``: reward shaping (module docstring, "Rewards").
     """
 
     metadata = {"render_modes": []}
     render_mode = None
 
     def __init__(self, rules: Rules | None = None, num_envs: int = 64, opponents=None, *, seed: int = 0,
-                 learner_seat: int | None = None, threads: int | None = None) -> None:
+                 learner_seat: int | None = None, threads: int | None = None, shaping: str = "none",
+                 gamma: float = 0.99) -> None:
         self.rules = rules if rules is not None else Rules(max_turns=ENV_MAX_TURNS)
+        self.shaping = check_shaping(shaping, gamma)
+        self.gamma = float(gamma)
         n = self.rules.num_players
         if not (hasattr(opponents, "seat") and hasattr(opponents, "count")):
             raise ValueError(f"opponents={opponents!r} is not a set of batch players: build one with "
@@ -83,6 +90,11 @@ class SkipBoVecEnv(VecEnv):
         self._episode_steps = np.zeros(num_envs, dtype=np.int64)
         self._episode_start = np.zeros(num_envs, dtype=np.float64)
         self._actions: np.ndarray | None = None
+        self._potential = np.zeros(num_envs, dtype=np.float64)
+        self._stockpile = np.array([s % self.rules.num_teams if self.rules.team_stock == "shared" else s
+                                    for s in range(n)])
+        teams = np.array([self.rules.team_of(s) if self.rules.partners else s for s in range(n)])
+        self._opponent_seats = (teams[:, None] != teams[None, :]).astype(np.float64)  # [learner, other]
         space = gymnasium.spaces.Box(OBS_LOW, OBS_HIGH, (OBS_SIZE,), np.float32)
         super().__init__(num_envs, space, gymnasium.spaces.Discrete(NUM_ACTIONS))
 
@@ -99,6 +111,7 @@ class SkipBoVecEnv(VecEnv):
         rows = np.arange(self.num_envs)
         self._seat_players(rows)
         self._advance(rows)
+        self._potential[:] = self._potentials(rows)
         return self.engine.observe()
 
     def step_async(self, actions: np.ndarray) -> None:
@@ -113,9 +126,15 @@ class SkipBoVecEnv(VecEnv):
         infos: list[dict] = [{} for _ in range(self.num_envs)]
         self.seating.advance(rows)
         ended = np.flatnonzero(self.engine.over)
+        after = np.where(self.engine.over, 0.0, self._potentials(rows))
         if len(ended):
             self._report(ended, rewards, dones, infos)
+        if self.shaping != "none":
+            rewards += (self.gamma * after - self._potential).astype(np.float32)
+        if len(ended):
             self._advance(ended)
+        if self.shaping != "none":
+            self._potential[:] = self._potentials(rows)
         return self.engine.observe(), rewards, dones, infos
 
     def action_masks(self) -> np.ndarray:
@@ -147,6 +166,15 @@ class SkipBoVecEnv(VecEnv):
         return [indices] if isinstance(indices, int) else list(indices)
 
     # ------------------------------------------------------------------ hands
+    def _potentials(self, rows: np.ndarray) -> np.ndarray:
+        """The stockpile potential ``Phi`` of the learner in each game of ``rows``."""
+        if self.shaping == "none":
+            return np.zeros(len(rows))
+        left = self.engine.games["stock_len"][rows][:, self._stockpile].astype(np.float64)  # [k, seat]
+        others = self._opponent_seats[self._learner[rows]]
+        own = left[np.arange(len(rows)), self._learner[rows]]
+        return ((left * others).sum(1) / others.sum(1) - own) / self.rules.stock_size
+
     def _seat_players(self, rows: np.ndarray) -> None:
         """The learner's seat in each new hand, and the opponents around it."""
         n = self.rules.num_players

@@ -40,8 +40,8 @@ def test_the_learner_as_opponent_is_an_rllib_kind_only():
 def test_rllib_refuses_settings_of_the_sb3_path():
     with pytest.raises(ConfigError, match=r"pretrain\.enabled=true is not allowed with backend: rllib"):
         rllib_config(pretrain={"enabled": True})
-    with pytest.raises(ConfigError, match=r"env\.vec_env='vector' is not allowed with backend: rllib"):
-        rllib_config(env={"vec_env": "vector"})
+    with pytest.raises(ConfigError, match=r"env\.vec_env='subproc' is not allowed with backend: rllib"):
+        rllib_config(env={"vec_env": "subproc"})
     with pytest.raises(ConfigError, match=r"ppo\.batch_size=512 is larger than an iteration's batch"):
         config_from_dict({"backend": "rllib", "ppo": {"batch_size": 512}, "rllib": {"train_batch_size": 256}})
 

@@ -165,7 +165,8 @@ def test_the_quickstart_config_is_a_short_two_player_run():
     config = load_config("configs/quickstart.yaml")
     assert config.make_rules().num_players == 2
     assert config.budget.max_minutes is not None and config.budget.max_minutes <= 10
-    assert set(config.evaluation.final_opponents) == {"random", "greedy", "planner"}
+    assert set(config.evaluation.final_opponents) == {"random", "greedy"} and config.evaluation.final_games == 400
+    assert config.env.vec_env == "vector" and config.pretrain.max_minutes is not None
 
 
 def test_overrides_on_a_training_object_are_refused():
@@ -173,3 +174,92 @@ def test_overrides_on_a_training_object_are_refused():
 
     with pytest.raises(ConfigError):
         train(load_config("configs/quickstart.yaml"), ["seed=1"])
+
+
+def tensorboard_tags(folder) -> set[str]:
+    from tensorboard.backend.event_processing.event_accumulator import EventAccumulator
+
+    tags = set()
+    for events in (folder / "tensorboard").glob("events.out.tfevents.*"):
+        accumulator = EventAccumulator(str(events))
+        accumulator.Reload()
+        tags |= set(accumulator.Tags()["scalars"])
+    return tags
+
+
+def test_a_run_out_of_time_says_why_and_resume_with_a_larger_budget_continues(tmp_path, capsys):
+    config = tiny_config(tmp_path, budget={"total_timesteps": 256, "max_minutes": 1e-6})
+    assert main(["train", config, "--no-progress"]) == 0
+    printed = capsys.readouterr().out
+    [folder] = run_folders(tmp_path)
+    assert "the time budget is spent (budget.max_minutes=1e-06 minutes of PPO)" in printed
+    assert f"continue with: skipbo train --resume {folder} budget.max_minutes=" in printed
+    stopped_at = json.loads((folder / "evaluation.json").read_text())["timesteps"]
+    assert stopped_at < 256
+    assert main(["train", "--resume", str(folder), "--no-progress"]) == 2          # that budget is spent
+    assert "budget.max_minutes" in capsys.readouterr().err
+    assert main(["train", "--resume", str(folder), "budget.max_minutes=10", "--no-progress"]) == 0
+    printed = capsys.readouterr().out
+    assert "training stopped at step" in printed and "budget.total_timesteps reached" in printed
+    assert json.loads((folder / "evaluation.json").read_text())["timesteps"] >= 256 > stopped_at
+
+
+def test_a_run_reaching_its_target_stops_and_says_so(tmp_path, capsys):
+    config = tiny_config(tmp_path, budget={"total_timesteps": 100_000, "target_win_rate": 0.01,
+                                           "target_opponent": "greedy"},
+                         evaluation={**TINY["evaluation"], "opponents": ["random"]}, rules={"stock_size": 2})
+    assert main(["train", config, "budget.target_opponent=random", "--no-progress"]) == 0
+    printed = capsys.readouterr().out
+    assert "the target is reached (budget.target_win_rate=0.01 against random)" in printed
+    [folder] = run_folders(tmp_path)
+    assert json.loads((folder / "evaluation.json").read_text())["timesteps"] < 100_000
+
+
+def test_a_target_against_an_opponent_not_evaluated_is_refused(tmp_path, capsys):
+    assert main(["train", tiny_config(tmp_path), "budget.target_win_rate=0.9", "budget.target_opponent=planner"]) == 2
+    assert "budget.target_opponent='planner' is not one of evaluation.opponents" in capsys.readouterr().err
+
+
+def test_a_run_draws_its_learning_curve_and_logs_losses_and_the_final_evaluation_to_tensorboard(tmp_path, capsys):
+    assert main(["train", tiny_config(tmp_path), "--no-progress"]) == 0
+    printed = capsys.readouterr().out
+    [folder] = run_folders(tmp_path)
+    curve = folder / "learning_curve.png"
+    assert f"curve:       {curve}" in printed
+    assert curve.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n" and curve.stat().st_size > 5000
+    tags = tensorboard_tags(folder)
+    assert {"train/policy_gradient_loss", "train/value_loss", "train/entropy_loss", "train/approx_kl"} <= tags
+    assert {"final/win_rate_vs_greedy", "final/win_rate_vs_random", "eval/win_rate_vs_greedy"} <= tags
+
+
+def test_progress_is_logged_as_lines_when_the_output_is_not_a_terminal(tmp_path, capsys, monkeypatch):
+    import training.trainer
+
+    monkeypatch.setattr(training.trainer, "LOG_SECONDS", 0.0)
+    assert main(["train", tiny_config(tmp_path)]) == 0
+    lines = [line for line in capsys.readouterr().out.splitlines() if line.startswith("training: ")]
+    assert lines and "steps/s" in lines[-1] and "/192 steps" in lines[-1]
+
+
+def test_the_summary_never_calls_step_0_the_best_when_later_evaluations_came(tmp_path):
+    import io
+    from types import SimpleNamespace
+
+    from training.trainer import Trainer
+
+    out = io.StringIO()
+    trainer = Trainer(load_config(tiny_config(tmp_path)), SimpleNamespace(best_model_path="best_model.zip"),
+                      progress=False, out=out)
+    record = lambda step, rate: {"timesteps": step, "results": {"greedy": {"win_rate": rate}}}  # noqa: E731
+    trainer.state.update(timesteps=128, best={"score": 0.6, "timesteps": 0},
+                         history=[record(0, 0.6), record(64, 0.5), record(128, 0.55)])
+    trainer._print_best()
+    assert "best periodic evaluation at step 0" not in out.getvalue()
+    assert "no later periodic evaluation beat the one before PPO" in out.getvalue() and "55.0%" in out.getvalue()
+
+
+def test_an_opponent_without_a_batched_interface_is_asked_game_by_game_and_the_log_says_so_once(tmp_path, capsys):
+    config = tiny_config(tmp_path, opponents={"mix": {"agents.random_bot:RandomBot": 1.0}})
+    assert main(["train", config, "pretrain.enabled=false", "--no-progress"]) == 0
+    printed = capsys.readouterr().out
+    assert printed.count("'agents.random_bot:RandomBot' has no batched interface") == 1

@@ -1,0 +1,49 @@
+"""The learning curve of a run as a picture: ``learning_curve.png`` in the run folder.
+
+One line per periodic evaluation opponent (``evaluation.opponents``): the learner's win rate
+at each evaluation step, its 95% Wilson interval shaded; the final evaluation
+(``evaluation.final_opponents``, more games) as points with error bars at the last step.
+"""
+
+from __future__ import annotations
+
+import io
+from pathlib import Path
+
+from skipbo_env.files import write_bytes_atomically
+
+
+def draw_learning_curve(history: list[dict], final: dict, final_step: int, path: Path, title: str) -> None:
+    """Draw ``history`` (the trainer's periodic evaluation records) and ``final`` (opponent -> stats) to ``path``."""
+    import matplotlib
+
+    matplotlib.use("Agg")
+    from matplotlib import pyplot
+
+    figure, axes = pyplot.subplots(figsize=(8, 4.5), dpi=100)
+    colours: dict[str, str] = {}
+    opponents = list(dict.fromkeys(opponent for record in history for opponent in record["results"]))
+    for opponent in opponents:
+        records = [record for record in history if opponent in record["results"]]
+        steps = [record["timesteps"] for record in records]
+        rates = [record["results"][opponent]["win_rate"] for record in records]
+        low = [record["results"][opponent]["ci95"][0] for record in records]
+        high = [record["results"][opponent]["ci95"][1] for record in records]
+        line, = axes.plot(steps, rates, marker="o", label=f"vs {opponent}")
+        colours[opponent] = line.get_color()
+        axes.fill_between(steps, low, high, color=line.get_color(), alpha=0.2)
+    for opponent, stats in final.items():
+        rate, (low, high) = stats["win_rate"], stats["ci95"]
+        axes.errorbar([final_step], [rate], yerr=[[rate - low], [high - rate]], fmt="s", capsize=4,
+                      color=colours.get(opponent), label=f"final vs {opponent} ({stats['games']} games)")
+    axes.set_xlabel("learner steps")
+    axes.set_ylabel("win rate")
+    axes.set_ylim(0, 1)
+    axes.grid(alpha=0.3)
+    axes.set_title(title)
+    axes.legend(loc="best", fontsize="small")
+    figure.tight_layout()
+    buffer = io.BytesIO()
+    figure.savefig(buffer, format="png")
+    pyplot.close(figure)
+    write_bytes_atomically(Path(path), buffer.getvalue())
