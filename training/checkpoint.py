@@ -182,11 +182,12 @@ class RunFolder:
             shutil.rmtree(leftover, ignore_errors=True)
 
 
-def read_checkpoint_state(checkpoint: Path) -> dict:
-    """A checkpoint's ``state.json``, checked to hold the counters and lists a resumed run needs."""
+def read_checkpoint_state(checkpoint: Path, counters: tuple[str, ...] = STATE_COUNTERS) -> dict:
+    """A checkpoint's ``state.json``, checked to hold the ``counters`` and lists a resumed run needs
+    (the SB3 trainer's by default; the RLlib trainer counts iterations instead of updates)."""
     path = checkpoint / "state.json"
     state = read_json_object(path)
-    for key in STATE_COUNTERS:
+    for key in counters:
         if not _is_count(state.get(key)):
             raise CheckpointError(f"{path}: {key!r} must be an integer >= 0, not {state.get(key)!r}")
     if not isinstance(state.get("wall_seconds"), (int, float)) or isinstance(state["wall_seconds"], bool):

@@ -139,7 +139,7 @@ def _check_budget_left(config: TrainConfig, folder: RunFolder) -> None:
     checkpoint = folder.latest_checkpoint()
     if checkpoint is None:
         return
-    state = read_checkpoint_state(checkpoint)
+    state = read_checkpoint_state(checkpoint, ("timesteps",))  # either backend's checkpoint
     budget = config.budget
     if state["timesteps"] >= budget.total_timesteps:
         raise ConfigError(f"{folder.path} already trained {state['timesteps']:,} of budget.total_timesteps="

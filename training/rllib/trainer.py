@@ -45,6 +45,8 @@ from training.rllib.seating import LEARNER, SeatDrawer, bot_modules, snapshot_mo
 from training.trainer import TrainResult, _clock, _derived, _next, _now, evaluate_policy
 
 LEARNER_STATE = "learner.pt"
+RLLIB_COUNTERS = ("timesteps", "iterations", "next_snapshot", "next_evaluation", "next_checkpoint")
+"""The counters of an RLlib run's checkpoint state (``training.checkpoint.read_checkpoint_state``)."""
 
 
 def ppo_settings(config: TrainConfig) -> dict:
@@ -352,7 +354,7 @@ class RLlibTrainer:
     def _restore(self, checkpoint: Path) -> None:
         from ray.rllib.core import COMPONENT_LEARNER, COMPONENT_RL_MODULE
 
-        self.state.update(read_checkpoint_state(checkpoint))
+        self.state.update(read_checkpoint_state(checkpoint, RLLIB_COUNTERS))
         saved = load_tensors(checkpoint / LEARNER_STATE)
         self.algorithm.learner_group.set_state({COMPONENT_LEARNER: saved})
         modules = [module_id for module_id, weights in saved[COMPONENT_RL_MODULE].items() if weights]
