@@ -10,7 +10,6 @@ any other ``agents.load_policy`` spec asked game by game), so the draws cost not
 
 from __future__ import annotations
 
-import time
 from typing import Mapping
 
 import numpy as np
@@ -58,12 +57,9 @@ class VectorSelfPlayEnv(SkipBoVecEnv):
         return [kind for kind, index in self._bot_index.items()
                 if isinstance(self.seating.policies[index], PerObservationPolicy)]
 
-    def _seat_players(self, rows: np.ndarray) -> None:
-        """The learner's seat in each new hand (as ``SkipBoVecEnv``) and the pool's draw for every other seat."""
+    def _opponent_players(self, rows: np.ndarray, learner: np.ndarray) -> np.ndarray:
+        """The pool's draw for every seat but the learner's in each new hand."""
         n = self.rules.num_players
-        seeds = self.engine.seeds[rows]
-        learner = seeds % n if self.learner_seat is None else np.full(len(rows), self.learner_seat)
-        self._learner[rows] = learner
         players = np.empty((len(rows), n), dtype=np.int64)
         for k, row in enumerate(rows.tolist()):
             kinds = []
@@ -75,9 +71,7 @@ class VectorSelfPlayEnv(SkipBoVecEnv):
                 players[k, seat] = self._bot_index[kind] if step is None else self._snapshot_policy(step, rows)
                 kinds.append(kind)
             self._kinds[row] = "+".join(sorted(kinds))
-        self.seating.assign(rows, players)
-        self._episode_steps[rows] = 0
-        self._episode_start[rows] = time.time()
+        return players
 
     def _snapshot_policy(self, step: int, dealing: np.ndarray) -> int:
         """The seating index of snapshot ``step``, reusing the slot of a snapshot the pool dropped."""

@@ -176,18 +176,24 @@ class SkipBoVecEnv(VecEnv):
         return ((left * others).sum(1) / others.sum(1) - own) / self.rules.stock_size
 
     def _seat_players(self, rows: np.ndarray) -> None:
-        """The learner's seat in each new hand, and the opponents around it."""
+        """The learner's seat in each new hand, and the opponents around it (:meth:`_opponent_players`)."""
         n = self.rules.num_players
         seeds = self.engine.seeds[rows]
         learner = seeds % n if self.learner_seat is None else np.full(len(rows), self.learner_seat)
         self._learner[rows] = learner
+        self.seating.assign(rows, self._opponent_players(rows, learner))
+        self._episode_steps[rows] = 0
+        self._episode_start[rows] = time.time()
+
+    def _opponent_players(self, rows: np.ndarray, learner: np.ndarray) -> np.ndarray:
+        """``players[i, seat]`` for the new hands in ``rows``: ``CALLER`` at the learner's seat,
+        player ``k % count`` of ``opponents`` ``k + 1`` places to its left."""
+        n = self.rules.num_players
         players = np.empty((len(rows), n), dtype=np.int64)
         for offset in range(n):
             player = (offset - 1) % self.opponents.count
             players[np.arange(len(rows)), (learner + offset) % n] = CALLER if offset == 0 else player
-        self.seating.assign(rows, players)
-        self._episode_steps[rows] = 0
-        self._episode_start[rows] = time.time()
+        return players
 
     def _advance(self, rows: np.ndarray) -> None:
         """Deal ``rows`` again (if over) and play until the learner is to act in each."""
