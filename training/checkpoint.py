@@ -41,6 +41,8 @@ LATEST = "latest.json"
 TENSORBOARD = "tensorboard"
 CHECKPOINT_NAME = re.compile(r"step_\d{9,}")
 STATE_COUNTERS = ("timesteps", "updates", "next_snapshot", "next_evaluation", "next_checkpoint")
+RLLIB_STATE_COUNTERS = ("timesteps", "iterations", "next_snapshot", "next_evaluation", "next_checkpoint")
+"""The counters of a checkpoint's state: the SB3 trainer counts updates, the RLlib trainer iterations."""
 
 
 class CheckpointError(ValueError):

@@ -54,10 +54,12 @@ from agents.loading import load_policy
 from agents.network import NetworkPolicy
 from agents.saved_model import encode_model
 from skipbo_env.encoding import OBS_SIZE
-from skipbo_env.provenance import versions
 from skipbo_env.files import check_creatable
+from skipbo_env.provenance import versions
 from skipbo_env.seeds import derived_seed
 from training.checkpoint import (
+    RLLIB_STATE_COUNTERS,
+    STATE_COUNTERS,
     CheckpointError,
     RunFolder,
     load_tensors,
@@ -139,7 +141,8 @@ def _check_budget_left(config: TrainConfig, folder: RunFolder) -> None:
     checkpoint = folder.latest_checkpoint()
     if checkpoint is None:
         return
-    state = read_checkpoint_state(checkpoint, ("timesteps",))  # either backend's checkpoint
+    counters = RLLIB_STATE_COUNTERS if config.backend == "rllib" else STATE_COUNTERS
+    state = read_checkpoint_state(checkpoint, counters)
     budget = config.budget
     if state["timesteps"] >= budget.total_timesteps:
         raise ConfigError(f"{folder.path} already trained {state['timesteps']:,} of budget.total_timesteps="

@@ -33,7 +33,7 @@ def _spawn(tmp_path: Path, *extra: str):
     env.pop("NO_COLOR", None)
     args = ["play", "--opponents", "greedy", "--stock-size", "10", "--seed", str(SEED), "--delay", "0",
             "--save", str(tmp_path / "game.json"), *extra]
-    return pexpect.spawn(SKIPBO, args, env=env, encoding="utf-8", timeout=20, dimensions=(50, 140), cwd=str(tmp_path))
+    return pexpect.spawn(SKIPBO, args, env=env, encoding="utf-8", timeout=60, dimensions=(50, 140), cwd=str(tmp_path))
 
 
 def _answer(child, line: str) -> str:

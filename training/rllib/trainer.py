@@ -39,14 +39,13 @@ from agents.saved_model import encode_model, read_model
 from skipbo_env.encoding import OBS_SIZE
 from skipbo_env.provenance import versions
 from skipbo_env.files import write_bytes_atomically, write_json_atomically
-from training.checkpoint import RunFolder, load_tensors, read_checkpoint_state, tensors_to_bytes
+from training.checkpoint import (RLLIB_STATE_COUNTERS, RunFolder, load_tensors, read_checkpoint_state,
+                                 tensors_to_bytes)
 from training.config import ConfigError, TrainConfig
 from training.rllib.seating import LEARNER, SeatDrawer, bot_modules, snapshot_module
 from training.trainer import TrainResult, _clock, _derived, _next, _now, evaluate_policy
 
 LEARNER_STATE = "learner.pt"
-RLLIB_COUNTERS = ("timesteps", "iterations", "next_snapshot", "next_evaluation", "next_checkpoint")
-"""The counters of an RLlib run's checkpoint state (``training.checkpoint.read_checkpoint_state``)."""
 
 
 def ppo_settings(config: TrainConfig) -> dict:
@@ -354,7 +353,7 @@ class RLlibTrainer:
     def _restore(self, checkpoint: Path) -> None:
         from ray.rllib.core import COMPONENT_LEARNER, COMPONENT_RL_MODULE
 
-        self.state.update(read_checkpoint_state(checkpoint, RLLIB_COUNTERS))
+        self.state.update(read_checkpoint_state(checkpoint, RLLIB_STATE_COUNTERS))
         saved = load_tensors(checkpoint / LEARNER_STATE)
         self.algorithm.learner_group.set_state({COMPONENT_LEARNER: saved})
         modules = [module_id for module_id, weights in saved[COMPONENT_RL_MODULE].items() if weights]
