@@ -85,7 +85,8 @@ When the hand ends, every agent's info holds `outcome` (`"win"`, `"draw"` or `"t
 ### Arguments
 
 `env(render_mode=None, reward="win", **settings)`: `render_mode` is `None`, `"ansi"` (`render()`
-returns the table as text) or `"human"` (prints it after every step); `reward` is `"win"` or
+returns the table as text), `"human"` (prints it after every step) or `"rgb_array"` (`render()`
+returns a picture of the table, uint8 height x width x 3, drawn by `skipbo_env.envs.picture`); `reward` is `"win"` or
 `"score"`. `reset(seed=None, options=None)` deals a new hand from the environment's generator
 (seeded by `seed`); `options={"dealer": seat}` fixes the dealer and `options={"state": dict}`
 starts from a saved position in the state format of RULES.md (same number of seats; the hand
@@ -119,12 +120,10 @@ from pettingzoo.utils import wrappers
 
 from skipbo_env.actions import NUM_ACTIONS
 from skipbo_env.encoding import OBS_HIGH, OBS_LOW, ObservationCache, as_action_id
-from skipbo_env.envs.common import check_reward_mode, deal_hand, hand_rewards, render_in_mode, table_rules
+from skipbo_env.envs.common import (RENDER_MODES, check_render_mode, check_reward_mode, deal_hand, hand_rewards,
+                                    render_in_mode, table_rules)
 from skipbo_env.game import Game
 from skipbo_env.rules import Rules
-
-RENDER_MODES = ("ansi", "human")
-
 
 def env(render_mode: str | None = None, reward: str = "win", rules: Rules | None = None, **settings) -> AECEnv:
     """The Skip-Bo AEC environment wrapped as PettingZoo's classic environments are.
@@ -229,11 +228,9 @@ class raw_env(AECEnv):  # noqa: N801 - PettingZoo's naming convention
     def __init__(self, render_mode: str | None = None, reward: str = "win", rules: Rules | None = None,
                  **settings) -> None:
         super().__init__()
-        if render_mode is not None and render_mode not in RENDER_MODES:
-            raise ValueError(f"render_mode={render_mode!r} is not allowed: use None, 'ansi' or 'human'")
         self.reward_mode = check_reward_mode(reward)
         self.rules = table_rules(rules, settings)
-        self.render_mode = render_mode
+        self.render_mode = check_render_mode(render_mode)
         self.possible_agents = [f"player_{seat}" for seat in range(self.rules.num_players)]
         self.agent_name_mapping = {agent: seat for seat, agent in enumerate(self.possible_agents)}
         self.observation_spaces = {agent: observation_space() for agent in self.possible_agents}

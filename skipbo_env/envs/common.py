@@ -80,13 +80,27 @@ def deal_hand(rules: Rules, options: dict, hand_seed: int) -> Game:
     return game
 
 
-def render_in_mode(render_mode: str | None, game: Game | None, **view) -> str | None:
-    """``render()`` of both environments: ``"ansi"`` returns the table, ``"human"`` prints it."""
+RENDER_MODES = ("ansi", "human", "rgb_array")
+
+
+def check_render_mode(render_mode: str | None) -> str | None:
+    if render_mode is not None and render_mode not in RENDER_MODES:
+        raise ValueError(f"render_mode={render_mode!r} is not allowed: use None, {', '.join(map(repr, RENDER_MODES))}")
+    return render_mode
+
+
+def render_in_mode(render_mode: str | None, game: Game | None, **view):
+    """``render()`` of both environments: ``"ansi"`` returns the table as text, ``"human"`` prints
+    it, ``"rgb_array"`` returns a picture of it (:mod:`skipbo_env.envs.picture`, uint8 H x W x 3)."""
     if render_mode is None:
         gymnasium.logger.warn("You are calling render method without specifying any render mode.")
         return None
     if game is None:
         raise RuntimeError("render() needs a hand: call reset() first")
+    if render_mode == "rgb_array":
+        from skipbo_env.envs.picture import render_picture  # matplotlib, loaded only for pictures
+
+        return render_picture(game, **view)
     text = render_table(game, **view)
     if render_mode == "human":
         print(text)

@@ -40,9 +40,11 @@ When the opponents end a freshly dealt hand before the learner's first action (p
 with tiny stockpiles), :meth:`reset` deals again.
 
 ## Registration
-Importing this module registers it with Gymnasium as ``"skipbo/SkipBo-v0"``, built by
-``agents.environments.single_agent_env`` so that opponents may be named:
-``gymnasium.make("skipbo/SkipBo-v0", opponents="greedy", num_players=3)``.
+``import skipbo_env`` registers it with Gymnasium as ``"skipbo/SkipBo-v0"`` (without importing
+Gymnasium, :mod:`skipbo_env.envs.registration`), built by ``agents.environments.single_agent_env``
+so that opponents may be named: ``gymnasium.make("skipbo/SkipBo-v0", opponents="greedy",
+num_players=3)``. Gymnasium's ``TimeLimit`` stops an episode after 10,000 learner actions, a
+backstop behind ``max_turns``.
 
 ## Seeding
 ``reset(seed=...)`` seeds the one generator (``self.np_random``) from which the learner's seat
@@ -57,13 +59,14 @@ from gymnasium import spaces
 
 from skipbo_env.actions import NUM_ACTIONS
 from skipbo_env.encoding import OBS_HIGH, OBS_LOW, ObservationCache, as_action_id
-from skipbo_env.envs.common import check_reward_mode, deal_hand, hand_rewards, render_in_mode, table_rules
+from skipbo_env.envs.common import (RENDER_MODES, check_render_mode, check_reward_mode, deal_hand, hand_rewards,
+                                    render_in_mode, table_rules)
+from skipbo_env.envs.registration import ENV_ID, register_envs  # noqa: F401 - ENV_ID is part of this module's interface
 from skipbo_env.game import Game, IllegalActionError
 from skipbo_env.rules import Rules
 
 ILLEGAL_ACTION_MODES = ("terminate", "raise")
 MAX_REDEALS = 1000
-ENV_ID = "skipbo/SkipBo-v0"
 _OPTIONS = ("seat", "random_seat", "reward", "illegal_action", "illegal_reward", "render_mode")
 """The constructor's keywords that are not rule settings."""
 
@@ -88,7 +91,7 @@ def checked_policy(policy):
 class SingleAgentEnv(gymnasium.Env):
     """One seat of a Skip-Bo hand for a single learner (module docstring: spaces, rewards, seeding)."""
 
-    metadata = {"render_modes": ["ansi", "human"], "render_fps": 1}
+    metadata = {"render_modes": list(RENDER_MODES), "render_fps": 1}
 
     @staticmethod
     def rules_of(settings: dict) -> Rules:
@@ -105,14 +108,12 @@ class SingleAgentEnv(gymnasium.Env):
             raise ValueError(f"seat={seat!r} is not a seat of this table: use 0 to {n - 1}")
         if illegal_action not in ILLEGAL_ACTION_MODES:
             raise ValueError(f"illegal_action={illegal_action!r} is not allowed: use 'terminate' or 'raise'")
-        if render_mode is not None and render_mode not in self.metadata["render_modes"]:
-            raise ValueError(f"render_mode={render_mode!r} is not allowed: use None, 'ansi' or 'human'")
         self.reward_mode = check_reward_mode(reward)
         self.fixed_seat = int(seat)
         self.random_seat = bool(random_seat)
         self.illegal_action = illegal_action
         self.illegal_reward = float(illegal_reward)
-        self.render_mode = render_mode
+        self.render_mode = check_render_mode(render_mode)
         self.opponents = [checked_policy(policy) for policy in opponents_for(opponents, n - 1)]
         self.observation_space = spaces.Box(low=OBS_LOW, high=OBS_HIGH, dtype=np.float32)
         self.action_space = spaces.Discrete(NUM_ACTIONS)
@@ -203,5 +204,4 @@ class SingleAgentEnv(gymnasium.Env):
         return render_in_mode(self.render_mode, self.game, viewer=self.seat)
 
 
-if ENV_ID not in gymnasium.registry:
-    gymnasium.register(id=ENV_ID, entry_point="agents.environments:single_agent_env")
+register_envs()
