@@ -583,6 +583,44 @@ def _decode_seat(raw: list[int], base: int) -> dict:
     }
 
 
+# ---------------------------------------------------------------------- global state
+STATE_HAND_SCALE = 1 / 5
+STATE_STOCK_SCALE = 1 / 30
+STATE_SIZE = OBS_SIZE + MAX_SEATS * 2 * NUM_VALUES + NUM_VALUES
+"""Size of :func:`encode_state`'s vector (PettingZoo's ``state()``)."""
+
+
+def encode_state(game) -> np.ndarray:
+    """The whole position, private cards included, as one float32 vector (PettingZoo's ``state()``).
+
+    Layout (``STATE_SIZE = OBS_SIZE + 169``), seats absolute (seat 0 first, absent seats zero)::
+
+        offset            size  scale    feature
+        0                 OBS   as above encode_observation(game, 0): everything public, seat 0's hand
+        OBS + 26 * s        13  1/5      hand of seat s: cards per value 1..13   (s = 0..5)
+        OBS + 26 * s + 13   13  1/30     stockpile of seat s: cards per value 1..13, the top included
+        OBS + 156           13  1/12..   draw pile: cards per value 1..13 (scales of ``unseen``)
+
+    Left out: the order of the cards in the stockpiles and the draw pile (what the next draws
+    and the next stockpile tops will be), and the order of buried discard cards beyond what the
+    observation carries. Whose turn it is stands in seat 0's observation (``to_act``).
+    """
+    vec = np.zeros(STATE_SIZE, dtype=np.float32)
+    vec[:OBS_SIZE] = encode_observation(game, 0)
+    start = OBS_SIZE
+    for seat in range(game.num_players):
+        vec[start:start + NUM_VALUES] = np.asarray(game.hand_counts[seat][1:]) * STATE_HAND_SCALE
+        counts = np.bincount(np.asarray(game.stocks[seat], dtype=np.intp), minlength=NUM_VALUES + 1)[1:]
+        vec[start + NUM_VALUES:start + 2 * NUM_VALUES] = counts * STATE_STOCK_SCALE
+        start += 2 * NUM_VALUES
+    draw = np.bincount(np.asarray(game.draw_pile, dtype=np.intp), minlength=NUM_VALUES + 1)[1:]
+    vec[-NUM_VALUES:] = draw * SCALE[_UNSEEN]
+    return vec
+
+
+STATE_HIGH = np.concatenate([OBS_HIGH, np.full(STATE_SIZE - OBS_SIZE, np.finfo(np.float32).max, dtype=np.float32)])
+
+
 def layout_table() -> str:
     """The layout as text rows ``offset size name``, generated from the code (tests compare it to the docstring)."""
     return "\n".join(f"{start:6d} {size:5d}  {name}" for name, start, size in LAYOUT_ROWS)
@@ -590,7 +628,7 @@ def layout_table() -> str:
 
 __all__ = [
     "DISCARD_DEPTH", "EARLIER_OBS_SIZES", "LAYOUT_ROWS", "MAX_SEATS", "OBS_HIGH", "OBS_LOW", "OBS_SIZE", "SCALE",
-    "SEAT_BLOCK", "SEAT_START", "ObservationCache", "action_mask", "as_action_id", "decode_hand",
-    "decode_observation", "encode_observation",
+    "SEAT_BLOCK", "SEAT_START", "STATE_HIGH", "STATE_SIZE", "ObservationCache", "action_mask", "as_action_id",
+    "decode_hand", "decode_observation", "encode_observation", "encode_state",
     "layout_table", "observe",
 ]

@@ -79,8 +79,17 @@ target (`match_end={"target": T}`, 500 by default; 500 when the match is played 
 as a single hand). A two-player win with 7 cards left in the other stockpile pays
 `(25 + 7 * 5) / 500 = 0.12`.
 
-When the hand ends, every agent's info holds `outcome` (`"win"`, `"draw"` or `"truncated"`),
-`winners` (agent names) and `points` (that agent's points for the hand).
+Every agent's info holds the same keys from `reset` on: `outcome` (`""` while the hand is in
+play, then `"win"`, `"draw"` or `"truncated"`), `won` (that agent or its team won), `points` (its
+points for the hand, 0 until the end) and `winners` (agent names, empty until the end), so
+replay buffers that allocate from the first step (Tianshou's) keep them.
+
+### State
+
+`state()` is the whole position as one float32 vector (`state_space`, `Box` of
+`skipbo_env.encoding.STATE_SIZE`): seat 0's observation, then every seat's hand and stockpile
+counted by value, then the draw pile counted by value (`skipbo_env.encoding.encode_state`); only
+the order of the stockpiles and the draw pile is left out. For centralised critics (MAPPO, QMIX).
 
 ### Arguments
 
@@ -119,9 +128,9 @@ from pettingzoo import AECEnv
 from pettingzoo.utils import wrappers
 
 from skipbo_env.actions import NUM_ACTIONS
-from skipbo_env.encoding import OBS_HIGH, OBS_LOW, ObservationCache, as_action_id
-from skipbo_env.envs.common import (RENDER_MODES, check_render_mode, check_reward_mode, deal_hand, hand_rewards,
-                                    render_in_mode, table_rules)
+from skipbo_env.encoding import STATE_HIGH, ObservationCache, as_action_id, encode_state
+from skipbo_env.envs.common import (RENDER_MODES, check_render_mode, check_reward_mode, deal_hand, hand_info,
+                                    hand_rewards, observation_space, render_in_mode, table_rules)
 from skipbo_env.game import Game
 from skipbo_env.rules import Rules
 
@@ -194,14 +203,6 @@ class OrderEnforcingWrapper(DirectAttributes, wrappers.OrderEnforcingWrapper):
     """PettingZoo's OrderEnforcingWrapper with direct per-step attributes."""
 
 
-def observation_space() -> spaces.Dict:
-    """The observation space every agent of every table shares."""
-    return spaces.Dict({
-        "observation": spaces.Box(low=OBS_LOW, high=OBS_HIGH, dtype=np.float32),
-        "action_mask": spaces.Box(low=0, high=1, shape=(NUM_ACTIONS,), dtype=np.int8),
-    })
-
-
 class ActionSpace(spaces.Discrete):
     """``Discrete(145)`` whose ``contains`` answers a Python int without numpy, with the same answers.
 
@@ -235,6 +236,7 @@ class raw_env(AECEnv):  # noqa: N801 - PettingZoo's naming convention
         self.agent_name_mapping = {agent: seat for seat, agent in enumerate(self.possible_agents)}
         self.observation_spaces = {agent: observation_space() for agent in self.possible_agents}
         self.action_spaces = {agent: ActionSpace(NUM_ACTIONS) for agent in self.possible_agents}
+        self.state_space = spaces.Box(low=0, high=STATE_HIGH, dtype=np.float32)
         self.game: Game | None = None
         self._rng: np.random.Generator | None = None
         self._observations = ObservationCache()
@@ -254,13 +256,17 @@ class raw_env(AECEnv):  # noqa: N801 - PettingZoo's naming convention
         self._cumulative_rewards = dict.fromkeys(self.agents, 0.0)
         self.terminations = dict.fromkeys(self.agents, False)
         self.truncations = dict.fromkeys(self.agents, False)
-        self.infos = {agent: {} for agent in self.agents}
+        self.infos = {agent: hand_info(self.game, seat, self.possible_agents) for seat, agent in enumerate(self.agents)}
         self.agent_selection = self.possible_agents[self.game.current_seat]
         if self.render_mode == "human":
             self.render()
 
     def observe(self, agent: str) -> dict:
         return self._observations.observe(self.game, self.agent_name_mapping[agent])
+
+    def state(self) -> np.ndarray:
+        """The whole position, every hand and stockpile included (``skipbo_env.encoding.encode_state``)."""
+        return encode_state(self.game)
 
     def step(self, action) -> None:
         agent = self.agent_selection
@@ -285,12 +291,10 @@ class raw_env(AECEnv):  # noqa: N801 - PettingZoo's naming convention
             self.truncations = done
         else:
             self.terminations = done
-        points = game.points()
-        winners = [self.possible_agents[seat] for seat in game.winners]
         for seat, reward in enumerate(hand_rewards(game, self.reward_mode)):
             agent = self.possible_agents[seat]
             self.rewards[agent] = reward
-            self.infos[agent] = {"outcome": game.outcome, "winners": winners, "points": points[seat]}
+            self.infos[agent] = hand_info(game, seat, self.possible_agents)
         self._accumulate_rewards()
 
     def render(self) -> str | None:

@@ -93,3 +93,98 @@ def test_more_seats_make_a_taller_picture():
 def test_an_unknown_render_mode_names_the_allowed_ones():
     with pytest.raises(ValueError, match="'ansi', 'human', 'rgb_array'"):
         skipbo_env.raw_env(render_mode="video")
+
+
+def single_agent_infos(seed: int, **kwargs) -> list[dict]:
+    from agents import load_policy
+
+    environment = skipbo_env.SingleAgentEnv(opponents=load_policy("random"), stock_size=5, **kwargs)
+    rng = np.random.default_rng(seed)
+    observation, info = environment.reset(seed=seed)
+    infos = [info]
+    done = False
+    while not done:
+        legal = np.flatnonzero(environment.action_masks())
+        observation, _, terminated, truncated, info = environment.step(int(rng.choice(legal)))
+        infos.append(info)
+        done = terminated or truncated
+    return infos
+
+
+def test_single_agent_infos_have_the_same_keys_and_types_at_every_step():
+    infos = single_agent_infos(seed=4)
+    assert len(infos) > 2
+    assert {tuple(sorted(info)) for info in infos} == {tuple(sorted(infos[-1]))}
+    assert all(type(info[key]) is type(infos[-1][key]) for info in infos for key in info)
+    assert [info["outcome"] for info in infos[:-1]] == [""] * (len(infos) - 1)
+    assert infos[-1]["outcome"] in ("win", "draw", "truncated")
+    assert infos[-1]["won"] == (infos[-1]["seat"] in infos[-1]["winners"])
+
+
+def test_aec_infos_have_the_same_keys_before_and_after_the_hand_ends():
+    environment = skipbo_env.env(num_players=3, stock_size=4)
+    environment.reset(seed=1)
+    rng = np.random.default_rng(1)
+    first = {agent: dict(info) for agent, info in environment.infos.items()}
+    assert all(info == {"outcome": "", "won": False, "points": 0, "winners": []} for info in first.values())
+    final = {}
+    for agent in environment.agent_iter():
+        observation, _, terminated, truncated, info = environment.last()
+        assert set(info) == {"outcome", "won", "points", "winners"}
+        if terminated or truncated:
+            final[agent] = info
+            environment.step(None)
+        else:
+            assert info["outcome"] == ""
+            environment.step(int(rng.choice(np.flatnonzero(observation["action_mask"]))))
+    game = environment.unwrapped.game
+    assert {info["outcome"] for info in final.values()} == {game.outcome}
+    assert [agent for agent, info in sorted(final.items()) if info["won"]] == [f"player_{s}" for s in game.winners]
+
+
+def test_tianshou_buffer_stores_every_step_info_of_an_episode():
+    tianshou_data = pytest.importorskip("tianshou.data")
+    infos = single_agent_infos(seed=2)
+    buffer = tianshou_data.ReplayBuffer(len(infos))
+    for info in infos:
+        buffer.add(tianshou_data.Batch(obs=np.zeros(2), act=0, rew=0.0, terminated=False, truncated=False,
+                                       obs_next=np.zeros(2), info={k: v for k, v in info.items() if k != "winners"}))
+    assert list(buffer.info.outcome[:len(infos)]) == [info["outcome"] for info in infos]
+    assert list(buffer.info.won[:len(infos)]) == [info["won"] for info in infos]
+
+
+def test_dict_observation_gives_the_vector_and_the_mask_as_the_aec_env_does():
+    from agents import load_policy
+
+    environment = skipbo_env.SingleAgentEnv(opponents=load_policy("greedy"), observation="dict", num_players=3)
+    observation, info = environment.reset(seed=7)
+    assert set(observation) == {"observation", "action_mask"}
+    assert environment.observation_space.contains(observation)
+    assert np.array_equal(observation["action_mask"], info["action_mask"])
+    assert np.array_equal(observation["observation"], skipbo_env.encode_observation(environment.game, environment.seat))
+    aec = skipbo_env.env(num_players=3)
+    assert environment.observation_space == aec.observation_space("player_0")
+    with pytest.raises(ValueError, match="observation='image' is not allowed: use 'flat' or 'dict'"):
+        skipbo_env.SingleAgentEnv(opponents=load_policy("greedy"), observation="image")
+
+
+def test_state_holds_every_hand_and_stockpile_by_value():
+    from skipbo_env.encoding import OBS_SIZE, STATE_SIZE
+    from skipbo_env.cards import NUM_VALUES
+
+    environment = skipbo_env.env(num_players=3, stock_size=6)
+    environment.reset(seed=5)
+    game = environment.unwrapped.game
+    state = environment.state()
+    assert state.shape == (STATE_SIZE,) and environment.unwrapped.state_space.contains(state)
+    assert np.array_equal(state[:OBS_SIZE], skipbo_env.encode_observation(game, 0))
+    for seat in range(3):
+        start = OBS_SIZE + 2 * NUM_VALUES * seat
+        assert np.allclose(state[start:start + NUM_VALUES] * 5, game.hand_counts[seat][1:])
+        stock = np.rint(state[start + NUM_VALUES:start + 2 * NUM_VALUES] * 30)
+        assert stock.sum() == len(game.stocks[seat]) == 6
+        assert stock[game.stocks[seat][-1] - 1] >= 1
+    absent = state[OBS_SIZE + 2 * NUM_VALUES * 3:STATE_SIZE - NUM_VALUES]
+    assert not absent.any()
+    draw = state[-NUM_VALUES:] / skipbo_env.encoding.SCALE[skipbo_env.encoding.GLOBAL_OFFSETS["unseen"]:][:NUM_VALUES]
+    assert np.rint(draw).sum() == len(game.draw_pile)
