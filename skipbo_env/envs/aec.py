@@ -13,7 +13,7 @@ A PettingZoo AEC environment for the card game Skip-Bo, every rule of RULES.md i
 | Agents             | 2 to 6 (`num_players`)                                           |
 | Action Shape       | Discrete(145)                                                    |
 | Action Values      | 0 ... 144                                                        |
-| Observation Shape  | `observation`: (734,) float32; `action_mask`: (145,) int8        |
+| Observation Shape  | `observation`: (812,) float32; `action_mask`: (145,) int8        |
 | Observation Values | `observation`: [0, float32 max], flags and one-hot parts [0, 1]  |
 
 Skip-Bo is a shedding game: every seat races to play off its stockpile onto shared building
@@ -34,9 +34,9 @@ its end-turn action; then the next seat acts.
 
 The observation is a dictionary with an `'observation'` element, the flat vector described in
 `skipbo_env.encoding` (hand counts, every seat's stockpile top and size, discard piles to
-`DISCARD_DEPTH = 8` cards with their sizes, the building piles' next values, draw pile and
-completed-pile sizes, unseen cards per value, table size and variant flags, the plays left this
-turn under `max_turn_plays`), and an
+`DISCARD_DEPTH = 8` cards with their sizes and the cards below counted by value, the building
+piles' next values, draw pile and completed-pile sizes, unseen cards per value, table size and
+variant flags, the plays left this turn under `max_turn_plays`), and an
 `'action_mask'`, described below. The vector is written from the observing agent's point of
 view: seat block 0 is that agent, block 1 the seat on its left, and so on, the partner marked
 in a partners game. Its size is the same for every table of 2-6 seats and every variant
@@ -116,6 +116,9 @@ again only the seat blocks the last action can change (the vectors are new array
 * v0, amended: the `max_turn_plays` rule (RULES.md, "A turn that never ends"); the observation
   gains three turn-limit features at its end (734 values, the first 731 unchanged); `max_turns`
   defaults to 1000
+* v0, amended again: the discard cards under the top `DISCARD_DEPTH` are counted by value per seat
+  at the end of the observation (812 values, the first 734 unchanged); `rgb_array` rendering;
+  the same info keys at every step; `state()`
 """
 
 from __future__ import annotations
