@@ -18,7 +18,7 @@ import time
 from typing import Sequence
 
 from skipbo_env.rules import Rules
-from agents.loading import load_policy
+from agents.loading import load_policy, short_name
 from evaluation.errors import AgentError, EngineError
 from evaluation.python_runner import PolicyTable, run_here, run_in_workers
 from evaluation.results import TournamentResult
@@ -29,10 +29,10 @@ __all__ = ["AgentError", "EngineError", "agent_names", "run_tournament"]
 
 
 def agent_names(agents: Sequence) -> list[str]:
-    """Display names: the spec text (or the policy's ``name``/class), made unique with ``#2``, ``#3``."""
+    """Display names: the spec's short name or text (or the policy's ``name``/class), made unique with ``#2``, ``#3``."""
     names = []
     for agent in agents:
-        base = agent if isinstance(agent, str) else getattr(agent, "name", None) or type(agent).__name__
+        base = short_name(agent) if isinstance(agent, str) else getattr(agent, "name", None) or type(agent).__name__
         name, copy = base, 1
         while name in names:
             copy += 1

@@ -179,3 +179,15 @@ def test_the_command_says_which_engine_played_and_why(tmp_path, capsys):
         in capsys.readouterr().out
     data = json.loads(out.read_text())
     assert data["engine"] == "python" and "policy seed" in data["seeds"]["derivation"]
+
+
+def test_a_named_spec_is_reported_under_its_short_name(tmp_path, capsys):
+    path = tmp_path / "mybot.py"
+    path.write_text("from agents.greedy import GreedyBot\n\nclass StockFirst(GreedyBot):\n    pass\n")
+    out = tmp_path / "r.json"
+    code = main(["evaluate", "--agents", f"mine={path}:StockFirst", "g=greedy", "--games", "4", "--stock-size", "5",
+                 "--json", str(out), "--no-progress"])
+    assert code == 0
+    data = json.loads(out.read_text())
+    assert set(data["agents"]) == {"mine", "g"}
+    assert "mine" in capsys.readouterr().out
