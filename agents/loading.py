@@ -8,6 +8,10 @@ Accepted specs:
 - ``package.module:ClassName``: a class importable from an installed module;
 - ``path/to/file.py:ClassName``: a class in a researcher's own file, loaded without installing.
 
+Any of them may be given a short name first, ``name=spec`` (``mine=bots/mybot.py:StockFirst``;
+a name is letters, digits, ``_``, ``.`` and ``-``, starting with a letter or ``_``): tournament
+reports, ``skipbo play``'s table and TensorBoard tags show the name instead of the spec.
+
 Any of them may end with options passed to the constructor, after a colon:
 ``planner:hold_wilds=false,search=true``, ``my_bots.py:MyBot:depth=3``. Values are read as
 ``true``/``false``, ``none``, integers, floats, or else kept as text. Each class is instantiated
@@ -28,6 +32,7 @@ import importlib
 import importlib.util
 import inspect
 import os
+import re
 import sys
 
 from agents.greedy import GreedyBot
@@ -40,8 +45,31 @@ PRETRAINED = {"pretrained-2p": os.path.join(os.path.dirname(__file__), "pretrain
 
 ACCEPTED = (
     f"a bot name ({', '.join(BOTS)}), a shipped model ({', '.join(PRETRAINED)}), a saved model file (.zip or .pt), package.module:ClassName, "
-    "or path/to/file.py:ClassName; options may follow after a colon, e.g. planner:hold_wilds=false"
+    "or path/to/file.py:ClassName; options may follow after a colon, e.g. planner:hold_wilds=false, "
+    "and a short name may come first, e.g. mine=bots/mybot.py:StockFirst"
 )
+
+
+NAMED_SPEC = re.compile(r"([A-Za-z_][A-Za-z0-9_.-]*)=(.+)", re.DOTALL)
+"""``name=spec``; the name has no ``:`` or ``/``, so ``planner:hold_wilds=false`` is not a name."""
+TAG_UNSAFE = re.compile(r"[^A-Za-z0-9_.-]")
+
+
+def split_name(spec: str) -> tuple[str | None, str]:
+    """``("mine", "bots/mybot.py:StockFirst")`` for ``"mine=bots/mybot.py:StockFirst"``; ``(None, spec)`` else."""
+    named = NAMED_SPEC.fullmatch(spec.strip())
+    return (named.group(1), named.group(2).strip()) if named else (None, spec)
+
+
+def short_name(spec: str) -> str:
+    """What reports show for a spec: its name, or the spec itself when it has none."""
+    name, _ = split_name(spec)
+    return name if name is not None else spec
+
+
+def tag_name(spec: str) -> str:
+    """A spec as a TensorBoard tag part: its short name, every character but ``A-Za-z0-9_.-`` as ``_``."""
+    return TAG_UNSAFE.sub("_", short_name(spec))
 
 
 RUNS_CODE = ("module:Class and file.py:Class import and run that Python code, so name only code you trust; "
@@ -66,7 +94,7 @@ def load_policy(spec, seed: int | None = None):
         return spec
     if not isinstance(spec, str) or not spec.strip():
         raise PolicySpecError(f"policy spec {spec!r} is not a non-empty string: use {ACCEPTED}")
-    target, options = split_options(spec.strip())
+    target, options = split_options(split_name(spec.strip())[1])
     if target.endswith(MODEL_SUFFIXES):
         if options:
             raise PolicySpecError(f"policy spec {spec!r}: a saved model file takes no options")

@@ -119,7 +119,8 @@ def read_model(path: str | Path) -> tuple[dict, dict]:
     if {"data", "policy.pth"} <= entries:
         raise SavedModelError(
             f"{name} is a Stable-Baselines3 archive, whose 'data' entry holds pickled objects; "
-            "it is not loaded. Use the model.zip that `skipbo train` exports into the run folder."
+            "it is not loaded. Use the model.zip that `skipbo train` exports into the run folder, or convert "
+            f"it (tensors and plain JSON only) with: skipbo import-sb3 {name} OUT.zip"
         )
     payload = _load_tensors(data, name)
     if not isinstance(payload, dict) or not isinstance(payload.get("format"), str) \

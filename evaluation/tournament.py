@@ -18,7 +18,7 @@ import time
 from typing import Sequence
 
 from skipbo_env.rules import Rules
-from agents.loading import load_policy
+from agents.loading import load_policy, short_name
 from evaluation.errors import AgentError, EngineError
 from evaluation.python_runner import PolicyTable, run_here, run_in_workers
 from evaluation.results import TournamentResult
@@ -29,10 +29,10 @@ __all__ = ["AgentError", "EngineError", "agent_names", "run_tournament"]
 
 
 def agent_names(agents: Sequence) -> list[str]:
-    """Display names: the spec text (or the policy's ``name``/class), made unique with ``#2``, ``#3``."""
+    """Display names: the spec's short name or text (or the policy's ``name``/class), made unique with ``#2``, ``#3``."""
     names = []
     for agent in agents:
-        base = agent if isinstance(agent, str) else getattr(agent, "name", None) or type(agent).__name__
+        base = short_name(agent) if isinstance(agent, str) else getattr(agent, "name", None) or type(agent).__name__
         name, copy = base, 1
         while name in names:
             copy += 1
@@ -84,7 +84,7 @@ def run_tournament(
         engine_reason=engine_reason,
     )
     start = time.perf_counter()
-    bar = _progress_bar(len(specs), progress)
+    bar = progress_bar(len(specs), progress, f"{' vs '.join(names)} ({engine} engine)")
     try:
         _play(specs, names, agents, policies, rules, seed, save_dir, ray_address, result, bar)
     except KeyboardInterrupt:
@@ -143,7 +143,38 @@ def _ray_engine(engine: str, save_dir: str | None) -> str:
     return "python"
 
 
-def _progress_bar(total: int, enabled: bool):
+PROGRESS_LINES = 10
+"""Progress lines a tournament prints when its progress goes to a file or a pipe, not a terminal."""
+PROGRESS_SECONDS = 60.0
+"""... or one line at least this often, when the games are slow."""
+
+
+def progress_bar(total: int, enabled: bool, label: str, stream=None):
+    """Progress on ``stream`` (stderr): a labelled tqdm bar in a terminal, else :class:`ProgressLines`."""
+    stream = sys.stderr if stream is None else stream
+    if enabled and not stream.isatty():
+        return ProgressLines(total, label, stream)
     from tqdm import tqdm
 
-    return tqdm(total=total, unit="game", disable=None if enabled else True, file=sys.stderr, dynamic_ncols=True)
+    return tqdm(total=total, unit="game", desc=label, disable=not enabled, file=stream, dynamic_ncols=True)
+
+
+class ProgressLines:
+    """Progress as plain lines (for logs and CI): one per tenth of the games, or every minute."""
+
+    def __init__(self, total: int, label: str, stream) -> None:
+        self.total, self.label, self.stream = total, label, stream
+        self.done = 0
+        self.start = self.last_line = time.perf_counter()
+        self.step = max(total // PROGRESS_LINES, 1)
+
+    def update(self, count: int = 1) -> None:
+        before, self.done = self.done, self.done + count
+        now = time.perf_counter()
+        if self.done // self.step > before // self.step or now - self.last_line >= PROGRESS_SECONDS:
+            self.last_line = now
+            print(f"{self.label}: {self.done:,}/{self.total:,} games ({self.done / self.total:.0%}), "
+                  f"{now - self.start:.1f} s", file=self.stream, flush=True)
+
+    def close(self) -> None:
+        """Nothing to clear: every line is already written."""

@@ -23,7 +23,8 @@ MAX_WORKERS = 256
 def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--agents", nargs="+", required=True, metavar="SPEC",
                         help="policies to compare: bot names (random, greedy, planner), saved model files, "
-                             f"package.module:Class or path/to/file.py:Class; {RUNS_CODE}")
+                             f"package.module:Class or path/to/file.py:Class, each optionally named for the report: "
+                             f"mine=bots/mybot.py:StockFirst; {RUNS_CODE}")
     parser.add_argument("--games", type=arguments.bounded_int(1, arguments.MAX_GAMES), default=200, metavar="G",
                         help=f"games to play, 1 to {arguments.MAX_GAMES:,}, rounded up to whole sets of seatings "
                              "(default 200)")

@@ -28,6 +28,7 @@ SUBCOMMANDS = {
     "replay": ("skipbo_cli.replay", "step through a saved game move by move"),
     "evaluate": ("skipbo_cli.evaluate", "play a seeded tournament between policies and report win rates"),
     "train": ("skipbo_cli.train", "train an agent by masked PPO self-play from a YAML config"),
+    "import-sb3": ("skipbo_cli.import_sb3", "convert a MaskablePPO archive into a safe skipbo model file"),
     "serve": ("skipbo_web.serve", "play the agents and watch saved games in a browser"),
 }
 USER_ERRORS = (ValueError, OSError)

@@ -1,4 +1,4 @@
-"""The short keys a person types in ``skipbo play``, turned into the action ids of RULES.md.
+"""The short keys a person types in ``skipbo play``, turned into the action ids of docs/RULES.md.
 
 Keys (case does not matter; piles are numbered from 1, as on the table)::
 
@@ -11,7 +11,7 @@ Keys (case does not matter; piles are numbered from 1, as on the table)::
     d3 4        discard the 3 from your hand onto your discard pile 4 (ends the turn)
     dw 1        discard a SKIP-BO onto your discard pile 1
     e           end the turn (only with an empty hand when nothing can be drawn)
-    #17         the action with id 17 (see RULES.md, "Action ids")
+    #17         the action with id 17 (see docs/RULES.md, "Action ids")
     help, ?     these keys          moves, m   the moves you can make now
     table, t    draw the table      undo, u    take back your last play this turn
     quit, q     save the game and leave (Ctrl-C and Ctrl-D do the same)
@@ -55,7 +55,7 @@ Keys (piles are numbered from 1, as on the table; SB = a SKIP-BO card):
   d3 4        discard the 3 from your hand onto your discard pile 4: this ends your turn
   dw 1        discard a SKIP-BO onto your discard pile 1
   e           end your turn (only with an empty hand when nothing is left to draw)
-  #17         the action with id 17 (RULES.md, "Action ids")
+  #17         the action with id 17 (docs/RULES.md, "Action ids")
 Leave out the building pile when only one pile takes the card (s, h5, t3), and the
 discard pile when you have no discard pile yet (d3).
   moves (m)   list the moves you can make now      table     draw the table again

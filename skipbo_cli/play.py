@@ -49,7 +49,7 @@ import numpy as np
 from rich.console import Console
 from rich.text import Text
 
-from agents.loading import RUNS_CODE, load_policy
+from agents.loading import RUNS_CODE, load_policy, short_name
 from skipbo_env import Game, IllegalActionError, Match, Rules
 from skipbo_env.actions import FIRST_DISCARD, PARTNER_STOCK_SOURCE, STOCK_SOURCE
 from skipbo_env.encoding import observe
@@ -82,7 +82,8 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                      "watch it again with: skipbo replay FILE")
     parser.add_argument("--opponents", nargs="+", default=["greedy"], metavar="POLICY",
                         help="the other seats, in order: bot names (random, greedy, planner), saved model files, "
-                             f"module:Class or file.py:Class (default: greedy); {RUNS_CODE}")
+                             f"module:Class or file.py:Class, each optionally named: mine=bots/mybot.py:StockFirst "
+                             f"(default: greedy); {RUNS_CODE}")
     parser.add_argument("--seat", type=int, default=0, metavar="N", help="your seat, 0 to players-1 (default 0)")
     parser.add_argument("--seed", type=arguments.seed, default=None,
                         help="seed of the deal and of the opponents, >= 0 (default: a fresh one, printed)")
@@ -111,7 +112,8 @@ def run(args: argparse.Namespace) -> int:
     if sys.stdin.isatty():
         import readline  # noqa: F401  (line editing and history for input())
     match = args.match or (args.match_end is not None and "single_hand" not in args.match_end)
-    session = PlaySession(console, rules, seed, args.seat, policies, seat_specs, match=match,
+    names = [short_name(spec) for spec in seat_specs]
+    session = PlaySession(console, rules, seed, args.seat, policies, names, match=match,
                           delay=args.delay, save_path=args.save, autoplay=args.autoplay is not None)
     return session.run()
 

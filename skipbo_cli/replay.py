@@ -5,13 +5,19 @@ Usage::
     skipbo replay games/play-20250101-120000-seed7.json        # Enter = next move, q = quit
     skipbo replay game.json --all                               # print it whole, no waiting
     skipbo replay match.json --hand 3 --by-turn --seat 0        # one hand, a turn per step, seat 0's view
+    skipbo replay game.json --png table.png --move 40           # a picture of the table after 40 moves
 
 FILE is any of: a game record (``Game.record()``, as ``skipbo play`` and
 ``skipbo evaluate --save-games`` write it, extra keys allowed), a match file of
 ``skipbo play --match`` (``"format": "skipbo-match/1"``: every hand in order), or a JSON list
 of game records. Before each move the table is drawn (every hand open, or only what ``--seat``
 sees) and the move is told in words with who played it. While stepping: Enter plays the next
-move (or turn), ``a`` prints the rest without waiting, ``q`` quits.
+move (or turn), ``b`` goes back one move, ``g N`` jumps to move N, ``a`` prints the rest without
+waiting, ``q`` quits; any other key lists these.
+
+``--png OUT.png`` draws the table as a picture instead (``skipbo_env.envs.picture``: building
+piles, every stockpile top and size, the discard piles, the hand of ``--seat`` or else of the
+seat to act) after ``--move N`` moves (0 = the deal; default: the final position) and writes it.
 
 When the file holds the saved final position (``final_state``), or the hand's ``outcome`` and
 ``winners``, the replay checks that it arrives at exactly that and says so; a mismatch exits
@@ -22,6 +28,7 @@ from __future__ import annotations
 
 import argparse
 import json
+from pathlib import Path
 
 from rich.console import Console
 from rich.text import Text
@@ -44,6 +51,9 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--seat", type=int, metavar="N", help="show the table as seat N sees it (default: all hands open)")
     parser.add_argument("--by-turn", action="store_true", help="draw the table and wait once per turn, not per move")
     parser.add_argument("--no-color", action="store_true", help="plain text, no colors or styles")
+    parser.add_argument("--png", metavar="OUT.png", help="write a picture of the table (after --move N moves) and exit")
+    parser.add_argument("--move", type=int, metavar="N",
+                        help="with --png: the table after N moves (0 = the deal; default: the final position)")
 
 
 class SavedHand:
@@ -143,6 +153,10 @@ def run(args: argparse.Namespace) -> int:
         if not 1 <= args.hand <= len(hands):
             raise SystemExit(f"skipbo replay: error: --hand {args.hand}: {args.file} holds hands 1 to {len(hands)}")
         hands = [hands[args.hand - 1]]
+    if args.png is not None:
+        return write_picture(hands[0], args.png, args.move, args.seat)
+    if args.move is not None:
+        raise SystemExit("skipbo replay: error: --move N goes with --png OUT.png (stepping takes g N)")
     console = Console(highlight=False, markup=False, color_system=None if args.no_color else "auto")
     viewer = ReplayViewer(console, wait=not args.all, seat=args.seat, by_turn=args.by_turn)
     status = 0
@@ -176,12 +190,18 @@ class ReplayViewer:
         self.console.rule(f"Replay{': ' + hand.label if hand.label else ''} · seed {hand.record.get('seed')} · "
                           f"{len(actions)} moves")
         names = hand.names if len(hand.names) == game.num_players else [""] * game.num_players
-        for index, action in enumerate(actions):
-            if not self._show_move(game, names, index, len(actions), action):
+        index = 0
+        while index < len(actions):
+            target = self._show_move(game, names, index, len(actions), actions[index])
+            if target is None:
                 return None
+            if target != index + 1:
+                game = Game.replay({**hand.record, "actions": actions[:target]})
+            index = target
         return self._finish(game, hand, names)
 
-    def _show_move(self, game: Game, names: list[str], index: int, total: int, action: int) -> bool:
+    def _show_move(self, game: Game, names: list[str], index: int, total: int, action: int) -> int | None:
+        """Show and play move ``index``; the index of the move to show next (``None``: the viewer quits)."""
         new_turn = index == 0 or game.plays_this_turn == 0
         if not self.by_turn or new_turn:
             self.console.print()
@@ -201,19 +221,24 @@ class ReplayViewer:
             line.append(effect, style="cyan")
         self.console.print(line)
         ends_step = not self.by_turn or game.is_over or game.current_seat != before.seat or game.turn != before.turn
-        return self._next(ends_step and index + 1 < total)
+        return self._next(ends_step and index + 1 < total, index, total)
 
-    def _next(self, pause: bool) -> bool:
-        """Wait for Enter when stepping; ``False`` when the viewer quits."""
+    def _next(self, pause: bool, index: int, total: int) -> int | None:
+        """When stepping, ask which move to show next (after move ``index``); ``None`` when the viewer quits."""
         if not (self.wait and pause):
-            return True
-        try:
-            answer = input("Enter: next, a: all the rest, q: quit> ").strip().lower()
-        except EOFError:
-            return False
-        if answer == "a":
-            self.wait = False
-        return answer not in ("q", "quit")
+            return index + 1
+        while True:
+            try:
+                answer = input("Enter: next, b: back, g N: go to move N, a: all the rest, q: quit> ").strip().lower()
+            except EOFError:
+                return None
+            target = _answer_target(answer, index, total)
+            if target == "all":
+                self.wait = False
+                return index + 1
+            if isinstance(target, int) or target is None:
+                return target
+            self.console.print(target)
 
     def _finish(self, game: Game, hand: SavedHand, names: list[str]) -> int:
         self.console.print()
@@ -226,6 +251,50 @@ class ReplayViewer:
         if hand.final_state is not None or "outcome" in hand.record:
             self.console.print("The replay matches the saved game exactly.")
         return 0
+
+
+KEYS_HELP = ("keys: Enter = next move, b = back one move, g N = go to move N (1 to {total}), a = all the rest "
+             "without waiting, q = quit")
+
+
+def _answer_target(answer: str, index: int, total: int):
+    """What a stepping answer asks for after move ``index``: the move to show next, ``None`` (quit),
+    ``"all"``, or the text to print when the answer is not a key (the list of keys)."""
+    if answer == "":
+        return index + 1
+    if answer in ("q", "quit"):
+        return None
+    if answer == "a":
+        return "all"
+    if answer == "b":
+        return max(index - 1, 0)
+    words = answer.split()
+    if words[0] == "g" and len(words) == 2 and words[1].isdigit() and 1 <= int(words[1]) <= total:
+        return int(words[1]) - 1
+    if words[0] == "g":
+        return f"g N: N is a move number from 1 to {total}"
+    return f"{answer!r} is not a key; " + KEYS_HELP.format(total=total)
+
+
+def write_picture(hand: SavedHand, path: str, moves: int | None, seat: int | None) -> int:
+    """Write a PNG of the table after ``moves`` moves of ``hand`` (all of them when ``None``)."""
+    from skipbo_env.envs.picture import png_bytes
+    from skipbo_env.files import check_creatable, write_bytes_atomically
+
+    actions = hand.record["actions"]
+    if moves is not None and not 0 <= moves <= len(actions):
+        raise SystemExit(f"skipbo replay: error: --move {moves}: this hand has moves 0 to {len(actions)}")
+    try:
+        game = Game.replay({**hand.record, "actions": actions[:len(actions) if moves is None else moves]})
+    except ValueError as error:
+        raise SystemExit(f"skipbo replay: error: {error}") from None
+    if seat is not None and not 0 <= seat < game.num_players:
+        raise SystemExit(f"skipbo replay: error: --seat {seat} is not a seat: use 0 to {game.num_players - 1}")
+    names = [name or f"seat {s}" for s, name in enumerate(hand.names)] if len(hand.names) == game.num_players else None
+    check_creatable(Path(path).resolve().parent)
+    write_bytes_atomically(path, png_bytes(game, viewer=seat, names=names))
+    print(f"wrote {path}: the table after {game.actions_taken} of {len(actions)} moves")
+    return 0
 
 
 def _differences(game: Game, hand: SavedHand) -> str:

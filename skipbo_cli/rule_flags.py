@@ -16,7 +16,7 @@ from skipbo_env.rules import MAX_DECKS
 
 
 def add_rule_flags(parser: argparse.ArgumentParser) -> None:
-    group = parser.add_argument_group("rule settings (RULES.md; defaults as there)")
+    group = parser.add_argument_group("rule settings (docs/RULES.md; defaults as there)")
     group.add_argument("--num-players", "--players", type=int, default=None, metavar="N", help="2 to 6 (default 2)")
     group.add_argument("--stock-size", type=int, default=None, metavar="N", help="default 30 (2-4 players) or 20 (5-6)")
     group.add_argument("--decks", type=bounded_int(1, MAX_DECKS), default=None, metavar="N",

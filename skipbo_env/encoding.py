@@ -14,14 +14,15 @@ Every feature is stored as ``raw value * scale`` (scale 1 for flags and one-hot 
 ``round(x / scale)`` recovers the exact integer. One-hot groups over card values use index
 ``value - 1`` (SKIP-BO = 13 is the last); an all-zero group means "no card".
 
-``DISCARD_DEPTH = 8``: the top 8 cards of every discard pile are in the vector (``discard_cards``,
-top card first); deeper cards are summarised by the pile size and, like every visible card,
-removed from ``unseen``. Eight covers the run a player builds on a pile in practice; the full
-pile stays public through ``Game.to_dict``.
+``DISCARD_DEPTH = 8``: the top 8 cards of every discard pile are in the vector in order
+(``discard_cards``, top card first); the cards below them, public too, are counted by value per
+seat (``buried_discards_r``: every card under the top 8 of that seat's four piles), and like every
+visible card removed from ``unseen``. What is left out is only the order of those buried cards
+and which of the seat's piles each lies in (the pile sizes are there); ``Game.to_dict`` keeps it.
 
-Layout (``OBS_SIZE = 734``; "x6" blocks repeat for relative seats 0-5, ``SEAT_BLOCK = 106``
+Layout (``OBS_SIZE = 812``; "x6" blocks repeat for relative seats 0-5, ``SEAT_BLOCK = 106``
 values each, seat ``r`` starting at ``95 + 106 * r``; offsets inside a seat block are relative;
-the turn-limit features come after the seat blocks, see "Earlier layouts")::
+the turn-limit and buried-card features come after the seat blocks, see "Earlier layouts")::
 
     offset  size  scale    feature
     ------  ----  -------  ---------------------------------------------------------------
@@ -58,13 +59,21 @@ the turn-limit features come after the seat blocks, see "Earlier layouts")::
        732     1  1/100    turn_plays_left: plays left this turn, max_turn_plays - plays_this_turn
                            (0 = no limit, or the limit is reached)
        733     1  1        turn_play_limit_reached (no further play is legal this turn)
+       734    13  1/12     buried_discards_0: my discard cards under the top DISCARD_DEPTH of
+                           each pile, per value 1..13 (all four piles together)
+       747    13  1/12     buried_discards_1: the same for relative seat 1
+       760    13  1/12     buried_discards_2
+       773    13  1/12     buried_discards_3
+       786    13  1/12     buried_discards_4
+       799    13  1/12     buried_discards_5 (absent seats: zero)
 
 ``unseen`` counts the cards whose place I cannot see: the draw pile, the other hands and the
 stockpile cards under the tops. It is the deck minus my hand, every stockpile top, every
 discard pile (all of it), the building piles and the completed piles.
 
-Earlier layouts: ``EARLIER_OBS_SIZES = (731,)``. The first 731 entries are the layout before
-``max_turn_plays`` existed, unchanged; new features are only ever appended, so a model trained
+Earlier layouts: ``EARLIER_OBS_SIZES = (731, 734)``. The first 731 entries are the layout before
+``max_turn_plays`` existed, the first 734 the layout before the buried discard cards were
+counted, unchanged; new features are only ever appended, so a model trained
 on an earlier layout reads the prefix of that size (``agents.saved_model`` accepts such a model
 and ``agents.network.NetworkPolicy`` slices the vector).
 
@@ -144,12 +153,14 @@ def _build_layout() -> tuple[_Layout, dict[str, int], dict[str, int]]:
     glob["max_turn_plays"] = layout.add("max_turn_plays", 1, 1 / 100)
     glob["turn_plays_left"] = layout.add("turn_plays_left", 1, 1 / 100)
     glob["turn_play_limit_reached"] = layout.add("turn_play_limit_reached", 1, one_hot=True)
+    for seat in range(MAX_SEATS):
+        glob[f"buried_discards_{seat}"] = layout.add(f"buried_discards_{seat}", NUM_VALUES, 1 / 12)
     return layout, glob, seat_fields
 
 
 _LAYOUT, GLOBAL_OFFSETS, SEAT_OFFSETS = _build_layout()
 OBS_SIZE = _LAYOUT.size
-EARLIER_OBS_SIZES = (731,)
+EARLIER_OBS_SIZES = (731, 734)
 """Sizes of earlier layouts, each a prefix of this one (module docstring, "Earlier layouts")."""
 SEAT_BLOCK = SEAT_OFFSETS["discard_cards"] + NUM_DISCARD_PILES * DISCARD_DEPTH
 SEAT_START = GLOBAL_OFFSETS["building_size"] + NUM_BUILDING_PILES
@@ -176,6 +187,16 @@ _BUILDING_AT = list(zip(_BUILDING_NEXT, _BUILDING_SIZE))
 _DISCARDS_AT = [list(zip(tops, cards)) for tops, cards in zip(_DISCARD_TOP, _DISCARD_CARDS)]
 _SHOWN_STOP = -DISCARD_DEPTH - 1  # pile[:_SHOWN_STOP:-1]: the top DISCARD_DEPTH cards, top first
 _UNSEEN = slice(_G["unseen"], _G["unseen"] + NUM_VALUES)
+_BURIED = [_G[f"buried_discards_{r}"] for r in range(MAX_SEATS)]
+_BURIED_START = _BURIED[0]
+
+
+def _buried_counts(piles) -> np.ndarray | None:
+    """Cards per value 1..13 under the top ``DISCARD_DEPTH`` of each pile (``None`` when there are none)."""
+    buried = [card for pile in piles if len(pile) > DISCARD_DEPTH for card in pile[:-DISCARD_DEPTH]]
+    if not buried:
+        return None
+    return np.bincount(np.asarray(buried, dtype=np.intp), minlength=NUM_VALUES + 1)[1:]
 _HAND_SLICE = slice(_HAND, _HAND + NUM_VALUES)
 
 
@@ -270,6 +291,7 @@ def encode_observation(game, seat: int) -> np.ndarray:
             seen.append(stocks[s][-1])
     hand_sizes = game.hand_sizes
     discards = game.discards
+    buried = []
     for r in range(n):
         s = seat + r
         if s >= n:
@@ -287,8 +309,12 @@ def encode_observation(game, seat: int) -> np.ndarray:
                 small[top_at + pile[-1]] = 1
                 shown = pile[:_SHOWN_STOP:-1]
                 small[cards_at:cards_at + len(shown)] = shown
+                if len(pile) > DISCARD_DEPTH:
+                    buried.append(r)
     vec = np.array(small, dtype=np.float32)
     vec[table.counter_index] = counters
+    for r in dict.fromkeys(buried):
+        vec[_BURIED[r]:_BURIED[r] + NUM_VALUES] = _buried_counts(discards[(seat + r) % n])
     seen_counts = np.bincount(np.frombuffer(bytes(seen), dtype=np.uint8), minlength=NUM_VALUES + 1)
     vec[_UNSEEN] = table.deck - seen_counts[1:]
     vec[_UNSEEN] -= vec[_HAND_SLICE]
@@ -304,9 +330,10 @@ _BLOCK_HAND_SIZE = _S["hand_size"]
 _BLOCK_DISCARDS = [(_S["discard_size"] + p, _S["discard_top"] + NUM_VALUES * p - 1, _S["discard_cards"] + DISCARD_DEPTH * p)
                    for p in range(NUM_DISCARD_PILES)]  # (size, top one-hot - 1, cards) of each pile
 _SEATS_END = SEAT_START + SEAT_BLOCK * MAX_SEATS
-_TAIL_SIZE = OBS_SIZE - _SEATS_END
-# The cache's buffer of raw (unscaled) values: the vector's first SEAT_START entries, its tail, a 1 and a 0,
-# then one block per seat of the table, in seat order.
+_TAIL_SIZE = _BURIED_START - _SEATS_END
+# The cache's buffer of raw (unscaled) values: the vector's first SEAT_START entries, its tail (the turn-limit
+# features), a 1 and a 0, then one block per seat of the table, in seat order, then the buried-card counts of
+# each seat (NUM_VALUES each), in seat order.
 _BUF_TAIL = SEAT_START
 _BUF_ONE = _BUF_TAIL + _TAIL_SIZE
 _BUF_ZERO = _BUF_ONE + 1
@@ -325,10 +352,12 @@ def _buffer_index(rules, seat: int) -> np.ndarray:
     n = rules.num_players
     index = np.full(OBS_SIZE, _BUF_ZERO, dtype=np.intp)
     index[:SEAT_START] = np.arange(SEAT_START)
-    index[_SEATS_END:] = np.arange(_BUF_TAIL, _BUF_TAIL + _TAIL_SIZE)
+    index[_SEATS_END:_BURIED_START] = np.arange(_BUF_TAIL, _BUF_TAIL + _TAIL_SIZE)
     for r in range(n):
         block = _BUF_BLOCKS + SEAT_BLOCK * ((seat + r) % n)
         index[_SEAT_BASES[r]:_SEAT_BASES[r] + SEAT_BLOCK] = np.arange(block, block + SEAT_BLOCK)
+        buried = _BUF_BLOCKS + SEAT_BLOCK * n + NUM_VALUES * ((seat + r) % n)
+        index[_BURIED[r]:_BURIED[r] + NUM_VALUES] = np.arange(buried, buried + NUM_VALUES)
     if rules.partners:
         index[_SEAT_BASES[n // 2] + _S["is_partner"]] = _BUF_ONE
     return index
@@ -403,7 +432,8 @@ class ObservationCache:
         """A new game: the buffer with the settings of its rules."""
         table = self._table = _constants(game.rules)
         self.game = game
-        buffer = self._buffer = np.zeros(_BUF_BLOCKS + SEAT_BLOCK * game.num_players, dtype=np.float32)
+        buffer = self._buffer = np.zeros(_BUF_BLOCKS + (SEAT_BLOCK + NUM_VALUES) * game.num_players,
+                                         dtype=np.float32)
         buffer[:SEAT_START] = np.frombuffer(table.template[:SEAT_START], dtype=np.uint8)
         buffer[_BUF_ONE] = 1.0
         rules = table.rules
@@ -437,6 +467,9 @@ class ObservationCache:
         if large:  # a pile of 256 cards or more (many decks)
             for at, count in counters:
                 self._buffer[start + at] = count
+        buried_at = _BUF_BLOCKS + SEAT_BLOCK * game.num_players + NUM_VALUES * s
+        counts = _buried_counts(game.discards[s])
+        self._buffer[buried_at:buried_at + NUM_VALUES] = 0 if counts is None else counts
 
     def _encode_shared(self, game) -> None:
         """The counters and building piles, and what ``unseen`` starts from: the deck less every visible card."""
@@ -507,7 +540,8 @@ def decode_observation(vec) -> dict:
     """A readable dict of everything in the vector (keys listed in the module docstring's contract).
 
     Seats are relative as in the vector: ``seats[0]`` is me, ``seats[1]`` the seat on my left.
-    ``discards`` hold only the top ``DISCARD_DEPTH`` cards of each pile, bottom to top. The
+    ``discards`` hold only the top ``DISCARD_DEPTH`` cards of each pile, bottom to top;
+    ``buried_counts[v]`` counts the seat's cards of value ``v`` below them. The
     dict ``observe`` returns is accepted too.
     """
     if isinstance(vec, dict):
@@ -518,7 +552,7 @@ def decode_observation(vec) -> dict:
     raw = np.rint(vec / SCALE).astype(np.int64).tolist()
     n = int(np.argmax(vec[_G["num_players"]:_G["num_players"] + MAX_PLAYERS - MIN_PLAYERS + 1])) + MIN_PLAYERS
     hand_counts = [0] + raw[_G["hand"]:_G["hand"] + NUM_VALUES]
-    seats = [_decode_seat(raw, _SEAT_BASES[r]) for r in range(n)]
+    seats = [_decode_seat(raw, r) for r in range(n)]
     partner = next((r for r, info in enumerate(seats) if info["is_partner"]), None)
     to_act = next((r for r, info in enumerate(seats) if info["to_act"]), None)
     return {
@@ -566,7 +600,8 @@ def _one_hot_value(raw: list[int], before_first: int, size: int) -> int:
     return 0
 
 
-def _decode_seat(raw: list[int], base: int) -> dict:
+def _decode_seat(raw: list[int], r: int) -> dict:
+    base = _SEAT_BASES[r]
     discards = []
     for p in range(NUM_DISCARD_PILES):
         start = base + _S["discard_cards"] + DISCARD_DEPTH * p
@@ -578,9 +613,48 @@ def _decode_seat(raw: list[int], base: int) -> dict:
         "hand_size": raw[base + _S["hand_size"]],
         "discards": discards,
         "discard_sizes": raw[base + _S["discard_size"]:base + _S["discard_size"] + NUM_DISCARD_PILES],
+        "buried_counts": [0] + raw[_BURIED[r]:_BURIED[r] + NUM_VALUES],
         "is_partner": bool(raw[base + _S["is_partner"]]),
         "to_act": bool(raw[base + _S["to_act"]]),
     }
+
+
+# ---------------------------------------------------------------------- global state
+STATE_HAND_SCALE = 1 / 5
+STATE_STOCK_SCALE = 1 / 30
+STATE_SIZE = OBS_SIZE + MAX_SEATS * 2 * NUM_VALUES + NUM_VALUES
+"""Size of :func:`encode_state`'s vector (PettingZoo's ``state()``)."""
+
+
+def encode_state(game) -> np.ndarray:
+    """The whole position, private cards included, as one float32 vector (PettingZoo's ``state()``).
+
+    Layout (``STATE_SIZE = OBS_SIZE + 169``), seats absolute (seat 0 first, absent seats zero)::
+
+        offset            size  scale    feature
+        0                 OBS   as above encode_observation(game, 0): everything public, seat 0's hand
+        OBS + 26 * s        13  1/5      hand of seat s: cards per value 1..13   (s = 0..5)
+        OBS + 26 * s + 13   13  1/30     stockpile of seat s: cards per value 1..13, the top included
+        OBS + 156           13  1/12..   draw pile: cards per value 1..13 (scales of ``unseen``)
+
+    Left out: the order of the cards in the stockpiles and the draw pile (what the next draws
+    and the next stockpile tops will be), and the order of buried discard cards beyond what the
+    observation carries. Whose turn it is stands in seat 0's observation (``to_act``).
+    """
+    vec = np.zeros(STATE_SIZE, dtype=np.float32)
+    vec[:OBS_SIZE] = encode_observation(game, 0)
+    start = OBS_SIZE
+    for seat in range(game.num_players):
+        vec[start:start + NUM_VALUES] = np.asarray(game.hand_counts[seat][1:]) * STATE_HAND_SCALE
+        counts = np.bincount(np.asarray(game.stocks[seat], dtype=np.intp), minlength=NUM_VALUES + 1)[1:]
+        vec[start + NUM_VALUES:start + 2 * NUM_VALUES] = counts * STATE_STOCK_SCALE
+        start += 2 * NUM_VALUES
+    draw = np.bincount(np.asarray(game.draw_pile, dtype=np.intp), minlength=NUM_VALUES + 1)[1:]
+    vec[-NUM_VALUES:] = draw * SCALE[_UNSEEN]
+    return vec
+
+
+STATE_HIGH = np.concatenate([OBS_HIGH, np.full(STATE_SIZE - OBS_SIZE, np.finfo(np.float32).max, dtype=np.float32)])
 
 
 def layout_table() -> str:
@@ -590,7 +664,7 @@ def layout_table() -> str:
 
 __all__ = [
     "DISCARD_DEPTH", "EARLIER_OBS_SIZES", "LAYOUT_ROWS", "MAX_SEATS", "OBS_HIGH", "OBS_LOW", "OBS_SIZE", "SCALE",
-    "SEAT_BLOCK", "SEAT_START", "ObservationCache", "action_mask", "as_action_id", "decode_hand",
-    "decode_observation", "encode_observation",
+    "SEAT_BLOCK", "SEAT_START", "STATE_HIGH", "STATE_SIZE", "ObservationCache", "action_mask", "as_action_id",
+    "decode_hand", "decode_observation", "encode_observation", "encode_state",
     "layout_table", "observe",
 ]

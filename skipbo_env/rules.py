@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import dataclasses
+import difflib
 from typing import Any
 
 from skipbo_env.cards import CARDS_PER_DECK, HAND_SIZE
@@ -52,6 +53,11 @@ class Rules:
     win_points: int = 25
     stock_card_points: int = 5
     match_end: dict = dataclasses.field(default_factory=lambda: {"target": 500})
+
+    def __new__(cls, *args, **settings):
+        """Refuse an unknown keyword with ``ValueError`` naming the settings (not the bare ``TypeError``)."""
+        _check_setting_names(settings)
+        return super().__new__(cls)
 
     def __post_init__(self) -> None:
         if not is_int(self.num_players) or not MIN_PLAYERS <= self.num_players <= MAX_PLAYERS:
@@ -141,12 +147,19 @@ class Rules:
     def from_dict(cls, settings: dict) -> "Rules":
         if not isinstance(settings, dict):
             raise ValueError(f"rules must be a mapping of settings, got {type(settings).__name__}")
-        unknown = sorted(excerpt(name) for name in settings if name not in SETTING_NAMES)
-        if unknown:
-            raise ValueError(
-                f"unknown setting(s) {', '.join(unknown)}; the settings are {', '.join(SETTING_NAMES)}"
-            )
+        _check_setting_names(settings)  # before the call: a name that is not a string never reaches it
         return cls(**settings)
+
+
+def _check_setting_names(settings: dict) -> None:
+    """``ValueError`` for names that are not settings, with the closest setting where one is near."""
+    unknown = [name for name in settings if name not in SETTING_NAMES]
+    if not unknown:
+        return
+    hints = [f" (did you mean {close[0]}?)" if (close := difflib.get_close_matches(str(name), SETTING_NAMES, 1))
+             else "" for name in unknown]
+    named = ", ".join(excerpt(name) + hint for name, hint in sorted(zip(unknown, hints), key=lambda pair: str(pair[0])))
+    raise ValueError(f"unknown setting(s) {named}; the settings are {', '.join(SETTING_NAMES)}")
 
 
 def _copy(value: Any) -> Any:

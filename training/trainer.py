@@ -50,7 +50,7 @@ from typing import TextIO
 
 import numpy as np
 
-from agents.loading import load_policy
+from agents.loading import load_policy, tag_name
 from agents.network import NetworkPolicy
 from agents.saved_model import encode_model
 from skipbo_env.encoding import OBS_SIZE
@@ -461,12 +461,13 @@ class Trainer:
         self._keep_if_best(record)
         logger = self.model.logger
         for opponent, stats in results.items():
-            name = opponent.replace("/", "_")
+            name = tag_name(opponent)
             logger.record(f"eval/win_rate_vs_{name}", stats["win_rate"])
             logger.record(f"eval/ci95_low_vs_{name}", stats["ci95"][0])
             logger.record(f"eval/ci95_high_vs_{name}", stats["ci95"][1])
         for opponent, window in self.training_results.items():
-            logger.record(f"selfplay/win_rate_vs_{opponent}", float(np.mean(np.array(window) > 0)))
+            name = "+".join(tag_name(kind) for kind in opponent.split("+"))
+            logger.record(f"selfplay/win_rate_vs_{name}", float(np.mean(np.array(window) > 0)))
         logger.dump(self.state["timesteps"])
         summary = ", ".join(f"{o} {s['win_rate']:.1%} [{s['ci95'][0]:.1%}, {s['ci95'][1]:.1%}]"
                             for o, s in results.items())
@@ -541,7 +542,7 @@ class Trainer:
         self._print(f"final evaluation done in {_clock(time.perf_counter() - start)}")
         logger = self.model.logger
         for opponent, stats in results.items():
-            name = opponent.replace("/", "_")
+            name = tag_name(opponent)
             logger.record(f"final/win_rate_vs_{name}", stats["win_rate"])
             logger.record(f"final/ci95_low_vs_{name}", stats["ci95"][0])
             logger.record(f"final/ci95_high_vs_{name}", stats["ci95"][1])

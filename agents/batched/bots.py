@@ -26,6 +26,7 @@ from skipbo_env.vector.layout import RUNNING
 from skipbo_env.vector.jit import discard_id, jit, source_of
 from skipbo_env.vector.pcg import GENERATOR_WORDS, integers, seed_generator
 from agents.batched.planner import PLANNER_CODES, planner_action, planner_code
+from agents.loading import split_name
 
 MAX_SEED = 2**63
 
@@ -168,7 +169,7 @@ def kernel_bot_code(spec) -> int | None:
     option raises ``ValueError`` naming the allowed ones."""
     if not isinstance(spec, str):
         return None
-    name = spec.strip()
+    name = split_name(spec.strip())[1]  # "g=greedy" is greedy under a short name
     if name == "random":
         return RANDOM_BOT
     if name == "greedy":

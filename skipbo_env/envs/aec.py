@@ -13,7 +13,7 @@ A PettingZoo AEC environment for the card game Skip-Bo, every rule of RULES.md i
 | Agents             | 2 to 6 (`num_players`)                                           |
 | Action Shape       | Discrete(145)                                                    |
 | Action Values      | 0 ... 144                                                        |
-| Observation Shape  | `observation`: (734,) float32; `action_mask`: (145,) int8        |
+| Observation Shape  | `observation`: (812,) float32; `action_mask`: (145,) int8        |
 | Observation Values | `observation`: [0, float32 max], flags and one-hot parts [0, 1]  |
 
 Skip-Bo is a shedding game: every seat races to play off its stockpile onto shared building
@@ -34,9 +34,9 @@ its end-turn action; then the next seat acts.
 
 The observation is a dictionary with an `'observation'` element, the flat vector described in
 `skipbo_env.encoding` (hand counts, every seat's stockpile top and size, discard piles to
-`DISCARD_DEPTH = 8` cards with their sizes, the building piles' next values, draw pile and
-completed-pile sizes, unseen cards per value, table size and variant flags, the plays left this
-turn under `max_turn_plays`), and an
+`DISCARD_DEPTH = 8` cards with their sizes and the cards below counted by value, the building
+piles' next values, draw pile and completed-pile sizes, unseen cards per value, table size and
+variant flags, the plays left this turn under `max_turn_plays`), and an
 `'action_mask'`, described below. The vector is written from the observing agent's point of
 view: seat block 0 is that agent, block 1 the seat on its left, and so on, the partner marked
 in a partners game. Its size is the same for every table of 2-6 seats and every variant
@@ -85,14 +85,25 @@ decision `s'` after its decision `s` it gets `gamma * Phi(s') - Phi(s)`, and whe
 every agent that acted gets `-Phi` of its last decision, so a learner has a signal before it
 ever wins and the best policy does not change. `shaping="none"` (the default) pays the result only.
 
-When the hand ends, every agent's info holds `outcome` (`"win"`, `"draw"` or `"truncated"`),
-`winners` (agent names) and `points` (that agent's points for the hand).
+Every agent's info holds the same keys from `reset` on: `outcome` (`""` while the hand is in
+play, then `"win"`, `"draw"` or `"truncated"`), `won` (that agent or its team won), `points` (its
+points for the hand, 0 until the end) and `winners` (agent names, empty until the end), so
+replay buffers that allocate from the first step (Tianshou's) keep them.
+
+### State
+
+`state()` is the whole position as one float32 vector (`state_space`, `Box` of
+`skipbo_env.encoding.STATE_SIZE`): seat 0's observation, then every seat's hand and stockpile
+counted by value, then the draw pile counted by value (`skipbo_env.encoding.encode_state`); only
+the order of the stockpiles and the draw pile is left out. For centralised critics (MAPPO, QMIX).
 
 ### Arguments
 
 `env(render_mode=None, reward="win", shaping="none", gamma=0.99, **settings)`: `render_mode` is
-`None`, `"ansi"` (`render()` returns the table as text) or `"human"` (prints it after every step);
-`reward` is `"win"` or `"score"`; `shaping` and `gamma` as in "Rewards". `reset(seed=None, options=None)` deals a new hand from the environment's generator
+`None`, `"ansi"` (`render()` returns the table as text), `"human"` (prints it after every step)
+or `"rgb_array"` (`render()` returns a picture of the table, uint8 height x width x 3, drawn by
+`skipbo_env.envs.picture`); `reward` is `"win"` or `"score"`; `shaping` and `gamma` as in
+"Rewards". `reset(seed=None, options=None)` deals a new hand from the environment's generator
 (seeded by `seed`); `options={"dealer": seat}` fixes the dealer and `options={"state": dict}`
 starts from a saved position in the state format of RULES.md (same number of seats; the hand
 plays by the rules saved in the state, and a state saved with its generator, `"rng"`, resumes
@@ -112,6 +123,9 @@ again only the seat blocks the last action can change (the vectors are new array
 * v0, amended: the `max_turn_plays` rule (RULES.md, "A turn that never ends"); the observation
   gains three turn-limit features at its end (734 values, the first 731 unchanged); `max_turns`
   defaults to 1000
+* v0, amended again: the discard cards under the top `DISCARD_DEPTH` are counted by value per seat
+  at the end of the observation (812 values, the first 734 unchanged); `rgb_array` rendering;
+  the same info keys at every step; `state()`
 """
 
 from __future__ import annotations
@@ -124,20 +138,12 @@ from pettingzoo import AECEnv
 from pettingzoo.utils import wrappers
 
 from skipbo_env.actions import NUM_ACTIONS
-from skipbo_env.encoding import OBS_HIGH, OBS_LOW, ObservationCache, as_action_id
-from skipbo_env.envs.common import (
-    check_reward_mode,
-    check_shaping,
-    deal_hand,
-    game_potential,
-    hand_rewards,
-    render_in_mode,
-    table_rules,
-)
+from skipbo_env.encoding import STATE_HIGH, ObservationCache, as_action_id, encode_state
+from skipbo_env.envs.common import (RENDER_MODES, check_render_mode, check_reward_mode, check_shaping, deal_hand,
+                                    game_potential, hand_info, hand_rewards, observation_space, render_in_mode,
+                                    table_rules)
 from skipbo_env.game import Game
 from skipbo_env.rules import Rules
-
-RENDER_MODES = ("ansi", "human")
 
 
 def env(render_mode: str | None = None, reward: str = "win", rules: Rules | None = None, shaping: str = "none",
@@ -211,14 +217,6 @@ class OrderEnforcingWrapper(DirectAttributes, wrappers.OrderEnforcingWrapper):
     """PettingZoo's OrderEnforcingWrapper with direct per-step attributes."""
 
 
-def observation_space() -> spaces.Dict:
-    """The observation space every agent of every table shares."""
-    return spaces.Dict({
-        "observation": spaces.Box(low=OBS_LOW, high=OBS_HIGH, dtype=np.float32),
-        "action_mask": spaces.Box(low=0, high=1, shape=(NUM_ACTIONS,), dtype=np.int8),
-    })
-
-
 class ActionSpace(spaces.Discrete):
     """``Discrete(145)`` whose ``contains`` answers a Python int without numpy, with the same answers.
 
@@ -248,15 +246,14 @@ class raw_env(AECEnv):  # noqa: N801 - PettingZoo's naming convention
         self.shaping = check_shaping(shaping, gamma)
         self.gamma = float(gamma)
         self._potentials: dict[str, float] = {}  # agent -> Phi of its last decision
-        if render_mode is not None and render_mode not in RENDER_MODES:
-            raise ValueError(f"render_mode={render_mode!r} is not allowed: use None, 'ansi' or 'human'")
         self.reward_mode = check_reward_mode(reward)
         self.rules = table_rules(rules, settings)
-        self.render_mode = render_mode
+        self.render_mode = check_render_mode(render_mode)
         self.possible_agents = [f"player_{seat}" for seat in range(self.rules.num_players)]
         self.agent_name_mapping = {agent: seat for seat, agent in enumerate(self.possible_agents)}
         self.observation_spaces = {agent: observation_space() for agent in self.possible_agents}
         self.action_spaces = {agent: ActionSpace(NUM_ACTIONS) for agent in self.possible_agents}
+        self.state_space = spaces.Box(low=0, high=STATE_HIGH, dtype=np.float32)
         self.game: Game | None = None
         self._rng: np.random.Generator | None = None
         self._observations = ObservationCache()
@@ -276,7 +273,7 @@ class raw_env(AECEnv):  # noqa: N801 - PettingZoo's naming convention
         self._cumulative_rewards = dict.fromkeys(self.agents, 0.0)
         self.terminations = dict.fromkeys(self.agents, False)
         self.truncations = dict.fromkeys(self.agents, False)
-        self.infos = {agent: {} for agent in self.agents}
+        self.infos = {agent: hand_info(self.game, seat, self.possible_agents) for seat, agent in enumerate(self.agents)}
         self.agent_selection = self.possible_agents[self.game.current_seat]
         self._potentials = {}
         self._shape_arrival()
@@ -285,6 +282,10 @@ class raw_env(AECEnv):  # noqa: N801 - PettingZoo's naming convention
 
     def observe(self, agent: str) -> dict:
         return self._observations.observe(self.game, self.agent_name_mapping[agent])
+
+    def state(self) -> np.ndarray:
+        """The whole position, every hand and stockpile included (``skipbo_env.encoding.encode_state``)."""
+        return encode_state(self.game)
 
     def step(self, action) -> None:
         agent = self.agent_selection
@@ -313,12 +314,10 @@ class raw_env(AECEnv):  # noqa: N801 - PettingZoo's naming convention
             self.truncations = done
         else:
             self.terminations = done
-        points = game.points()
-        winners = [self.possible_agents[seat] for seat in game.winners]
         for seat, reward in enumerate(hand_rewards(game, self.reward_mode)):
             agent = self.possible_agents[seat]
             self.rewards[agent] = reward - self._potentials.get(agent, 0.0)
-            self.infos[agent] = {"outcome": game.outcome, "winners": winners, "points": points[seat]}
+            self.infos[agent] = hand_info(game, seat, self.possible_agents)
         self._accumulate_rewards()
 
     def _shape_arrival(self) -> bool:

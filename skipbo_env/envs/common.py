@@ -28,7 +28,11 @@ Give ``gamma`` the learner's discount factor.
 from __future__ import annotations
 
 import gymnasium
+import numpy as np
+from gymnasium import spaces
 
+from skipbo_env.actions import NUM_ACTIONS
+from skipbo_env.encoding import OBS_HIGH, OBS_LOW
 from skipbo_env.game import Game
 from skipbo_env.envs.render import render_table
 from skipbo_env.rules import Rules
@@ -39,6 +43,32 @@ DEFAULT_SCORE_TARGET = 500
 ENV_MAX_TURNS = 1000
 """The environments' default ``max_turns`` (RULES.md: so that no episode can run for ever; bots
 finish two-player hands in under 170 turns). ``max_turns=None`` must be asked for explicitly."""
+
+
+NOT_OVER = ""
+"""``info["outcome"]`` while the hand is in play (then ``"win"``, ``"draw"`` or ``"truncated"``)."""
+
+
+def observation_space() -> spaces.Dict:
+    """The dict observation space every agent of every table shares: the vector and the mask."""
+    return spaces.Dict({
+        "observation": spaces.Box(low=OBS_LOW, high=OBS_HIGH, dtype=np.float32),
+        "action_mask": spaces.Box(low=0, high=1, shape=(NUM_ACTIONS,), dtype=np.int8),
+    })
+
+
+def hand_info(game, seat: int, names: list) -> dict:
+    """The info keys both environments give at every step, with the same types before and after the end.
+
+    ``outcome``: :data:`NOT_OVER` (``""``) while the hand is in play; ``won``: whether ``seat`` (its
+    team) won; ``points``: its points for the hand (0 until it ends); ``winners``: the winners'
+    names (``names[s]``), empty until the end. Fixed keys and types let replay buffers that
+    allocate from the first step (Tianshou's) store them.
+    """
+    if game.outcome is None:
+        return {"outcome": NOT_OVER, "won": False, "points": 0, "winners": []}
+    return {"outcome": game.outcome, "won": seat in game.winners, "points": game.points()[seat],
+            "winners": [names[s] for s in game.winners]}
 
 
 def check_reward_mode(reward: str) -> str:
@@ -119,13 +149,27 @@ def deal_hand(rules: Rules, options: dict, hand_seed: int) -> Game:
     return game
 
 
-def render_in_mode(render_mode: str | None, game: Game | None, **view) -> str | None:
-    """``render()`` of both environments: ``"ansi"`` returns the table, ``"human"`` prints it."""
+RENDER_MODES = ("ansi", "human", "rgb_array")
+
+
+def check_render_mode(render_mode: str | None) -> str | None:
+    if render_mode is not None and render_mode not in RENDER_MODES:
+        raise ValueError(f"render_mode={render_mode!r} is not allowed: use None, {', '.join(map(repr, RENDER_MODES))}")
+    return render_mode
+
+
+def render_in_mode(render_mode: str | None, game: Game | None, **view):
+    """``render()`` of both environments: ``"ansi"`` returns the table as text, ``"human"`` prints
+    it, ``"rgb_array"`` returns a picture of it (:mod:`skipbo_env.envs.picture`, uint8 H x W x 3)."""
     if render_mode is None:
         gymnasium.logger.warn("You are calling render method without specifying any render mode.")
         return None
     if game is None:
         raise RuntimeError("render() needs a hand: call reset() first")
+    if render_mode == "rgb_array":
+        from skipbo_env.envs.picture import render_picture  # matplotlib, loaded only for pictures
+
+        return render_picture(game, **view)
     text = render_table(game, **view)
     if render_mode == "human":
         print(text)

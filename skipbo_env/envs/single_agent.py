@@ -10,7 +10,15 @@ holds the same as int8.
 
 ## Observation Space
 The flat float32 vector of :mod:`skipbo_env.encoding` (``Box`` of ``OBS_SIZE``), always from
-the learner's seat: seat block 0 is the learner.
+the learner's seat: seat block 0 is the learner. With ``observation="dict"`` it is the AEC
+environment's ``{"observation": vector, "action_mask": int8[145]}`` (``Dict`` space), for learners
+that read the mask from the observation (RLlib, Tianshou).
+
+## Info
+The same keys at every step: ``seat``, ``action_mask`` (int8), ``illegal_action`` (the episode
+ended on an illegal action), ``outcome`` (``""`` until the hand ends, then ``"win"``, ``"draw"``
+or ``"truncated"``), ``won`` (the learner or its team won), ``points`` (the learner's points, 0
+until the end) and ``winners`` (seats, empty until the end).
 
 ## Opponents
 ``opponents`` is one policy for every other seat, or a list with one per other seat in turn
@@ -44,9 +52,11 @@ When the opponents end a freshly dealt hand before the learner's first action (p
 with tiny stockpiles), :meth:`reset` deals again.
 
 ## Registration
-Importing this module registers it with Gymnasium as ``"skipbo/SkipBo-v0"``, built by
-``agents.environments.single_agent_env`` so that opponents may be named:
-``gymnasium.make("skipbo/SkipBo-v0", opponents="greedy", num_players=3)``.
+``import skipbo_env`` registers it with Gymnasium as ``"skipbo/SkipBo-v0"`` (without importing
+Gymnasium, :mod:`skipbo_env.envs.registration`), built by ``agents.environments.single_agent_env``
+so that opponents may be named: ``gymnasium.make("skipbo/SkipBo-v0", opponents="greedy",
+num_players=3)``. Gymnasium's ``TimeLimit`` stops an episode after 10,000 learner actions, a
+backstop behind ``max_turns``.
 
 ## Seeding
 ``reset(seed=...)`` seeds the one generator (``self.np_random``) from which the learner's seat
@@ -61,22 +71,18 @@ from gymnasium import spaces
 
 from skipbo_env.actions import NUM_ACTIONS
 from skipbo_env.encoding import OBS_HIGH, OBS_LOW, ObservationCache, as_action_id
-from skipbo_env.envs.common import (
-    check_reward_mode,
-    check_shaping,
-    deal_hand,
-    game_potential,
-    hand_rewards,
-    render_in_mode,
-    table_rules,
-)
+from skipbo_env.envs.common import (RENDER_MODES, check_render_mode, check_reward_mode, check_shaping, deal_hand,
+                                    game_potential, hand_info, hand_rewards, observation_space, render_in_mode,
+                                    table_rules)
+from skipbo_env.envs.registration import ENV_ID, register_envs  # noqa: F401 - ENV_ID is part of this module's interface
 from skipbo_env.game import Game, IllegalActionError
 from skipbo_env.rules import Rules
 
 ILLEGAL_ACTION_MODES = ("terminate", "raise")
+OBSERVATION_KINDS = ("flat", "dict")
 MAX_REDEALS = 1000
-ENV_ID = "skipbo/SkipBo-v0"
-_OPTIONS = ("seat", "random_seat", "reward", "illegal_action", "illegal_reward", "render_mode")
+_OPTIONS = ("seat", "random_seat", "reward", "illegal_action", "illegal_reward", "render_mode", "observation",
+            "shaping", "gamma")
 """The constructor's keywords that are not rule settings."""
 
 
@@ -100,7 +106,7 @@ def checked_policy(policy):
 class SingleAgentEnv(gymnasium.Env):
     """One seat of a Skip-Bo hand for a single learner (module docstring: spaces, rewards, seeding)."""
 
-    metadata = {"render_modes": ["ansi", "human"], "render_fps": 1}
+    metadata = {"render_modes": list(RENDER_MODES), "render_fps": 1}
 
     @staticmethod
     def rules_of(settings: dict) -> Rules:
@@ -110,27 +116,29 @@ class SingleAgentEnv(gymnasium.Env):
 
     def __init__(self, opponents, seat: int = 0, random_seat: bool = False, reward: str = "win",
                  illegal_action: str = "terminate", illegal_reward: float = -1.0,
-                 render_mode: str | None = None, rules: Rules | None = None, shaping: str = "none",
-                 gamma: float = 0.99, **settings) -> None:
+                 render_mode: str | None = None, observation: str = "flat", rules: Rules | None = None,
+                 shaping: str = "none", gamma: float = 0.99, **settings) -> None:
         self.rules = table_rules(rules, settings)
         n = self.rules.num_players
         if isinstance(seat, bool) or not isinstance(seat, (int, np.integer)) or not 0 <= seat < n:
             raise ValueError(f"seat={seat!r} is not a seat of this table: use 0 to {n - 1}")
         if illegal_action not in ILLEGAL_ACTION_MODES:
             raise ValueError(f"illegal_action={illegal_action!r} is not allowed: use 'terminate' or 'raise'")
-        if render_mode is not None and render_mode not in self.metadata["render_modes"]:
-            raise ValueError(f"render_mode={render_mode!r} is not allowed: use None, 'ansi' or 'human'")
+        if observation not in OBSERVATION_KINDS:
+            raise ValueError(f"observation={observation!r} is not allowed: use 'flat' or 'dict'")
         self.reward_mode = check_reward_mode(reward)
         self.shaping = check_shaping(shaping, gamma)
         self.gamma = float(gamma)
         self._potential = 0.0
+        self.observation_kind = observation
         self.fixed_seat = int(seat)
         self.random_seat = bool(random_seat)
         self.illegal_action = illegal_action
         self.illegal_reward = float(illegal_reward)
-        self.render_mode = render_mode
+        self.render_mode = check_render_mode(render_mode)
         self.opponents = [checked_policy(policy) for policy in opponents_for(opponents, n - 1)]
-        self.observation_space = spaces.Box(low=OBS_LOW, high=OBS_HIGH, dtype=np.float32)
+        self.observation_space = (observation_space() if observation == "dict"
+                                  else spaces.Box(low=OBS_LOW, high=OBS_HIGH, dtype=np.float32))
         self.action_space = spaces.Discrete(NUM_ACTIONS)
         self.seat = self.fixed_seat
         self.game: Game | None = None
@@ -163,7 +171,7 @@ class SingleAgentEnv(gymnasium.Env):
         if self.render_mode == "human":
             self.render()
         self._potential = self._shaping_potential()
-        return self._observations.encode(self.game, self.seat), self._info()
+        return self._observation(), self._info()
 
     def step(self, action):
         game = self.game
@@ -182,14 +190,12 @@ class SingleAgentEnv(gymnasium.Env):
         reward += self._shaped_step()
         terminated = game.outcome in ("win", "draw")
         truncated = game.outcome == "truncated"
-        return self._observations.encode(game, self.seat), reward, terminated, truncated, self._info()
+        return self._observation(), reward, terminated, truncated, self._info()
 
     def _illegal_step_result(self):
         """The episode ends at once with ``illegal_reward``; the position is left as it was."""
         self._ended_by_illegal_action = True
-        info = self._info()
-        info["illegal_action"] = True
-        return self._observations.encode(self.game, self.seat), self.illegal_reward - self._potential, True, False, info
+        return self._observation(), self.illegal_reward - self._potential, True, False, self._info()
 
     def _shaping_potential(self) -> float:
         return game_potential(self.game, self.seat) if self.shaping != "none" else 0.0
@@ -198,6 +204,13 @@ class SingleAgentEnv(gymnasium.Env):
         """``gamma * Phi(s') - Phi(s)`` of the step just taken (0 without shaping)."""
         before, self._potential = self._potential, self._shaping_potential()
         return self.gamma * self._potential - before
+
+    def _observation(self):
+        """The learner's vector, or with ``observation="dict"`` the vector and its mask as the AEC env gives."""
+        vector = self._observations.encode(self.game, self.seat)
+        if self.observation_kind == "dict":
+            return {"observation": vector, "action_mask": self.action_masks().astype(np.int8)}
+        return vector
 
     def _play_opponents(self) -> None:
         """The other seats act until it is the learner's turn or the hand is over."""
@@ -211,10 +224,10 @@ class SingleAgentEnv(gymnasium.Env):
                 raise IllegalActionError(f"the opponent at seat {seat} chose an illegal action: {error}") from None
 
     def _info(self) -> dict:
-        game = self.game
-        info = {"seat": self.seat, "action_mask": self.action_masks().astype(np.int8)}
-        if game.is_over:
-            info.update(outcome=game.outcome, winners=list(game.winners), points=game.points()[self.seat])
+        """The same keys at every step (``hand_info``: outcome ``""`` until the end), winners as seats."""
+        info = {"seat": self.seat, "action_mask": self.action_masks().astype(np.int8),
+                "illegal_action": self._ended_by_illegal_action}
+        info.update(hand_info(self.game, self.seat, range(self.rules.num_players)))
         return info
 
     # ------------------------------------------------------------------ helpers for learners
@@ -229,5 +242,4 @@ class SingleAgentEnv(gymnasium.Env):
         return render_in_mode(self.render_mode, self.game, viewer=self.seat)
 
 
-if ENV_ID not in gymnasium.registry:
-    gymnasium.register(id=ENV_ID, entry_point="agents.environments:single_agent_env")
+register_envs()

@@ -30,6 +30,7 @@ Offsets = namedtuple(
         "hand", "unseen", "building_next", "building_size", "seat_start", "seat_block", "present", "is_partner",
         "to_act", "stock_top", "seat_stock_size", "hand_size", "discard_size", "discard_top", "discard_cards",
         "discard_depth", "min_players", "max_turn_plays", "turn_plays_left", "turn_play_limit_reached",
+        "buried_discards",
     ],
 )
 SCALE = encoding.SCALE.astype(np.float32)
@@ -38,8 +39,11 @@ SCALE = encoding.SCALE.astype(np.float32)
 def offsets() -> Offsets:
     """The layout of :mod:`skipbo_env.encoding` as kernel arguments."""
     glob, seat = encoding.GLOBAL_OFFSETS, encoding.SEAT_OFFSETS
+    buried = [glob[f"buried_discards_{r}"] for r in range(encoding.MAX_SEATS)]
+    assert buried == [buried[0] + NUM_VALUES * r for r in range(encoding.MAX_SEATS)]
     return Offsets(
-        **glob,
+        **{name: value for name, value in glob.items() if not name.startswith("buried_discards_")},
+        buried_discards=buried[0],
         seat_start=encoding.SEAT_START,
         seat_block=encoding.SEAT_BLOCK,
         **{("seat_stock_size" if name == "stock_size" else name): value for name, value in seat.items()},
@@ -107,6 +111,11 @@ def encode_observation(r, cfg, off, scale, seat, out, i):
                 first = base + off.discard_cards + off.discard_depth * p
                 for k in range(min(length, off.discard_depth)):
                     put(out, i, scale, first + k, r.discard[s, p, length - 1 - k])
+                for k in range(length - off.discard_depth):  # buried under the top discard_depth: counted
+                    out[i, off.buried_discards + NUM_VALUES * rel + r.discard[s, p, k] - 1] += 1.0
+        for value in range(NUM_VALUES):
+            at = off.buried_discards + NUM_VALUES * rel + value
+            out[i, at] = out[i, at] * scale[at]
     for value in range(1, WILD + 1):
         unseen = deck_copies(cfg, value) - r.public[value] - r.hand[seat, value]
         for pile in range(cfg.num_stockpiles):

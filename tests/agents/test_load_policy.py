@@ -133,3 +133,17 @@ def test_the_shipped_two_player_model_loads_by_name_and_plays_legally():
         action = policy.act(observe(game, game.current_seat))
         assert action in game.legal_actions()
         game.step(action)
+
+
+def test_a_short_name_before_the_spec_is_set_aside_and_options_keep_their_equals_signs():
+    from agents.loading import short_name, split_name, tag_name
+
+    assert isinstance(load_policy("mine=greedy"), GreedyBot)
+    assert split_name("mine=bots/mybot.py:StockFirst") == ("mine", "bots/mybot.py:StockFirst")
+    assert split_name("planner:hold_wilds=false") == (None, "planner:hold_wilds=false")
+    assert isinstance(load_policy("p=planner:hold_wilds=false"), PlannerBot)
+    assert short_name("runs/a/model.zip") == "runs/a/model.zip" and short_name("best=runs/a/model.zip") == "best"
+    assert tag_name("runs/a b/model.zip") == "runs_a_b_model.zip" and tag_name("v2.1=planner") == "v2.1"
+    from agents.batched.bots import kernel_bot_code
+
+    assert kernel_bot_code("g=greedy") == kernel_bot_code("greedy") is not None

@@ -87,3 +87,16 @@ def test_every_subcommand_reads_its_own_flags(name, capsys):
         main([name, "--help"])
     assert stopped.value.code == 0
     assert "--help" in capsys.readouterr().out
+
+
+def test_help_texts_point_at_the_rules_document_in_the_repository(capsys):
+    from pathlib import Path
+
+    rules = Path(__file__).resolve().parents[2] / "docs" / "RULES.md"
+    text = rules.read_text()
+    for section in ("## Your turn", "## Partners", "## Points and matches", "## Action ids", "## Saved positions"):
+        assert section in text
+    with pytest.raises(SystemExit):
+        main(["play", "--help"])
+    out = capsys.readouterr().out
+    assert "docs/RULES.md" in out and " RULES.md" not in out.replace("docs/RULES.md", "")

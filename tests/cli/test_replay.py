@@ -124,3 +124,48 @@ def test_a_file_that_is_not_a_game_is_refused_with_why(tmp_path):
         main(["replay", str(tmp_path / "missing.json")])
     with pytest.raises(SystemExit, match="--hand 3: .* holds hands 1 to 1"):
         main(["replay", _write(tmp_path / "g.json", _random_game(8).record()), "--hand", "3"])
+
+
+def test_b_steps_back_and_g_jumps_to_a_move(tmp_path, capsys, monkeypatch):
+    game = _random_game(4)
+    answers = iter(["", "b", "g 5", "q"])
+    monkeypatch.setattr("builtins.input", lambda prompt="": next(answers))
+    assert main(["replay", _write(tmp_path / "g.json", game.record()), "--no-color"]) == 0
+    shown = [line.split("Move ")[1].split(" of")[0] for line in capsys.readouterr().out.splitlines() if "Move " in line]
+    assert shown == ["1", "2", "1", "5"]
+
+
+def test_an_unknown_key_lists_the_keys_and_asks_again(tmp_path, capsys, monkeypatch):
+    game = _random_game(4)
+    answers = iter(["x", "g 0", "q"])
+    monkeypatch.setattr("builtins.input", lambda prompt="": next(answers))
+    assert main(["replay", _write(tmp_path / "g.json", game.record()), "--no-color"]) == 0
+    out = capsys.readouterr().out
+    assert "'x' is not a key; keys: Enter = next move, b = back one move" in out
+    assert f"g N: N is a move number from 1 to {len(game.record()['actions'])}" in out
+    assert "Move 2 of" not in out
+
+
+def test_png_draws_the_table_after_the_chosen_move(tmp_path, capsys):
+    game = _random_game(6)
+    record = game.record()
+    out = tmp_path / "pictures" / "table.png"
+    out.parent.mkdir()
+    assert main(["replay", _write(tmp_path / "g.json", record), "--png", str(out), "--move", "3"]) == 0
+    assert out.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
+    assert f"the table after 3 of {len(record['actions'])} moves" in capsys.readouterr().out
+    from skipbo_env.envs.picture import png_bytes
+
+    assert out.read_bytes() == png_bytes(Game.replay({**record, "actions": record["actions"][:3]}))
+    final = tmp_path / "final.png"
+    assert main(["replay", str(tmp_path / "g.json"), "--png", str(final)]) == 0
+    assert final.read_bytes() == png_bytes(game)
+
+
+def test_png_refuses_a_move_the_hand_does_not_have(tmp_path):
+    game = _random_game(6)
+    path = _write(tmp_path / "g.json", game.record())
+    total = len(game.record()["actions"])
+    with pytest.raises(SystemExit, match=f"--move {total + 1}: this hand has moves 0 to {total}"):
+        main(["replay", path, "--png", str(tmp_path / "t.png"), "--move", str(total + 1)])
+    assert not (tmp_path / "t.png").exists()

@@ -96,6 +96,8 @@ def expected_view(game: Game, seat: int) -> dict:
             "hand_size": len(state["seats"][s]["hand"]),
             "discards": [pile[-DISCARD_DEPTH:] for pile in discards],
             "discard_sizes": [len(pile) for pile in discards],
+            "buried_counts": [sum(pile[:-DISCARD_DEPTH].count(v) for pile in discards if len(pile) > DISCARD_DEPTH)
+                              for v in range(14)],
             "is_partner": rules.partners and s == rules.partner_of(seat),
             "to_act": game.outcome is None and s == game.current_seat,
         })
@@ -191,6 +193,8 @@ def test_a_known_position_decodes_to_what_the_table_shows():
     assert (left["stock_top"], left["hand_size"]) == (10, 0)
     assert left["discards"][0] == [9, 8, 7, 6, 5, 4, 3, 2]  # the top DISCARD_DEPTH cards, bottom to top
     assert left["discard_sizes"] == [10, 0, 0, 0]
+    assert left["buried_counts"] == [0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 1, 1, 0, 0]  # the 11 and 10 under the top 8
+    assert me["buried_counts"] == [0] * 14
     assert view["turn"] == 12 and view["plays_this_turn"] == 2 and view["to_act"] == 0
 
 
@@ -213,12 +217,25 @@ def test_without_a_turn_play_limit_the_turn_play_features_are_zero():
     assert (view["max_turn_plays"], view["turn_plays_left"], view["turn_play_limit_reached"]) == (None, 0, False)
 
 
-def test_features_are_only_appended_so_the_earlier_731_entries_keep_their_layout():
+def test_features_are_only_appended_so_the_earlier_731_and_734_entries_keep_their_layout():
     ends = {name: start + size for name, start, size in encoding.LAYOUT_ROWS}
-    assert encoding.EARLIER_OBS_SIZES == (731,) and ends["seat5.discard_cards"] == 731
+    assert encoding.EARLIER_OBS_SIZES == (731, 734) and ends["seat5.discard_cards"] == 731
     assert [name for name, start, _ in encoding.LAYOUT_ROWS if start >= 731] == [
-        "max_turn_plays", "turn_plays_left", "turn_play_limit_reached"]
+        "max_turn_plays", "turn_plays_left", "turn_play_limit_reached"] + [f"buried_discards_{r}" for r in range(6)]
+    assert ends["turn_play_limit_reached"] == 734 and OBS_SIZE == 734 + 6 * 13
     assert encoding.GLOBAL_OFFSETS["building_size"] == 91 and encoding.SEAT_START == 95 and encoding.SEAT_BLOCK == 106
+
+
+def test_cards_buried_under_the_top_eight_are_counted_for_their_seat_seen_from_every_seat():
+    state = position()
+    state["seats"][0]["discards"] = [[4, 4, 1, 2, 3, 5, 6, 7, 8, 9], [13, 12, 11, 10, 9, 8, 7, 6, 5], [], []]
+    state["seats"][0]["hand"] = [5]
+    state["seats"][1]["discards"] = [[], [], [], []]
+    game = Game.from_dict(position(seats=state["seats"]), seed=0)
+    mine = decode_observation(encode_observation(game, 0))["seats"][0]["buried_counts"]
+    theirs = decode_observation(encode_observation(game, 1))["seats"][1]["buried_counts"]
+    assert mine == theirs == [0, 0, 0, 0, 2, 0, 0, 0, 0, 0, 0, 0, 0, 1]  # two 4s, and the SKIP-BO under pile 2
+    assert decode_observation(encode_observation(game, 0))["seats"][1]["buried_counts"] == [0] * 14
 
 
 def test_the_opponent_sees_the_same_table_from_its_seat_without_my_hand():

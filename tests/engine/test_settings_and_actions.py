@@ -123,3 +123,10 @@ def test_describe_action_accepts_numpy_integers_as_np_flatnonzero_returns_them()
     import numpy as np
 
     assert describe_action(np.flatnonzero(np.arange(145) == 116)[0]) == "discard 7 onto discard pile 1"
+
+
+def test_a_misspelt_setting_is_a_value_error_naming_the_settings_and_the_closest():
+    with pytest.raises(ValueError, match=r"unknown setting\(s\) 'stocksize' \(did you mean stock_size\?\); "
+                                         r"the settings are num_players, stock_size"):
+        Rules(stocksize=5)
+    assert Rules(**{"num_players": 3, "stock_size": 5}).stock_size == 5

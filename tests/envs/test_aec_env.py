@@ -141,7 +141,7 @@ def collect_final_rewards(environment) -> dict:
 
 def test_the_winner_gets_plus_one_and_every_other_seat_minus_one():
     environment = finished_environment(num_players=3)
-    assert environment.infos["player_1"] == {"outcome": "win", "winners": ["player_0"], "points": 0}
+    assert environment.infos["player_1"] == {"outcome": "win", "won": False, "points": 0, "winners": ["player_0"]}
     assert collect_final_rewards(environment) == {"player_0": 1.0, "player_1": -1.0, "player_2": -1.0}
 
 
@@ -339,7 +339,7 @@ def test_unknown_settings_are_refused_with_the_allowed_names():
     with pytest.raises(ValueError, match="reward='points' is not allowed"):
         skipbo_env.env(reward="points")
     with pytest.raises(ValueError, match="render_mode"):
-        skipbo_env.env(render_mode="rgb_array")
+        skipbo_env.env(render_mode="video")
 
 
 def test_reset_seed_makes_the_deal_reproducible():
@@ -399,7 +399,7 @@ def test_human_render_prints_the_table(capsys):
 def test_metadata_names_the_environment():
     environment = skipbo_env.env()
     assert environment.metadata["name"] == "skipbo_v0"
-    assert environment.metadata["render_modes"] == ["ansi", "human"]
+    assert environment.metadata["render_modes"] == ["ansi", "human", "rgb_array"]
     assert str(environment) == "skipbo_v0"
     environment.reset()
     assert environment.possible_agents == ["player_0", "player_1"]

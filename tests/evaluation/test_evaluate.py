@@ -179,3 +179,50 @@ def test_the_command_says_which_engine_played_and_why(tmp_path, capsys):
         in capsys.readouterr().out
     data = json.loads(out.read_text())
     assert data["engine"] == "python" and "policy seed" in data["seeds"]["derivation"]
+
+
+def test_a_named_spec_is_reported_under_its_short_name(tmp_path, capsys):
+    path = tmp_path / "mybot.py"
+    path.write_text("from agents.greedy import GreedyBot\n\nclass StockFirst(GreedyBot):\n    pass\n")
+    out = tmp_path / "r.json"
+    code = main(["evaluate", "--agents", f"mine={path}:StockFirst", "g=greedy", "--games", "4", "--stock-size", "5",
+                 "--json", str(out), "--no-progress"])
+    assert code == 0
+    data = json.loads(out.read_text())
+    assert set(data["agents"]) == {"mine", "g"}
+    assert "mine" in capsys.readouterr().out
+
+
+def test_progress_off_a_terminal_is_a_few_labelled_lines():
+    import io
+
+    from evaluation.tournament import progress_bar
+
+    stream = io.StringIO()
+    bar = progress_bar(40, True, "greedy vs random (python engine)", stream)
+    for _ in range(40):
+        bar.update(1)
+    bar.close()
+    lines = stream.getvalue().splitlines()
+    assert len(lines) == 10
+    assert lines[0].startswith("greedy vs random (python engine): 4/40 games (10%), ")
+    assert lines[-1].startswith("greedy vs random (python engine): 40/40 games (100%), ")
+    quiet = io.StringIO()
+    progress_bar(40, False, "x", quiet).update(40)
+    assert quiet.getvalue() == ""
+
+
+def test_progress_in_a_terminal_is_a_bar_with_the_label():
+    import io
+
+    from evaluation.tournament import progress_bar
+
+    class Terminal(io.StringIO):
+        def isatty(self):
+            return True
+
+    stream = Terminal()
+    bar = progress_bar(5, True, "g vs r (vector engine)", stream)
+    bar.update(5)
+    bar.close()
+    assert "g vs r (vector engine)" in stream.getvalue() and "5/5" in stream.getvalue()

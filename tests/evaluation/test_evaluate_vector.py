@@ -138,8 +138,9 @@ def test_planner_against_greedy_plays_identical_games_on_both_engines(planner, r
 def test_deterministic_networks_play_identical_games_on_both_engines():
     agents = [random_network(1, play_bias=4.0), random_network(2, play_bias=4.0)]
     rules = Rules(stock_size=5, max_turns=200)
-    python = run_tournament(agents, rules, games=16, seed=3, engine="python", names=["one", "two"])
-    vector = run_tournament(agents, rules, games=16, seed=3, engine="vector", names=["one", "two"])
+    # seed 9: these networks on the 812-value observation reach a drawn hand among the 16
+    python = run_tournament(agents, rules, games=16, seed=9, engine="python", names=["one", "two"])
+    vector = run_tournament(agents, rules, games=16, seed=9, engine="vector", names=["one", "two"])
     assert vector.complete and python.complete
     assert vector.to_json()["games"] == python.to_json()["games"]
     assert {g.outcome for g in vector.games} >= {"win", "draw"}

@@ -34,6 +34,7 @@ from typing import TextIO
 
 import numpy as np
 
+from agents.loading import tag_name
 from agents.network import NetworkPolicy
 from agents.saved_model import encode_model, read_model
 from skipbo_env.encoding import OBS_SIZE
@@ -289,7 +290,7 @@ class RLlibTrainer:
         self._keep_if_best(record)
         step = self.state["timesteps"]
         for opponent, stats in results.items():
-            name = opponent.replace("/", "_")
+            name = tag_name(opponent)
             self.writer.add_scalar(f"eval/win_rate_vs_{name}", stats["win_rate"], step)
             self.writer.add_scalar(f"eval/ci95_low_vs_{name}", stats["ci95"][0], step)
             self.writer.add_scalar(f"eval/ci95_high_vs_{name}", stats["ci95"][1], step)

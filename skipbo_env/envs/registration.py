@@ -1,0 +1,68 @@
+"""Gymnasium's id ``"skipbo/SkipBo-v0"``, registered without making ``import skipbo_env`` load Gymnasium.
+
+``import skipbo_env`` calls :func:`register_when_gymnasium_loads`: when Gymnasium is already
+imported the id is registered at once; otherwise a finder on ``sys.meta_path`` waits for the
+first ``import gymnasium`` and registers the id just after Gymnasium's own ``__init__`` runs.
+Either way the engine itself never imports an RL library. (Gymnasium 1.x reads no plugin entry
+points, so some import of ``skipbo_env`` is needed; ``gymnasium.make("skipbo_env:skipbo/SkipBo-v0")``
+does that import itself.)
+
+The entry point is ``agents.environments:single_agent_env``, which resolves opponent names.
+``max_episode_steps`` (:data:`MAX_EPISODE_STEPS` learner actions) is a backstop behind the
+environment's own ``max_turns`` limit, for tables built with ``max_turns=None``.
+"""
+
+from __future__ import annotations
+
+import importlib.abc
+import importlib.machinery
+import sys
+
+ENV_ID = "skipbo/SkipBo-v0"
+ENTRY_POINT = "agents.environments:single_agent_env"
+MAX_EPISODE_STEPS = 10_000
+"""Learner actions in one episode before Gymnasium's ``TimeLimit`` truncates it: far above a hand's
+length under the default ``max_turns=1000`` (two-player hands end in under 170 turns)."""
+
+
+def register_envs() -> None:
+    """Register ``"skipbo/SkipBo-v0"`` with Gymnasium (imports Gymnasium; safe to call again)."""
+    import gymnasium
+
+    if ENV_ID not in gymnasium.registry:
+        gymnasium.register(id=ENV_ID, entry_point=ENTRY_POINT, max_episode_steps=MAX_EPISODE_STEPS)
+
+
+class _RegisteringLoader(importlib.abc.Loader):
+    """Gymnasium's own loader, followed by :func:`register_envs`."""
+
+    def __init__(self, loader) -> None:
+        self.loader = loader
+
+    def create_module(self, spec):
+        return self.loader.create_module(spec)
+
+    def exec_module(self, module) -> None:
+        self.loader.exec_module(module)
+        register_envs()
+
+
+class _GymnasiumFinder(importlib.abc.MetaPathFinder):
+    """Finds ``gymnasium`` the usual way, once, and hands it a loader that registers the id."""
+
+    def find_spec(self, fullname, path=None, target=None):
+        if fullname != "gymnasium":
+            return None
+        sys.meta_path.remove(self)
+        spec = importlib.machinery.PathFinder.find_spec(fullname, path)
+        if spec is not None and spec.loader is not None:
+            spec.loader = _RegisteringLoader(spec.loader)
+        return spec
+
+
+def register_when_gymnasium_loads() -> None:
+    """Register the id now if Gymnasium is loaded, else on its first import (never imports it)."""
+    if "gymnasium.envs.registration" in sys.modules:
+        register_envs()
+    elif not any(isinstance(finder, _GymnasiumFinder) for finder in sys.meta_path):
+        sys.meta_path.insert(0, _GymnasiumFinder())
