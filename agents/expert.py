@@ -3,7 +3,7 @@
 The expert searches its turn exactly as ``planner`` does (the same moves, the same memo, the
 same modelling of what it cannot see: a played stockpile top hides the next one, an emptied
 hand draws unknown cards), so the two differ only in how they value the position a sequence of
-plays leaves behind. The planner adds many small bonuses; the expert counts, in stockpile cards,
+plays leaves behind, and in how they discard. The planner adds many small bonuses; the expert counts, in stockpile cards,
 what decides a hand: the cards it plays now, the cards it can expect to play next turn, and
 the cards the opponents can expect to play before then. Each idea is a switch (all on by
 default), so ``expert:card_counting=false`` measures what it is worth:
@@ -20,14 +20,23 @@ default), so ``expert:card_counting=false`` measures what it is worth:
   leave, the cards I keep, my discard piles and the cards I will draw, is worth ``PROSPECT``
   stockpile cards (the planner's ``own_stock_gap`` is worth a twentieth of a card); with it
   the expert keeps the cards that lead to its stockpile and plays away the rest;
-- ``hold_wilds``: a SKIP-BO card from the hand or a discard pile costs ``WILD_COST`` unless the
-  sequence plays a stockpile card (or the hand is stalled), so wilds serve the stockpile and
-  blocking, not hand-emptying;
-- ``plan_discards``: the discard is chosen by what it leaves for next turn (the chance to
-  reach the stockpile top from the kept hand and the discard piles with that card on top),
-  then by the shape of the piles: descending runs (a card on the same value or one higher),
-  a pile kept for high cards, no low card buried under a higher one, SKIP-BO cards kept.
-  Switched off it discards as the planner does.
+- ``hold_wilds``: a SKIP-BO card from the hand or a discard pile costs ``WILD_COST`` (a quarter
+  of a stockpile card; the planner's cost is a sixteenth) unless the sequence plays a
+  stockpile card (or the hand is stalled), so wilds are kept for the jumps to the stockpile
+  that nothing else makes, and rarely spent on blocking or emptying the hand;
+- ``plan_discards``: the discard is chosen for the turns to come. It keeps the chance to reach
+  the stockpile top next turn (from the kept hand and the discard piles with that card on
+  top), and above all the *coverage* of hand and discard piles: for every value a building
+  pile may need, how many cards in a row they can play from it (:func:`run_length`), so a card
+  goes where it continues a descending run (9-8-7 plays 7, 8, 9), high cards go together, and
+  a card that starts a run is not buried (``COVERAGE`` per card of average run). The planner's
+  pile-shape score breaks ties. Switched off it discards as the planner does.
+
+Measured against ``planner`` (two players, 30-card stockpiles, 400 duplicate-deal games at seed
+7, ``skipbo evaluate --agents expert planner --games 400 --seed 7 --stock-size 30``): the first
+weights (``WILD_COST`` 0.06, no coverage) won 54.0%, and without ``threat`` 24.8%, without
+``hold_wilds`` 46.5%, without ``plan_discards`` 50.0%, without ``own_prospects`` 51.7%, without
+``card_counting`` 55.8% (within noise); ``WILD_COST`` 0.25 won 57.8%, and coverage on top 65.8%.
 
 Partners and stalled hands are valued as the planner values them (the partner's chance to reach
 its stockpile, and every play counted when nothing can be drawn), so the expert plays every
@@ -59,9 +68,11 @@ from skipbo_env.encoding import decode_observation
 THREAT = 1.0
 PROSPECT = 0.4
 DRAW = 0.06
-WILD_COST = 0.06
+WILD_COST = 0.25
+WILD_STOCK_COST = 0.0
 ENDGAME = 3.0
 DISCARD_SHAPE = 0.01
+COVERAGE = 0.1
 
 
 @lru_cache(maxsize=65536)
@@ -112,6 +123,23 @@ def chain_gaps(need: int, target: int, counts, piles) -> list[int]:
             else:
                 gaps.append(value)
     return gaps
+
+
+def run_length(need: int, counts, piles) -> int:
+    """How many cards in a row, from ``need`` up, the number cards ``counts`` and the discard piles ``piles`` build."""
+    piles = [list(p) for p in piles if p]
+    counts = list(counts)
+    length = 0
+    for value in range(need, TOP_VALUE + 1):
+        if counts[value]:
+            counts[value] -= 1
+        else:
+            pile = next((p for p in piles if p and p[-1] == value), None)
+            if pile is None:
+                return length
+            pile.pop()
+        length += 1
+    return length
 
 
 class _Odds:
@@ -206,8 +234,8 @@ class _ExpertTurn(_Turn):
         wilds_used = self.hand[WILD] - hand[WILD] + self._discard_wilds_used(mine, theirs)
         cards = float(stock_cards)
         cards += (HAND_PLAY * (self.hand_size0 - hand_left) + DISCARD_PLAY * discards_played) / STOCK
-        if bot.hold_wilds and not stock_cards and not self.stalled:
-            cards -= WILD_COST * wilds_used
+        if bot.hold_wilds and not self.stalled:
+            cards -= (WILD_STOCK_COST if stock_cards else WILD_COST) * wilds_used
         if hand_left == 0 and self.can_draw:
             cards += DRAW
         if self.stalled:
@@ -322,10 +350,11 @@ class ExpertBot(Bot):
             value, slot = divmod(action - FIRST_DISCARD, NUM_BUILDING_PILES)
             card = value + 1
             score = DISCARD_SHAPE * discard_score(card, tops[slot], needs, hand, target, only_wilds)
+            kept = list(hand)
+            kept[card] -= 1
+            after = [p + [card] if i == slot else p for i, p in enumerate(piles)]
+            score += COVERAGE * sum(run_length(need, kept, after) for need in range(1, TOP_VALUE + 1)) / TOP_VALUE
             if target and target != WILD:
-                kept = list(hand)
-                kept[card] -= 1
-                after = [p + [card] if i == slot else p for i, p in enumerate(piles)]
                 score += max((odds.fill(drawn, chain_gaps(need, target, kept, after))
                               for need in set(needs) if need <= target), default=0.0)
             if best_score is None or score > best_score + 1e-12:

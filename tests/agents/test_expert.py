@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 
 from agents import ExpertBot, load_policy
-from agents.expert import chain_gaps, fill_chance
+from agents.expert import chain_gaps, fill_chance, run_length
 from skipbo_env import Game, Rules
 from skipbo_env.actions import FIRST_DISCARD, STOCK_SOURCE, discard_action, hand_play_action, play_action
 from skipbo_env.cards import WILD
@@ -93,6 +93,20 @@ def test_hold_wilds_keeps_a_wild_that_cannot_reach_the_stockpile():
     assert game.hand_counts[0][WILD] == 1
     _, careless = play_turn(ExpertBot(hold_wilds=False), state)
     assert careless[0] == hand_play_action(WILD, 0)
+
+
+def test_planned_discards_extend_a_descending_run_and_keep_the_wild():
+    state = position(seats=[{"hand": [7, 10, 11, 13, 12], "stock": [8, 6], "discards": [[8], [3], [2], [9]]},
+                            {"hand": [], "stock": [8, 9, 12]}],
+                     building=[[1, 2, 3, 4], [], [], []])
+    assert first_action(ExpertBot(), state) == discard_action(7, 0)
+
+
+def test_run_length_follows_the_hand_and_the_discard_tops_until_a_value_is_missing():
+    hand = [0] * (WILD + 1)
+    hand[5] = 1
+    assert run_length(5, hand, [[9, 8, 7, 6]]) == 5
+    assert run_length(5, hand, [[6, 9]]) == 1  # the 6 is buried under the 9
 
 
 def decisions_that_change(switch: str, games: int = 3) -> int:
