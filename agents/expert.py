@@ -3,9 +3,9 @@
 The expert searches its turn exactly as ``planner`` does (the same moves, the same memo, the
 same modelling of what it cannot see: a played stockpile top hides the next one, an emptied
 hand draws unknown cards), so the two differ only in how they value the position a sequence of
-plays leaves behind, and in how they discard. The planner adds many small bonuses; the expert counts, in stockpile cards,
-what decides a hand: the cards it plays now, the cards it can expect to play next turn, and
-the cards the opponents can expect to play before then. Each idea is a switch (all on by
+plays leaves behind, and in how they discard. The planner adds many small bonuses; the expert
+counts, in stockpile cards, what decides a hand: the cards it plays now, the cards it can
+expect to play next turn, and the cards the opponents can expect to play before then. Each idea is a switch (all on by
 default), so ``expert:card_counting=false`` measures what it is worth:
 
 - ``card_counting``: chances come from the cards still unseen (the observation's ``unseen``
@@ -40,7 +40,8 @@ weights (``WILD_COST`` 0.06, no coverage) won 54.0%, and without ``threat`` 24.8
 
 Partners and stalled hands are valued as the planner values them (the partner's chance to reach
 its stockpile, and every play counted when nothing can be drawn), so the expert plays every
-variant. Its state is the seeded generator only; given an observation it decides the same way.
+variant. It draws nothing at random and keeps no memory between decisions (a node counter
+aside): given an observation it always decides the same way.
 """
 
 from __future__ import annotations
@@ -62,17 +63,25 @@ from agents.planner import (
 )
 from agents.policy import Bot, legal_actions
 from skipbo_env.actions import END_TURN, FIRST_DISCARD
-from skipbo_env.cards import HAND_SIZE, NUM_BUILDING_PILES, NUM_VALUES, TOP_VALUE, WILD, deck_counts
+from skipbo_env.cards import (
+    HAND_SIZE,
+    NUM_BUILDING_PILES,
+    NUM_VALUES,
+    TOP_VALUE,
+    WILD,
+    deck_counts,
+)
 from skipbo_env.encoding import decode_observation
 
-THREAT = 1.0
-PROSPECT = 0.4
-DRAW = 0.06
-WILD_COST = 0.25
-WILD_STOCK_COST = 0.0
-ENDGAME = 3.0
-DISCARD_SHAPE = 0.01
-COVERAGE = 0.1
+# Worth, in stockpile cards (the search scales them by the planner's STOCK).
+THREAT = 1.0  # an opponent sure to reach its stockpile top next turn (before seat and endgame weights)
+PROSPECT = 0.4  # being sure to reach my own stockpile top next turn
+DRAW = 0.06  # an emptied hand (five cards drawn at once), as the planner's DRAW
+WILD_COST = 0.25  # a SKIP-BO card spent in a sequence that plays no stockpile card
+ENDGAME = 3.0  # an opponent's threat grows by 1 + ENDGAME / its stockpile size
+# Discards, in chances to reach the stockpile next turn.
+COVERAGE = 0.1  # per card of the average run that hand and discard piles play from a need
+DISCARD_SHAPE = 0.01  # per point of the planner's discard_score, to break ties
 
 
 @lru_cache(maxsize=65536)
@@ -166,7 +175,7 @@ class _Odds:
 class _Rival:
     """Another seat: its weight and its chance to reach its stockpile top from a pile needing each value."""
 
-    __slots__ = ("weight", "chance_from")
+    __slots__ = ("chance_from", "weight")
 
     def __init__(self, info: dict, weight: float, can_draw: int, odds: _Odds) -> None:
         if info["stock_size"]:
@@ -193,7 +202,7 @@ class _Rival:
 class _ExpertTurn(_Turn):
     """The planner's turn search (moves, memo, wins) with the expert's valuation of where it stops."""
 
-    def __init__(self, view: dict, bot: "ExpertBot") -> None:  # noqa: D107 - fields as in _Turn
+    def __init__(self, view: dict, bot: ExpertBot) -> None:
         self.bot = bot
         seats = view["seats"]
         me = seats[0]
@@ -234,8 +243,8 @@ class _ExpertTurn(_Turn):
         wilds_used = self.hand[WILD] - hand[WILD] + self._discard_wilds_used(mine, theirs)
         cards = float(stock_cards)
         cards += (HAND_PLAY * (self.hand_size0 - hand_left) + DISCARD_PLAY * discards_played) / STOCK
-        if bot.hold_wilds and not self.stalled:
-            cards -= (WILD_STOCK_COST if stock_cards else WILD_COST) * wilds_used
+        if bot.hold_wilds and not stock_cards and not self.stalled:
+            cards -= WILD_COST * wilds_used
         if hand_left == 0 and self.can_draw:
             cards += DRAW
         if self.stalled:
@@ -267,7 +276,7 @@ class _ExpertTurn(_Turn):
         return value
 
     def _reach_chance(self, needs, hand, mine, drawn: int) -> float:
-        """The chance to reach my stockpile top from the best of ``needs`` with ``hand``, my piles and ``drawn`` cards."""
+        """The chance to reach my stockpile top from the best of ``needs``: ``hand``, my piles, ``drawn`` cards."""
         target = self.stock_top
         if not target:
             return 0.0
@@ -279,8 +288,7 @@ class _ExpertTurn(_Turn):
             if need > target:
                 continue
             chance = self.odds.fill(drawn, chain_gaps(need, target, hand, piles))
-            if chance > best:
-                best = chance
+            best = max(best, chance)
         return best
 
 
