@@ -22,7 +22,7 @@ MAX_WORKERS = 256
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--agents", nargs="+", required=True, metavar="SPEC",
-                        help="policies to compare: bot names (random, greedy, planner), saved model files, "
+                        help="policies to compare: bot names (random, greedy, planner, expert), saved model files, "
                              f"package.module:Class or path/to/file.py:Class, each optionally named for the report: "
                              f"mine=bots/mybot.py:StockFirst; {RUNS_CODE}")
     parser.add_argument("--games", type=arguments.bounded_int(1, arguments.MAX_GAMES), default=200, metavar="G",
