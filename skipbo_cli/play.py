@@ -41,6 +41,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import signal
 import sys
 import time
 from pathlib import Path
@@ -111,6 +112,9 @@ def run(args: argparse.Namespace) -> int:
         seat_specs[args.seat] = args.autoplay
     if sys.stdin.isatty():
         import readline  # noqa: F401  (line editing and history for input())
+    # Ctrl-C leaves the table (the game is saved) even when this process was started with SIGINT
+    # ignored, as the background jobs of a non-interactive shell are
+    signal.signal(signal.SIGINT, signal.default_int_handler)
     match = args.match or (args.match_end is not None and "single_hand" not in args.match_end)
     names = [short_name(spec) for spec in seat_specs]
     session = PlaySession(console, rules, seed, args.seat, policies, names, match=match,
