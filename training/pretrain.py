@@ -14,6 +14,8 @@ beats a simple heuristic. Imitating a strong bot first gets there in minutes:
    pulling the value head to the discounted game result ``±gamma ** (decisions left)``, the
    return PPO will see, so PPO starts with a critic that already knows who is winning (with
    ``env.shaping: stockpile`` the shaped return, that minus the position's potential). The
+   value network costs as much to fit as the policy and needs far fewer passes, so over a fit
+   of ``E`` epochs it is fitted on every ``E``-th batch (each decision about once in all). The
    step size falls linearly to a tenth of ``pretrain.learning_rate`` over the epochs, or over
    the time left before the deadline (``pretrain.max_minutes``) when that comes first.
 3. DAgger (``pretrain.dagger_rounds``): the cloned policy plays one seat against the teacher,
@@ -270,11 +272,13 @@ def clone_teacher(policy, data: TeacherData, epochs: int, batch_size: int, learn
 
     schedule = torch.optim.lr_scheduler.LambdaLR(optimizer, lambda done: 1.0 - 0.9 * progress(done))
     policy.set_training_mode(True)
+    done = 0
     for epoch in range(epochs):
         rng.shuffle(train)
         for begin in range(0, len(train), batch_size):
             batch = train[begin:begin + batch_size]
-            loss = _loss(policy, data, batch, fit_value)
+            loss = _loss(policy, data, batch, fit_value and done % epochs == 0)
+            done += 1
             optimizer.zero_grad()
             loss.backward()
             torch.nn.utils.clip_grad_norm_(policy.parameters(), 1.0)
@@ -296,14 +300,18 @@ def clone_teacher(policy, data: TeacherData, epochs: int, batch_size: int, learn
 
 
 def _loss(policy, data: TeacherData, batch: np.ndarray, fit_value: bool):
+    """Masked cross-entropy of the teacher's actions, plus the value error when ``fit_value``
+    (the value network is run only then: it costs as much as the policy's)."""
     import torch
 
-    observations = torch.as_tensor(data.observations(batch))
+    features = policy.extract_features(torch.as_tensor(data.observations(batch)), policy.pi_features_extractor)
+    logits = policy.action_net(policy.mlp_extractor.forward_actor(features))
+    logits = logits.masked_fill(~torch.as_tensor(data.masks[batch]), -torch.inf)
     actions = torch.as_tensor(data.actions[batch])
-    values, log_prob, _ = policy.evaluate_actions(observations, actions, action_masks=data.masks[batch])
-    loss = -log_prob.mean()
+    loss = -torch.log_softmax(logits, dim=-1).gather(1, actions[:, None]).mean()
     if fit_value:
-        loss = loss + torch.nn.functional.mse_loss(values.squeeze(-1), torch.as_tensor(data.returns[batch]))
+        values = policy.value_net(policy.mlp_extractor.forward_critic(features)).squeeze(-1)
+        loss = loss + torch.nn.functional.mse_loss(values, torch.as_tensor(data.returns[batch]))
     return loss
 
 
