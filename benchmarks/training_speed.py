@@ -70,6 +70,7 @@ def measure(path: str, mix: str, hidden: list[int], seconds: float, seed: int) -
     from stable_baselines3.common.callbacks import BaseCallback
     from stable_baselines3.common.vec_env import DummyVecEnv, VecMonitor
 
+    from training.network import policy_kwargs
     from training.trainer import _env_factory, _vector_env, learner_weights, limit_threads
 
     config = cell_config(path, mix, hidden, seed)
@@ -83,7 +84,7 @@ def measure(path: str, mix: str, hidden: list[int], seconds: float, seed: int) -
     model = MaskablePPO("MlpPolicy", env, learning_rate=ppo.learning_rate, n_steps=ppo.n_steps,
                         batch_size=ppo.batch_size, n_epochs=ppo.n_epochs, gamma=ppo.gamma, clip_range=ppo.clip_range,
                         ent_coef=ppo.ent_coef, target_kl=ppo.target_kl, seed=seed, verbose=0,
-                        policy_kwargs={"net_arch": {"pi": hidden, "vf": hidden}})
+                        policy_kwargs=policy_kwargs(config.network, rules.num_players))
     if mix == "snapshots":
         env.env_method("add_snapshot", learner_weights(model), 0)
 

@@ -191,6 +191,18 @@ _BURIED = [_G[f"buried_discards_{r}"] for r in range(MAX_SEATS)]
 _BURIED_START = _BURIED[0]
 
 
+def table_inputs(num_players: int) -> np.ndarray:
+    """Indices of the observation values a table of ``num_players`` seats can set: all but the seat
+    blocks and buried-card counts of the absent seats, which are always zero there. A network for
+    one table size may read only these (``training`` does); it plays the same on the whole vector
+    with zero weights for the rest."""
+    absent = np.zeros(OBS_SIZE, dtype=bool)
+    for r in range(num_players, MAX_SEATS):
+        absent[_SEAT_BASES[r]:_SEAT_BASES[r] + SEAT_BLOCK] = True
+        absent[_BURIED[r]:_BURIED[r] + NUM_VALUES] = True
+    return np.flatnonzero(~absent)
+
+
 def _buried_counts(piles) -> np.ndarray | None:
     """Cards per value 1..13 under the top ``DISCARD_DEPTH`` of each pile (``None`` when there are none)."""
     buried = [card for pile in piles if len(pile) > DISCARD_DEPTH for card in pile[:-DISCARD_DEPTH]]
@@ -666,5 +678,5 @@ __all__ = [
     "DISCARD_DEPTH", "EARLIER_OBS_SIZES", "LAYOUT_ROWS", "MAX_SEATS", "OBS_HIGH", "OBS_LOW", "OBS_SIZE", "SCALE",
     "SEAT_BLOCK", "SEAT_START", "STATE_HIGH", "STATE_SIZE", "ObservationCache", "action_mask", "as_action_id",
     "decode_hand", "decode_observation", "encode_observation", "encode_state",
-    "layout_table", "observe",
+    "layout_table", "observe", "table_inputs",
 ]

@@ -91,6 +91,10 @@ class OpponentConfig:
 class NetworkConfig:
     hidden: list[int] = _field([256, 256], "hidden layer sizes of the policy and of the value network")
     activation: Literal["relu", "tanh"] = _field("relu", "activation between the layers")
+    inputs: Literal["all", "table"] = _field("all", "all: the networks read the whole observation; table: only "
+                                                    "the values this table size can set (the absent seats' are "
+                                                    "always zero; a smaller first layer, the same policy, "
+                                                    "faster to train)")
 
 
 @dataclasses.dataclass

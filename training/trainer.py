@@ -181,10 +181,18 @@ def limit_threads(threads: int) -> None:
 
 
 def learner_weights(model) -> dict[str, np.ndarray]:
-    """The policy half of the SB3 actor-critic, in the layout of :mod:`agents.network`."""
-    return {name.removeprefix("mlp_extractor."): tensor.detach().cpu().numpy().copy()
-            for name, tensor in model.policy.state_dict().items()
-            if name.startswith(("mlp_extractor.policy_net.", "action_net."))}
+    """The policy half of the SB3 actor-critic, in the layout of :mod:`agents.network`, always reading the
+    whole observation: a network of ``network.inputs: table`` gets zero weights for the values it skips."""
+    weights = {name.removeprefix("mlp_extractor."): tensor.detach().cpu().numpy().copy()
+               for name, tensor in model.policy.state_dict().items()
+               if name.startswith(("mlp_extractor.policy_net.", "action_net."))}
+    inputs = getattr(model.policy.features_extractor, "inputs", None)
+    first = "policy_net.0.weight"
+    if inputs is not None and first in weights:
+        read = weights[first]
+        weights[first] = np.zeros((read.shape[0], OBS_SIZE), dtype=read.dtype)
+        weights[first][:, inputs.cpu().numpy()] = read
+    return weights
 
 
 def evaluate_policy(policy, opponents: list[str], rules, games: int, seed: int) -> dict:
@@ -231,10 +239,11 @@ class Trainer:
     # ------------------------------------------------------------------ set-up
     def _build(self, env_seed: int) -> None:
         """Environments and learner; ``env_seed`` seeds SB3 (deals, sampling) and the pool seats."""
-        import torch
         from sb3_contrib import MaskablePPO
         from stable_baselines3.common.logger import configure
         from stable_baselines3.common.vec_env import DummyVecEnv, SubprocVecEnv, VecMonitor
+
+        from training.network import policy_kwargs
 
         config = self.config
         limit_threads(config.threads)
@@ -249,14 +258,12 @@ class Trainer:
             vec_class = SubprocVecEnv if config.env.vec_env == "subproc" else DummyVecEnv
             self.vec_env = VecMonitor(vec_class(factories))
         ppo = config.ppo
-        activation = {"relu": torch.nn.ReLU, "tanh": torch.nn.Tanh}[config.network.activation]
         self.model = MaskablePPO(
             "MlpPolicy", self.vec_env, learning_rate=ppo.learning_rate, n_steps=ppo.n_steps,
             batch_size=ppo.batch_size, n_epochs=ppo.n_epochs, gamma=ppo.gamma, gae_lambda=ppo.gae_lambda,
             clip_range=ppo.clip_range, ent_coef=ppo.ent_coef, vf_coef=ppo.vf_coef, max_grad_norm=ppo.max_grad_norm,
             target_kl=ppo.target_kl, seed=env_seed, device=config.device, verbose=0,
-            policy_kwargs={"net_arch": {"pi": list(config.network.hidden), "vf": list(config.network.hidden)},
-                           "activation_fn": activation},
+            policy_kwargs=policy_kwargs(config.network, self.rules.num_players),
         )
         self.model.set_logger(configure(str(self.folder.tensorboard_dir), ["tensorboard"]))
 
