@@ -118,7 +118,7 @@ def test_single_agent_infos_have_the_same_keys_and_types_at_every_step():
     assert all(type(info[key]) is type(infos[-1][key]) for info in infos for key in info)
     assert [info["outcome"] for info in infos[:-1]] == [""] * (len(infos) - 1)
     assert infos[-1]["outcome"] in ("win", "draw", "truncated")
-    assert infos[-1]["won"] == (infos[-1]["seat"] in infos[-1]["winners"])
+    assert infos[-1]["won"] == infos[-1]["winners"][infos[-1]["seat"]]
 
 
 def test_aec_infos_have_the_same_keys_before_and_after_the_hand_ends():
@@ -126,7 +126,7 @@ def test_aec_infos_have_the_same_keys_before_and_after_the_hand_ends():
     environment.reset(seed=1)
     rng = np.random.default_rng(1)
     first = {agent: dict(info) for agent, info in environment.infos.items()}
-    assert all(info == {"outcome": "", "won": False, "points": 0, "winners": []} for info in first.values())
+    assert all(info == {"outcome": "", "won": False, "points": 0, "winners": (False,) * 3} for info in first.values())
     final = {}
     for agent in environment.agent_iter():
         observation, _, terminated, truncated, info = environment.last()
@@ -142,15 +142,59 @@ def test_aec_infos_have_the_same_keys_before_and_after_the_hand_ends():
     assert [agent for agent, info in sorted(final.items()) if info["won"]] == [f"player_{s}" for s in game.winners]
 
 
+def stacked_infos(infos: list[dict]) -> dict:
+    """Each info key stacked over the steps as a buffer does: one array per key, never of objects."""
+    assert {tuple(sorted(info)) for info in infos} == {tuple(sorted(infos[0]))}
+    stacked = {key: np.stack([np.asarray(info[key]) for info in infos]) for key in infos[0]}
+    assert all(array.dtype != object and len(array) == len(infos) for array in stacked.values())
+    return stacked
+
+
+def aec_infos(seed: int, **settings) -> tuple[list[dict], object]:
+    """Every info ``last()`` gives in one hand of random legal play, and the finished game."""
+    environment = skipbo_env.env(**settings)
+    environment.reset(seed=seed)
+    rng = np.random.default_rng(seed)
+    infos = []
+    for agent in environment.agent_iter():
+        observation, _, terminated, truncated, info = environment.last()
+        infos.append(info)
+        legal = np.flatnonzero(observation["action_mask"])
+        environment.step(None if terminated or truncated else int(rng.choice(legal)))
+    return infos, environment.unwrapped.game
+
+
+def test_single_agent_infos_stack_over_a_whole_hand_with_the_winners_per_seat():
+    infos = single_agent_infos(seed=6, num_players=3)
+    stacked = stacked_infos(infos)
+    assert stacked["winners"].shape == (len(infos), 3) and stacked["winners"].dtype == bool
+    assert not stacked["winners"][:-1].any()
+    assert stacked["action_mask"].shape == (len(infos), skipbo_env.NUM_ACTIONS)
+    assert stacked["won"][-1] == stacked["winners"][-1][stacked["seat"][-1]]
+
+
+@pytest.mark.parametrize("settings", [{"num_players": 2, "stock_size": 4},
+                                      {"num_players": 4, "partners": True, "stock_size": 3}])
+def test_aec_infos_stack_over_a_whole_hand_with_the_winners_per_seat(settings):
+    infos, game = aec_infos(seed=3, **settings)
+    stacked = stacked_infos(infos)
+    players = settings["num_players"]
+    assert stacked["winners"].shape == (len(infos), players) and stacked["winners"].dtype == bool
+    final = stacked["winners"][-players:]
+    assert (final == [seat in game.winners for seat in range(players)]).all()
+    assert not stacked["winners"][:-players].any()
+
+
 def test_tianshou_buffer_stores_every_step_info_of_an_episode():
     tianshou_data = pytest.importorskip("tianshou.data")
     infos = single_agent_infos(seed=2)
     buffer = tianshou_data.ReplayBuffer(len(infos))
     for info in infos:
         buffer.add(tianshou_data.Batch(obs=np.zeros(2), act=0, rew=0.0, terminated=False, truncated=False,
-                                       obs_next=np.zeros(2), info={k: v for k, v in info.items() if k != "winners"}))
+                                       obs_next=np.zeros(2), info=info))
     assert list(buffer.info.outcome[:len(infos)]) == [info["outcome"] for info in infos]
     assert list(buffer.info.won[:len(infos)]) == [info["won"] for info in infos]
+    assert np.array_equal(buffer.info.winners[:len(infos)], np.stack([info["winners"] for info in infos]))
 
 
 def test_dict_observation_gives_the_vector_and_the_mask_as_the_aec_env_does():
