@@ -232,3 +232,47 @@ def test_state_holds_every_hand_and_stockpile_by_value():
     assert not absent.any()
     draw = state[-NUM_VALUES:] / skipbo_env.encoding.SCALE[skipbo_env.encoding.GLOBAL_OFFSETS["unseen"]:][:NUM_VALUES]
     assert np.rint(draw).sum() == len(game.draw_pile)
+
+
+def test_tianshou_collects_whole_hands_of_the_pettingzoo_env_and_trains_a_masked_dqn_on_them():
+    pytest.importorskip("tianshou")
+    import torch
+    from tianshou.algorithm import DQN, MARLRandomDiscreteMaskedOffPolicyAlgorithm, MultiAgentOffPolicyAlgorithm
+    from tianshou.algorithm.modelfree.dqn import DiscreteQLearningPolicy
+    from tianshou.algorithm.optim import AdamOptimizerFactory
+    from tianshou.data import Collector, CollectStats, VectorReplayBuffer
+    from tianshou.env import DummyVectorEnv
+    from tianshou.env.pettingzoo_env import PettingZooEnv
+    from tianshou.utils.net.common import Net
+    from tianshou.utils.torch_utils import policy_within_training_step
+
+    def make_table():
+        return PettingZooEnv(skipbo_env.env(stock_size=3))
+
+    torch.manual_seed(0)
+    np.random.seed(0)
+    table = make_table()
+    net = Net(state_shape=(skipbo_env.OBS_SIZE,), action_shape=skipbo_env.NUM_ACTIONS, hidden_sizes=[32])
+    learner = DQN(policy=DiscreteQLearningPolicy(model=net, action_space=table.action_space, eps_training=0.2),
+                  optim=AdamOptimizerFactory(lr=1e-3), n_step_return_horizon=4)
+    algorithm = MultiAgentOffPolicyAlgorithm(
+        algorithms=[learner, MARLRandomDiscreteMaskedOffPolicyAlgorithm(action_space=table.action_space)], env=table)
+    tables = DummyVectorEnv([make_table, make_table])
+    tables.seed(0)
+    buffer = VectorReplayBuffer(8192, 2)
+    collector = Collector[CollectStats](algorithm, tables, buffer, exploration_noise=True)
+    collector.reset()
+    collected = collector.collect(n_episode=2)
+
+    steps = buffer[buffer.sample_indices(0)]  # every stored step, both tables
+    assert collected.n_collected_episodes == 2 and len(buffer) == collected.n_collected_steps
+    assert np.isfinite(steps.rew).all() and steps.rew.shape == (len(buffer), 2)
+    ends = steps.terminated | steps.truncated
+    assert ends.sum() == 2 and set(steps.info.outcome[~ends]) == {""}
+    assert set(steps.info.outcome[ends]) <= {"win", "draw", "truncated"}
+    assert steps.info.winners.shape == (len(buffer), 2) and not steps.info.winners[~ends].any()
+    assert steps.obs.mask[np.arange(len(buffer)), steps.act].all()  # every move was legal
+    before = [parameter.detach().clone() for parameter in net.parameters()]
+    with policy_within_training_step(algorithm.policy):
+        algorithm.update(buffer=buffer, sample_size=64)
+    assert any(not torch.equal(old, new) for old, new in zip(before, net.parameters()))
