@@ -65,6 +65,19 @@ def test_maskable_ppo_learns_a_few_steps_on_make_vec_env():
     assert all(masks[i, action] for i, action in enumerate(actions))
 
 
+def test_maskable_ppo_trains_on_one_gymnasium_make_env_whose_mask_the_wrappers_reach():
+    import gymnasium
+    from sb3_contrib import MaskablePPO
+
+    environment = gymnasium.make(ENV_ID, opponents="random", stock_size=4)
+    _, info = environment.reset(seed=1)
+    mask = environment.get_wrapper_attr("action_masks")()
+    assert np.array_equal(mask, info["action_mask"].astype(bool)) and mask.any()
+    model = MaskablePPO("MlpPolicy", environment, n_steps=16, batch_size=16, n_epochs=1, seed=0, device="cpu")
+    model.learn(total_timesteps=16)
+    assert model.num_timesteps >= 16
+
+
 @pytest.mark.parametrize("make", ["aec", "single"])
 def test_both_environments_render_a_picture_of_the_table(make):
     if make == "aec":
