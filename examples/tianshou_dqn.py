@@ -63,12 +63,12 @@ class FixedBot(OffPolicyAlgorithm):
         return TrainingStats()
 
 
-def pettingzoo_table(stock_size: int) -> PettingZooEnv:
-    return PettingZooEnv(skipbo_env.env(stock_size=stock_size))
+def pettingzoo_table(settings: dict) -> PettingZooEnv:
+    return PettingZooEnv(skipbo_env.env(**settings))
 
 
-def gymnasium_table(stock_size: int, opponent: str) -> gymnasium.Env:
-    env = gymnasium.make("skipbo/SkipBo-v0", opponents=opponent, observation="dict", stock_size=stock_size)
+def gymnasium_table(settings: dict, opponent: str) -> gymnasium.Env:
+    env = gymnasium.make("skipbo/SkipBo-v0", opponents=opponent, observation="dict", **settings)
     space = env.observation_space
     renamed = gymnasium.spaces.Dict({"obs": space["observation"], "mask": space["action_mask"]})
     return gymnasium.wrappers.TransformObservation(
@@ -82,6 +82,8 @@ def main() -> None:
     parser.add_argument("--envs", type=int, default=4, help="tables stepped together")
     parser.add_argument("--opponent", default="random", help="agents.load_policy spec of the other seat")
     parser.add_argument("--stock-size", type=int, default=5, help="cards in each stockpile (short hands learn faster)")
+    parser.add_argument("--shaping", choices=["stockpile", "none"], default="stockpile",
+                        help="stockpile: potential-based shaping on the stockpiles (a signal before the first win)")
     parser.add_argument("--hidden", type=int, default=256, help="width of the two hidden layers")
     parser.add_argument("--test-hands", type=int, default=20, help="hands played greedily at the end")
     parser.add_argument("--seed", type=int, default=0)
@@ -92,18 +94,18 @@ def main() -> None:
     torch.set_num_threads(1)  # small networks: one thread is faster than many fighting for cores
     logging.getLogger("tianshou.data.stats").setLevel(logging.ERROR)  # multi-agent returns are 2-D, on purpose
 
-    if args.table == "pettingzoo":
-        def make_table():
-            return pettingzoo_table(args.stock_size)
-    else:
-        def make_table():
-            return gymnasium_table(args.stock_size, args.opponent)
+    gamma = 0.99
+
+    def make_table(shaping: str = args.shaping):
+        settings = {"stock_size": args.stock_size, "shaping": shaping, "gamma": gamma}
+        return pettingzoo_table(settings) if args.table == "pettingzoo" else gymnasium_table(settings, args.opponent)
+
     table = make_table()
     net = Net(state_shape=table.observation_space["obs" if args.table == "gymnasium" else "observation"].shape,
               action_shape=table.action_space.n, hidden_sizes=[args.hidden, args.hidden])
     learner = DQN(policy=DiscreteQLearningPolicy(model=net, action_space=table.action_space, eps_training=0.2,
                                                  eps_inference=0.0),
-                  optim=AdamOptimizerFactory(lr=1e-3), gamma=0.99, n_step_return_horizon=8, target_update_freq=500)
+                  optim=AdamOptimizerFactory(lr=1e-3), gamma=gamma, n_step_return_horizon=8, target_update_freq=500)
     if args.table == "pettingzoo":
         bot = FixedBot(load_policy(args.opponent, seed=args.seed), table.action_space)
         algorithm = MultiAgentOffPolicyAlgorithm(algorithms=[learner, bot], env=table)
@@ -111,7 +113,8 @@ def main() -> None:
     else:
         algorithm, learner_return = learner, None
 
-    training, testing = (DummyVectorEnv([make_table for _ in range(args.envs)]) for _ in range(2))
+    training = DummyVectorEnv([make_table for _ in range(args.envs)])
+    testing = DummyVectorEnv([lambda: make_table("none") for _ in range(args.envs)])  # returns: +1 win, -1 loss
     training.seed(args.seed)
     testing.seed(args.seed + 1_000)
     collector = Collector[CollectStats](algorithm, training, VectorReplayBuffer(50_000, args.envs),
@@ -123,10 +126,10 @@ def main() -> None:
         collection_step_num_env_steps=16 * args.envs, update_step_num_gradient_steps_per_sample=0.25,
         batch_size=64, test_collector=None, multi_agent_return_reduction=learner_return, show_progress=False))
 
-    # Play hands with the greedy (eps 0), masked learner and count its wins.
+    # Play hands with the greedy (eps 0), masked learner, without shaping, and count its wins.
     results = Collector[CollectStats](algorithm, testing).collect(n_episode=args.test_hands, reset_before_collect=True)
     returns = results.returns if learner_return is None else learner_return(results.returns)
-    print(f"after {args.steps:,} steps ({trained.update_step:,} gradient steps) on the {args.table} table: "
+    print(f"after {args.steps:,} steps ({trained.update_step:,} update steps) on the {args.table} table: "
           f"won {int(np.sum(returns > 0))} of {len(returns)} hands against {args.opponent}")
 
 

@@ -57,8 +57,8 @@ def test_the_tianshou_example_trains_a_masked_dqn_against_a_bot(table):
     pytest.importorskip("tianshou")
     out = run_example("tianshou_dqn.py", "--table", table)
     line = next(line for line in out.splitlines() if line.startswith("after 256 steps"))
-    gradient_steps = int(line.split("(")[1].split()[0])
-    assert gradient_steps > 0 and f"on the {table} table: won " in line and " of 3 hands against random" in line
+    update_steps = int(line.split("(")[1].split()[0])
+    assert update_steps > 0 and f"on the {table} table: won " in line and " of 3 hands against random" in line
 
 
 @pytest.mark.parametrize("name", sorted(TINY))
