@@ -11,6 +11,10 @@ multi-agent algorithms read the buffer in the order the table plays: a Skip-Bo t
 moves of one player, so most of the learner's transitions lead to its own next decision, but the
 discard that ends its turn leads to the opponent's observation, and a hand the opponent wins pays
 the learner's -1 on the opponent's move (the learner sees it through its n-step returns).
+Training pays the environments' potential-based stockpile shaping (``--shaping``, the same best
+policy, a signal before the first win); the hands counted at the end are played without it.
+Measured (seed 0, the defaults, 20,000 steps, 100 hands): the pettingzoo table won 38 against
+random (1 without training, 0 after training without shaping), the gymnasium table 75.
 
 ``--table gymnasium`` is the exact alternative: ``gymnasium.make("skipbo/SkipBo-v0",
 observation="dict")`` plays the bot inside the environment, so every transition is the learner's;
