@@ -67,6 +67,11 @@ class FixedBot(OffPolicyAlgorithm):
         return TrainingStats()
 
 
+def learner_returns(returns: np.ndarray) -> np.ndarray:
+    """The learner's column of the per-seat episode returns Tianshou gives for a multi-agent table."""
+    return returns[:, LEARNER]
+
+
 def pettingzoo_table(settings: dict) -> PettingZooEnv:
     return PettingZooEnv(skipbo_env.env(**settings))
 
@@ -112,10 +117,9 @@ def main() -> None:
                   optim=AdamOptimizerFactory(lr=1e-3), gamma=gamma, n_step_return_horizon=8, target_update_freq=500)
     if args.table == "pettingzoo":
         bot = FixedBot(load_policy(args.opponent, seed=args.seed), table.action_space)
-        algorithm = MultiAgentOffPolicyAlgorithm(algorithms=[learner, bot], env=table)
-        learner_return = lambda returns: returns[:, LEARNER]  # noqa: E731 - one return per seat
+        algorithm, reduction = MultiAgentOffPolicyAlgorithm(algorithms=[learner, bot], env=table), learner_returns
     else:
-        algorithm, learner_return = learner, None
+        algorithm, reduction = learner, None
 
     training = DummyVectorEnv([make_table for _ in range(args.envs)])
     testing = DummyVectorEnv([lambda: make_table("none") for _ in range(args.envs)])  # returns: +1 win, -1 loss
@@ -128,11 +132,11 @@ def main() -> None:
     trained = algorithm.run_training(OffPolicyTrainerParams(
         training_collector=collector, max_epochs=1, epoch_num_steps=args.steps,
         collection_step_num_env_steps=16 * args.envs, update_step_num_gradient_steps_per_sample=0.25,
-        batch_size=64, test_collector=None, multi_agent_return_reduction=learner_return, show_progress=False))
+        batch_size=64, test_collector=None, multi_agent_return_reduction=reduction, show_progress=False))
 
     # Play hands with the greedy (eps 0), masked learner, without shaping, and count its wins.
     results = Collector[CollectStats](algorithm, testing).collect(n_episode=args.test_hands, reset_before_collect=True)
-    returns = results.returns if learner_return is None else learner_return(results.returns)
+    returns = results.returns if reduction is None else reduction(results.returns)
     print(f"after {args.steps:,} steps ({trained.update_step:,} update steps) on the {args.table} table: "
           f"won {int(np.sum(returns > 0))} of {len(returns)} hands against {args.opponent}")
 

@@ -88,8 +88,8 @@ ever wins and the best policy does not change. `shaping="none"` (the default) pa
 Every agent's info holds the same keys from `reset` on: `outcome` (`""` while the hand is in
 play, then `"win"`, `"draw"` or `"truncated"`), `won` (that agent or its team won), `points` (its
 points for the hand, 0 until the end) and `winners` (a tuple of one bool per seat: `winners[i]`
-says whether `possible_agents[i]` won, all False until the end). Every value keeps its type and shape from
-step to step, so replay buffers that stack infos (Tianshou's, RLlib's) store them.
+says whether `possible_agents[i]` won, all False until the end). Every value keeps its type and
+shape from step to step, so replay buffers that stack infos (Tianshou's, RLlib's) store them.
 
 ### State
 
