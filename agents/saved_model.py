@@ -173,13 +173,16 @@ def _is_zip(data: bytes) -> bool:
 
 def _load_tensors(data: bytes | None, name: str):
     import pickle
+    import warnings
 
     import torch
 
     if data is None:
         raise SavedModelError(f"{name} is not a skipbo model file: it has no {WEIGHTS_ENTRY} entry")
     try:
-        return torch.load(io.BytesIO(data), map_location="cpu", weights_only=True)
+        with warnings.catch_warnings():  # torch warns about a plain pickle's protocol before refusing it
+            warnings.filterwarnings("ignore", message="Detected pickle protocol", category=UserWarning)
+            return torch.load(io.BytesIO(data), map_location="cpu", weights_only=True)
     except pickle.UnpicklingError as error:
         lines = [line.strip() for line in str(error).splitlines() if line.strip()]
         reason = next((line for line in lines if "unsupported" in line.lower()), "objects other than tensors")

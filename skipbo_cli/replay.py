@@ -267,7 +267,7 @@ def _answer_target(answer: str, index: int, total: int):
     if answer == "a":
         return "all"
     if answer == "b":
-        return max(index - 1, 0)
+        return index - 1 if index > 0 else "b: this is the first move, there is none before it"
     words = answer.split()
     if words[0] == "g" and len(words) == 2 and words[1].isdigit() and 1 <= int(words[1]) <= total:
         return int(words[1]) - 1

@@ -180,7 +180,7 @@ class TrainConfig:
     device: Literal["auto", "cpu", "cuda"] = _field("cpu", "torch device for training")
     output_dir: str = _field("runs", "folder that receives the run folders")
     threads: int = _field(1, "torch CPU threads (1 is fastest for networks this small)", min=1)
-    rules: dict[str, Any] = _field({"num_players": 2}, "skipbo_env.Rules settings (RULES.md); max_turns defaults "
+    rules: dict[str, Any] = _field({"num_players": 2}, "skipbo_env.Rules settings (docs/RULES.md); max_turns defaults "
                                    "to 1000 as in the environments (null: no limit)")
     env: EnvConfig = dataclasses.field(default_factory=EnvConfig)
     opponents: OpponentConfig = dataclasses.field(default_factory=OpponentConfig)

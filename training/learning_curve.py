@@ -10,6 +10,7 @@ from __future__ import annotations
 import io
 from pathlib import Path
 
+from agents.loading import short_name
 from skipbo_env.files import write_bytes_atomically
 
 
@@ -29,13 +30,13 @@ def draw_learning_curve(history: list[dict], final: dict, final_step: int, path:
         rates = [record["results"][opponent]["win_rate"] for record in records]
         low = [record["results"][opponent]["ci95"][0] for record in records]
         high = [record["results"][opponent]["ci95"][1] for record in records]
-        line, = axes.plot(steps, rates, marker="o", label=f"vs {opponent}")
+        line, = axes.plot(steps, rates, marker="o", label=f"vs {short_name(opponent)}")
         colours[opponent] = line.get_color()
         axes.fill_between(steps, low, high, color=line.get_color(), alpha=0.2)
     for opponent, stats in final.items():
         rate, (low, high) = stats["win_rate"], stats["ci95"]
         axes.errorbar([final_step], [rate], yerr=[[rate - low], [high - rate]], fmt="s", capsize=4,
-                      color=colours.get(opponent), label=f"final vs {opponent} ({stats['games']} games)")
+                      color=colours.get(opponent), label=f"final vs {short_name(opponent)} ({stats['games']} games)")
     axes.set_xlabel("learner steps")
     axes.set_ylabel("win rate")
     axes.set_ylim(0, 1)

@@ -50,7 +50,7 @@ from typing import TextIO
 
 import numpy as np
 
-from agents.loading import load_policy, tag_name
+from agents.loading import load_policy, short_name, tag_name
 from agents.network import NetworkPolicy
 from agents.saved_model import encode_model
 from skipbo_env.encoding import OBS_SIZE
@@ -476,7 +476,7 @@ class Trainer:
             name = "+".join(tag_name(kind) for kind in opponent.split("+"))
             logger.record(f"selfplay/win_rate_vs_{name}", float(np.mean(np.array(window) > 0)))
         logger.dump(self.state["timesteps"])
-        summary = ", ".join(f"{o} {s['win_rate']:.1%} [{s['ci95'][0]:.1%}, {s['ci95'][1]:.1%}]"
+        summary = ", ".join(f"{short_name(o)} {s['win_rate']:.1%} [{s['ci95'][0]:.1%}, {s['ci95'][1]:.1%}]"
                             for o, s in results.items())
         self._print(f"step {self.state['timesteps']:>10,} ({_clock(self._wall_seconds())}): "
                     f"win rate vs {summary} ({config.games} games each)")
@@ -542,7 +542,7 @@ class Trainer:
         config = self.config.evaluation
         policy = NetworkPolicy(learner_weights(self.model), self.config.network.hidden, self.config.network.activation)
         self._print(f"final evaluation: {config.final_games} duplicate-deal games against each of "
-                    f"{', '.join(config.final_opponents)}")
+                    f"{', '.join(map(short_name, config.final_opponents))}")
         seed = _derived(self.config.seed, 5)
         start = time.perf_counter()
         results = evaluate_policy(policy, config.final_opponents, self.rules, config.final_games, seed)
@@ -570,7 +570,7 @@ class Trainer:
         for column in ("opponent", "games", "wins", "draws", "win rate", "95% interval"):
             table.add_column(column, justify="left" if column == "opponent" else "right")
         for opponent, stats in evaluation.items():
-            table.add_row(opponent, str(stats["games"]), str(stats["wins"]), str(stats["draws"]),
+            table.add_row(short_name(opponent), str(stats["games"]), str(stats["wins"]), str(stats["draws"]),
                           f"{stats['win_rate']:.1%}", f"{stats['ci95'][0]:.1%} - {stats['ci95'][1]:.1%}")
         console = Console(file=self.out, width=100)
         console.print(table)
@@ -624,10 +624,11 @@ class Trainer:
         postfix = {}
         if self.state["history"]:
             for opponent, stats in self.state["history"][-1]["results"].items():
-                postfix[f"eval {opponent}"] = f"{stats['win_rate']:.0%}"
+                postfix[f"eval {short_name(opponent)}"] = f"{stats['win_rate']:.0%}"
         for opponent in sorted(self.training_results):
             window = self.training_results[opponent]
-            postfix[f"vs {opponent}"] = f"{np.mean(np.array(window) > 0):.0%}"
+            line_up = "+".join(map(short_name, opponent.split("+")))
+            postfix[f"vs {line_up}"] = f"{np.mean(np.array(window) > 0):.0%}"
         self._bar.set_postfix(postfix, refresh=False)
 
     def _close_bar(self) -> None:

@@ -87,8 +87,9 @@ ever wins and the best policy does not change. `shaping="none"` (the default) pa
 
 Every agent's info holds the same keys from `reset` on: `outcome` (`""` while the hand is in
 play, then `"win"`, `"draw"` or `"truncated"`), `won` (that agent or its team won), `points` (its
-points for the hand, 0 until the end) and `winners` (agent names, empty until the end), so
-replay buffers that allocate from the first step (Tianshou's) keep them.
+points for the hand, 0 until the end) and `winners` (a tuple of one bool per seat: `winners[i]`
+says whether `possible_agents[i]` won, all False until the end). Every value keeps its type and
+shape from step to step, so replay buffers that stack infos (Tianshou's, RLlib's) store them.
 
 ### State
 
@@ -273,7 +274,7 @@ class raw_env(AECEnv):  # noqa: N801 - PettingZoo's naming convention
         self._cumulative_rewards = dict.fromkeys(self.agents, 0.0)
         self.terminations = dict.fromkeys(self.agents, False)
         self.truncations = dict.fromkeys(self.agents, False)
-        self.infos = {agent: hand_info(self.game, seat, self.possible_agents) for seat, agent in enumerate(self.agents)}
+        self.infos = {agent: hand_info(self.game, seat) for seat, agent in enumerate(self.agents)}
         self.agent_selection = self.possible_agents[self.game.current_seat]
         self._potentials = {}
         self._shape_arrival()
@@ -317,7 +318,7 @@ class raw_env(AECEnv):  # noqa: N801 - PettingZoo's naming convention
         for seat, reward in enumerate(hand_rewards(game, self.reward_mode)):
             agent = self.possible_agents[seat]
             self.rewards[agent] = reward - self._potentials.get(agent, 0.0)
-            self.infos[agent] = hand_info(game, seat, self.possible_agents)
+            self.infos[agent] = hand_info(game, seat)
         self._accumulate_rewards()
 
     def _shape_arrival(self) -> bool:

@@ -57,18 +57,19 @@ def observation_space() -> spaces.Dict:
     })
 
 
-def hand_info(game, seat: int, names: list) -> dict:
-    """The info keys both environments give at every step, with the same types before and after the end.
+def hand_info(game, seat: int) -> dict:
+    """The info keys both environments give at every step, each with the same type and shape before
+    and after the end, so that replay buffers which stack infos (Tianshou's, RLlib's) can store them.
 
     ``outcome``: :data:`NOT_OVER` (``""``) while the hand is in play; ``won``: whether ``seat`` (its
-    team) won; ``points``: its points for the hand (0 until it ends); ``winners``: the winners'
-    names (``names[s]``), empty until the end. Fixed keys and types let replay buffers that
-    allocate from the first step (Tianshou's) store them.
+    team) won; ``points``: its points for the hand (0 until it ends); ``winners``: a tuple of
+    ``num_players`` bools, ``winners[s]`` whether seat ``s`` won (in the AEC environment seat ``s``
+    is agent ``possible_agents[s]``), all False until the end.
     """
+    winners = tuple(s in game.winners for s in range(game.num_players))
     if game.outcome is None:
-        return {"outcome": NOT_OVER, "won": False, "points": 0, "winners": []}
-    return {"outcome": game.outcome, "won": seat in game.winners, "points": game.points()[seat],
-            "winners": [names[s] for s in game.winners]}
+        return {"outcome": NOT_OVER, "won": False, "points": 0, "winners": winners}
+    return {"outcome": game.outcome, "won": winners[seat], "points": int(game.points()[seat]), "winners": winners}
 
 
 def check_reward_mode(reward: str) -> str:

@@ -18,7 +18,9 @@ that read the mask from the observation (RLlib, Tianshou).
 The same keys at every step: ``seat``, ``action_mask`` (int8), ``illegal_action`` (the episode
 ended on an illegal action), ``outcome`` (``""`` until the hand ends, then ``"win"``, ``"draw"``
 or ``"truncated"``), ``won`` (the learner or its team won), ``points`` (the learner's points, 0
-until the end) and ``winners`` (seats, empty until the end).
+until the end) and ``winners`` (a tuple of ``num_players`` bools: ``winners[s]`` whether seat
+``s`` won, all False until the end). Every value keeps its type and shape from step to step, so
+buffers that stack infos (Tianshou's, RLlib's) store a whole episode.
 
 ## Opponents
 ``opponents`` is one policy for every other seat, or a list with one per other seat in turn
@@ -224,10 +226,10 @@ class SingleAgentEnv(gymnasium.Env):
                 raise IllegalActionError(f"the opponent at seat {seat} chose an illegal action: {error}") from None
 
     def _info(self) -> dict:
-        """The same keys at every step (``hand_info``: outcome ``""`` until the end), winners as seats."""
+        """The same keys, types and shapes at every step (``hand_info``: outcome ``""`` until the end)."""
         info = {"seat": self.seat, "action_mask": self.action_masks().astype(np.int8),
                 "illegal_action": self._ended_by_illegal_action}
-        info.update(hand_info(self.game, self.seat, range(self.rules.num_players)))
+        info.update(hand_info(self.game, self.seat))
         return info
 
     # ------------------------------------------------------------------ helpers for learners

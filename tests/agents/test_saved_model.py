@@ -7,6 +7,7 @@ import json
 import os
 import pickle
 import zipfile
+from pathlib import Path
 
 import numpy as np
 import pytest
@@ -83,6 +84,21 @@ def test_a_pickle_with_a_code_payload_is_refused_without_running_it(tmp_path, mo
     with pytest.raises(SavedModelError, match="refused to load"):
         load_saved_policy(path)
     assert not (tmp_path / "PWNED").exists()
+
+
+def test_a_refused_plain_pickle_prints_only_the_one_line_error_in_a_real_process(tmp_path):
+    import subprocess
+    import sys
+
+    with zipfile.ZipFile(tmp_path / "evil.zip", "w") as archive:
+        archive.writestr("skipbo-model.json", json.dumps({"format": "skipbo-model/1", **metadata(),
+                                                          "num_actions": 145}))
+        archive.writestr("policy.pt", pickle.dumps({"x": Payload()}))  # protocol 4+: torch warns about it
+    done = subprocess.run([sys.executable, "-m", "skipbo_cli.main", "evaluate", "--agents", "evil.zip", "greedy",
+                           "--games", "2"], capture_output=True, text=True, cwd=tmp_path,
+                          env={**os.environ, "PYTHONPATH": str(Path(__file__).resolve().parents[2])})
+    assert done.returncode == 2 and not (tmp_path / "PWNED").exists()
+    assert done.stderr.strip().splitlines() == [done.stderr.strip()] and "refused to load evil.zip" in done.stderr
 
 
 def test_a_plain_pickle_file_is_refused(tmp_path, monkeypatch):

@@ -96,7 +96,18 @@ def test_help_texts_point_at_the_rules_document_in_the_repository(capsys):
     text = rules.read_text()
     for section in ("## Your turn", "## Partners", "## Points and matches", "## Action ids", "## Saved positions"):
         assert section in text
-    with pytest.raises(SystemExit):
-        main(["play", "--help"])
+    for command in (["play", "--help"], ["evaluate", "--help"], ["demo", "--help"]):
+        with pytest.raises(SystemExit):
+            main(command)
+        assert "docs/RULES.md" in capsys.readouterr().out
+
+
+@pytest.mark.parametrize("command", [[name, "--help"] for name in sorted(SUBCOMMANDS)] + [["train", "--list-keys"]],
+                         ids=lambda command: " ".join(command))
+def test_no_help_text_names_the_rules_document_without_its_folder(command, capsys):
+    try:
+        main(command)
+    except SystemExit:
+        pass
     out = capsys.readouterr().out
-    assert "docs/RULES.md" in out and " RULES.md" not in out.replace("docs/RULES.md", "")
+    assert out and "RULES.md" not in out.replace("docs/RULES.md", "")

@@ -135,6 +135,16 @@ def test_b_steps_back_and_g_jumps_to_a_move(tmp_path, capsys, monkeypatch):
     assert shown == ["1", "2", "1", "5"]
 
 
+def test_b_at_the_first_move_says_there_is_none_before_it_and_asks_again(tmp_path, capsys, monkeypatch):
+    answers = iter(["b", "", "q"])
+    monkeypatch.setattr("builtins.input", lambda prompt="": next(answers))
+    assert main(["replay", _write(tmp_path / "g.json", _random_game(4).record()), "--no-color"]) == 0
+    out = capsys.readouterr().out
+    assert "b: this is the first move, there is none before it" in out
+    shown = [line.split("Move ")[1].split(" of")[0] for line in out.splitlines() if "Move " in line]
+    assert shown == ["1", "2"]
+
+
 def test_an_unknown_key_lists_the_keys_and_asks_again(tmp_path, capsys, monkeypatch):
     game = _random_game(4)
     answers = iter(["x", "g 0", "q"])

@@ -141,7 +141,8 @@ def collect_final_rewards(environment) -> dict:
 
 def test_the_winner_gets_plus_one_and_every_other_seat_minus_one():
     environment = finished_environment(num_players=3)
-    assert environment.infos["player_1"] == {"outcome": "win", "won": False, "points": 0, "winners": ["player_0"]}
+    assert environment.infos["player_1"] == {"outcome": "win", "won": False, "points": 0,
+                                             "winners": (True, False, False)}
     assert collect_final_rewards(environment) == {"player_0": 1.0, "player_1": -1.0, "player_2": -1.0}
 
 

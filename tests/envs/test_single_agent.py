@@ -135,14 +135,14 @@ def test_the_learner_is_paid_for_its_win(reward, expected):
     environment.reset(seed=0, options={"state": learner_wins_position()})
     _, paid, terminated, truncated, info = environment.step(STOCK_TO_FIRST_PILE)
     assert (paid, terminated, truncated) == (pytest.approx(expected), True, False)
-    assert info["outcome"] == "win" and info["winners"] == [0] and info["points"] == 45
+    assert info["outcome"] == "win" and info["winners"] == (True, False) and info["points"] == 45
 
 
 def test_the_learner_loses_when_an_opponent_wins_on_its_turn():
     environment = single_agent_env(opponents=StockFirst())
     environment.reset(seed=0, options={"state": opponent_wins_position()})
     _, paid, terminated, _, info = environment.step(discard_action(7, 0))
-    assert (paid, terminated, info["winners"]) == (-1.0, True, [1])
+    assert (paid, terminated, info["winners"]) == (-1.0, True, (False, True))
 
 
 def test_max_turns_truncates_with_no_reward():

@@ -65,6 +65,19 @@ def test_maskable_ppo_learns_a_few_steps_on_make_vec_env():
     assert all(masks[i, action] for i, action in enumerate(actions))
 
 
+def test_maskable_ppo_trains_on_one_gymnasium_make_env_whose_mask_the_wrappers_reach():
+    import gymnasium
+    from sb3_contrib import MaskablePPO
+
+    environment = gymnasium.make(ENV_ID, opponents="random", stock_size=4)
+    _, info = environment.reset(seed=1)
+    mask = environment.get_wrapper_attr("action_masks")()
+    assert np.array_equal(mask, info["action_mask"].astype(bool)) and mask.any()
+    model = MaskablePPO("MlpPolicy", environment, n_steps=16, batch_size=16, n_epochs=1, seed=0, device="cpu")
+    model.learn(total_timesteps=16)
+    assert model.num_timesteps >= 16
+
+
 @pytest.mark.parametrize("make", ["aec", "single"])
 def test_both_environments_render_a_picture_of_the_table(make):
     if make == "aec":
@@ -118,7 +131,7 @@ def test_single_agent_infos_have_the_same_keys_and_types_at_every_step():
     assert all(type(info[key]) is type(infos[-1][key]) for info in infos for key in info)
     assert [info["outcome"] for info in infos[:-1]] == [""] * (len(infos) - 1)
     assert infos[-1]["outcome"] in ("win", "draw", "truncated")
-    assert infos[-1]["won"] == (infos[-1]["seat"] in infos[-1]["winners"])
+    assert infos[-1]["won"] == infos[-1]["winners"][infos[-1]["seat"]]
 
 
 def test_aec_infos_have_the_same_keys_before_and_after_the_hand_ends():
@@ -126,7 +139,7 @@ def test_aec_infos_have_the_same_keys_before_and_after_the_hand_ends():
     environment.reset(seed=1)
     rng = np.random.default_rng(1)
     first = {agent: dict(info) for agent, info in environment.infos.items()}
-    assert all(info == {"outcome": "", "won": False, "points": 0, "winners": []} for info in first.values())
+    assert all(info == {"outcome": "", "won": False, "points": 0, "winners": (False,) * 3} for info in first.values())
     final = {}
     for agent in environment.agent_iter():
         observation, _, terminated, truncated, info = environment.last()
@@ -142,15 +155,59 @@ def test_aec_infos_have_the_same_keys_before_and_after_the_hand_ends():
     assert [agent for agent, info in sorted(final.items()) if info["won"]] == [f"player_{s}" for s in game.winners]
 
 
+def stacked_infos(infos: list[dict]) -> dict:
+    """Each info key stacked over the steps as a buffer does: one array per key, never of objects."""
+    assert {tuple(sorted(info)) for info in infos} == {tuple(sorted(infos[0]))}
+    stacked = {key: np.stack([np.asarray(info[key]) for info in infos]) for key in infos[0]}
+    assert all(array.dtype != object and len(array) == len(infos) for array in stacked.values())
+    return stacked
+
+
+def aec_infos(seed: int, **settings) -> tuple[list[dict], object]:
+    """Every info ``last()`` gives in one hand of random legal play, and the finished game."""
+    environment = skipbo_env.env(**settings)
+    environment.reset(seed=seed)
+    rng = np.random.default_rng(seed)
+    infos = []
+    for agent in environment.agent_iter():
+        observation, _, terminated, truncated, info = environment.last()
+        infos.append(info)
+        legal = np.flatnonzero(observation["action_mask"])
+        environment.step(None if terminated or truncated else int(rng.choice(legal)))
+    return infos, environment.unwrapped.game
+
+
+def test_single_agent_infos_stack_over_a_whole_hand_with_the_winners_per_seat():
+    infos = single_agent_infos(seed=6, num_players=3)
+    stacked = stacked_infos(infos)
+    assert stacked["winners"].shape == (len(infos), 3) and stacked["winners"].dtype == bool
+    assert not stacked["winners"][:-1].any()
+    assert stacked["action_mask"].shape == (len(infos), skipbo_env.NUM_ACTIONS)
+    assert stacked["won"][-1] == stacked["winners"][-1][stacked["seat"][-1]]
+
+
+@pytest.mark.parametrize("settings", [{"num_players": 2, "stock_size": 4},
+                                      {"num_players": 4, "partners": True, "stock_size": 3}])
+def test_aec_infos_stack_over_a_whole_hand_with_the_winners_per_seat(settings):
+    infos, game = aec_infos(seed=3, **settings)
+    stacked = stacked_infos(infos)
+    players = settings["num_players"]
+    assert stacked["winners"].shape == (len(infos), players) and stacked["winners"].dtype == bool
+    final = stacked["winners"][-players:]
+    assert (final == [seat in game.winners for seat in range(players)]).all()
+    assert not stacked["winners"][:-players].any()
+
+
 def test_tianshou_buffer_stores_every_step_info_of_an_episode():
     tianshou_data = pytest.importorskip("tianshou.data")
     infos = single_agent_infos(seed=2)
     buffer = tianshou_data.ReplayBuffer(len(infos))
     for info in infos:
         buffer.add(tianshou_data.Batch(obs=np.zeros(2), act=0, rew=0.0, terminated=False, truncated=False,
-                                       obs_next=np.zeros(2), info={k: v for k, v in info.items() if k != "winners"}))
+                                       obs_next=np.zeros(2), info=info))
     assert list(buffer.info.outcome[:len(infos)]) == [info["outcome"] for info in infos]
     assert list(buffer.info.won[:len(infos)]) == [info["won"] for info in infos]
+    assert np.array_equal(buffer.info.winners[:len(infos)], np.stack([info["winners"] for info in infos]))
 
 
 def test_dict_observation_gives_the_vector_and_the_mask_as_the_aec_env_does():
@@ -188,3 +245,47 @@ def test_state_holds_every_hand_and_stockpile_by_value():
     assert not absent.any()
     draw = state[-NUM_VALUES:] / skipbo_env.encoding.SCALE[skipbo_env.encoding.GLOBAL_OFFSETS["unseen"]:][:NUM_VALUES]
     assert np.rint(draw).sum() == len(game.draw_pile)
+
+
+def test_tianshou_collects_whole_hands_of_the_pettingzoo_env_and_trains_a_masked_dqn_on_them():
+    pytest.importorskip("tianshou")
+    import torch
+    from tianshou.algorithm import DQN, MARLRandomDiscreteMaskedOffPolicyAlgorithm, MultiAgentOffPolicyAlgorithm
+    from tianshou.algorithm.modelfree.dqn import DiscreteQLearningPolicy
+    from tianshou.algorithm.optim import AdamOptimizerFactory
+    from tianshou.data import Collector, CollectStats, VectorReplayBuffer
+    from tianshou.env import DummyVectorEnv
+    from tianshou.env.pettingzoo_env import PettingZooEnv
+    from tianshou.utils.net.common import Net
+    from tianshou.utils.torch_utils import policy_within_training_step
+
+    def make_table():
+        return PettingZooEnv(skipbo_env.env(stock_size=3))
+
+    torch.manual_seed(0)
+    np.random.seed(0)
+    table = make_table()
+    net = Net(state_shape=(skipbo_env.OBS_SIZE,), action_shape=skipbo_env.NUM_ACTIONS, hidden_sizes=[32])
+    learner = DQN(policy=DiscreteQLearningPolicy(model=net, action_space=table.action_space, eps_training=0.2),
+                  optim=AdamOptimizerFactory(lr=1e-3), n_step_return_horizon=4)
+    algorithm = MultiAgentOffPolicyAlgorithm(
+        algorithms=[learner, MARLRandomDiscreteMaskedOffPolicyAlgorithm(action_space=table.action_space)], env=table)
+    tables = DummyVectorEnv([make_table, make_table])
+    tables.seed(0)
+    buffer = VectorReplayBuffer(8192, 2)
+    collector = Collector[CollectStats](algorithm, tables, buffer, exploration_noise=True)
+    collector.reset()
+    collected = collector.collect(n_episode=2)
+
+    steps = buffer[buffer.sample_indices(0)]  # every stored step, both tables
+    assert collected.n_collected_episodes == 2 and len(buffer) == collected.n_collected_steps
+    assert np.isfinite(steps.rew).all() and steps.rew.shape == (len(buffer), 2)
+    ends = steps.terminated | steps.truncated
+    assert ends.sum() == 2 and set(steps.info.outcome[~ends]) == {""}
+    assert set(steps.info.outcome[ends]) <= {"win", "draw", "truncated"}
+    assert steps.info.winners.shape == (len(buffer), 2) and not steps.info.winners[~ends].any()
+    assert steps.obs.mask[np.arange(len(buffer)), steps.act].all()  # every move was legal
+    before = [parameter.detach().clone() for parameter in net.parameters()]
+    with policy_within_training_step(algorithm.policy):
+        algorithm.update(buffer=buffer, sample_size=64)
+    assert any(not torch.equal(old, new) for old, new in zip(before, net.parameters()))

@@ -15,6 +15,7 @@ TINY = {
     "cleanrl_masked_ppo.py": ["--total-timesteps", "256", "--num-envs", "16", "--num-steps", "16", "--hidden", "32",
                               "--stock-size", "3"],
     "own_policy_tournament.py": ["--games", "6"],
+    "tianshou_dqn.py": ["--steps", "256", "--envs", "2", "--stock-size", "3", "--hidden", "32", "--test-hands", "3"],
 }
 
 
@@ -49,6 +50,15 @@ def test_the_cleanrl_example_saves_a_model_that_load_policy_plays(tmp_path):
 def test_the_tournament_example_reports_the_users_policy():
     out = run_example("own_policy_tournament.py")
     assert "stock-first" in out and "win rate" in out
+
+
+@pytest.mark.parametrize("table", ["pettingzoo", "gymnasium"])
+def test_the_tianshou_example_trains_a_masked_dqn_against_a_bot(table):
+    pytest.importorskip("tianshou")
+    out = run_example("tianshou_dqn.py", "--table", table)
+    line = next(line for line in out.splitlines() if line.startswith("after 256 steps"))
+    update_steps = int(line.split("(")[1].split()[0])
+    assert update_steps > 0 and f"on the {table} table: won " in line and " of 3 hands against random" in line
 
 
 @pytest.mark.parametrize("name", sorted(TINY))

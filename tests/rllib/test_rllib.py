@@ -87,7 +87,7 @@ def test_the_env_registered_by_name_plays_a_hand_through_rllibs_pettingzoo_wrapp
             break
     assert set(rewards) == {"player_0", "player_1", "player_2"} and infos["player_0"]["outcome"] == "win"
     winners = infos["player_0"]["winners"]
-    assert [rewards[a] for a in sorted(rewards)] == [1.0 if a in winners else -1.0 for a in sorted(rewards)]
+    assert [rewards[f"player_{seat}"] for seat in range(3)] == [1.0 if won else -1.0 for won in winners]
     assert infos["player_1"]["turns"] == env.env.unwrapped.game.turn > 0 and steps >= infos["player_1"]["turns"]
 
 

@@ -263,3 +263,18 @@ def test_an_opponent_without_a_batched_interface_is_asked_game_by_game_and_the_l
     assert main(["train", config, "pretrain.enabled=false", "--no-progress"]) == 0
     printed = capsys.readouterr().out
     assert printed.count("'agents.random_bot:RandomBot' has no batched interface") == 1
+
+
+def test_reports_show_short_names_and_tensorboard_tags_are_sanitised(tmp_path, capsys):
+    config = tiny_config(tmp_path, rules={"num_players": 2, "stock_size": 2},  # hands end within the budget
+                         opponents={"mix": {"agents.random_bot:RandomBot": 1.0}},
+                         evaluation={**TINY["evaluation"], "opponents": ["rival=greedy"],
+                                     "final_opponents": ["rival=greedy"]})
+    assert main(["train", config, "pretrain.enabled=false", "--no-progress"]) == 0
+    printed = capsys.readouterr().out
+    assert "win rate vs rival " in printed and "against each of rival" in printed
+    assert "rival=greedy" not in printed
+    [folder] = run_folders(tmp_path)
+    tags = tensorboard_tags(folder)
+    assert {"eval/win_rate_vs_rival", "final/win_rate_vs_rival",
+            "selfplay/win_rate_vs_agents.random_bot_RandomBot"} <= tags

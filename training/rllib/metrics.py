@@ -36,7 +36,7 @@ class SelfPlayMetrics(RLlibCallback):
         learner_seat = next(seat for seat, (kind, _) in enumerate(seating) if kind == LEARNER)
         learner = f"player_{learner_seat}"
         info = episode.agent_episodes[learner].get_infos(-1)
-        won = learner in info.get("winners", ())
+        won = bool(info.get("won", False))
         log = metrics_logger.log_value
         log(WIN_RATE_PREFIX + opponents_name(seating), float(won), reduce="mean", window=WINDOW)
         log("hand/turns", float(info.get("turns", 0)), reduce="mean", window=WINDOW)
