@@ -83,6 +83,8 @@ ENDGAME = 3.0  # an opponent's threat grows by 1 + ENDGAME / its stockpile size
 # Discards, in chances to reach the stockpile next turn.
 COVERAGE = 0.1  # per card of the average run that hand and discard piles play from a need
 DISCARD_SHAPE = 0.01  # per point of the planner's discard_score, to break ties
+DISCARD_MARGIN = 1e-12  # a discard must score more than this above every earlier one (lower ids win ties)
+ODDS_DIGITS = 4  # the chances fill_chance is asked with are rounded to this many digits (its cache stays small)
 
 
 @lru_cache(maxsize=65536)
@@ -169,8 +171,10 @@ class _Odds:
             return 1.0
         if len(gaps) > cards:
             return 0.0
-        mean = sum(self.per_value[v] for v in gaps) / len(gaps)
-        return fill_chance(cards, len(gaps), round(mean, 4), round(self.per_wild, 4))
+        shares = 0.0
+        for value in gaps:  # summed in order, one addition at a time (sum() compensates from Python 3.12 on)
+            shares += self.per_value[value]
+        return fill_chance(cards, len(gaps), round(shares / len(gaps), ODDS_DIGITS), round(self.per_wild, ODDS_DIGITS))
 
 
 class _Rival:
@@ -366,7 +370,7 @@ class ExpertBot(Bot):
             if target and target != WILD:
                 score += max((odds.fill(drawn, chain_gaps(need, target, kept, after))
                               for need in set(needs) if need <= target), default=0.0)
-            if best_score is None or score > best_score + 1e-12:
+            if best_score is None or score > best_score + DISCARD_MARGIN:
                 best, best_score = action, score
         return best
 
