@@ -36,8 +36,9 @@ from skipbo_env.vector.pcg import integers
 from skipbo_env.vector.jit import discard_id, discard_value_of, hand_play_id, jit, pile_of, play_id, source_of  # noqa: E402
 
 # ---------------------------------------------------------------------------------- switches
-SWITCHES = ("search", "hold_wilds", "draw_bonus", "avoid_feeding", "own_stock_gap", "partner_help",
-            "smart_discard", "always_block", "break_stalemate", "endgame")
+from agents.planner import PlannerBot  # noqa: E402
+
+SWITCHES = PlannerBot.SWITCHES
 """``PlannerBot``'s keyword switches; bit ``i`` of a planner's mask is ``SWITCHES[i]``."""
 DEFAULTS = {name: name != "always_block" for name in SWITCHES}
 (ON_SEARCH, ON_HOLD_WILDS, ON_DRAW_BONUS, ON_AVOID_FEEDING, ON_OWN_STOCK_GAP, ON_PARTNER_HELP, ON_SMART_DISCARD,
