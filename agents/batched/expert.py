@@ -34,10 +34,12 @@ from agents.batched.planner import (
     legal_counts, opponent_seat, read_position, read_visible_piles, reach_from, seat_weight, smart_discard,
     spec_switches, turn_search,
 )
+from agents.expert import (
+    COVERAGE, DISCARD_MARGIN, DISCARD_SHAPE, DRAW, ENDGAME, ODDS_DIGITS, PROSPECT, THREAT, WILD_COST, ExpertBot,
+)
+from agents.planner import DISCARD_PLAY, HAND_PLAY, PARTNER, STALL_COMPLETE, STALL_FEED, STALL_PLAY, STOCK
 
 # ---------------------------------------------------------------------------------- switches
-from agents.expert import ExpertBot  # noqa: E402
-
 SWITCHES = ExpertBot.SWITCHES
 """``ExpertBot``'s keyword switches; bit ``i`` of an expert's mask is ``SWITCHES[i]``."""
 DEFAULTS = {name: True for name in SWITCHES}
@@ -63,11 +65,8 @@ def expert_code(spec: str) -> int | None:
 
 
 # ---------------------------------------------------------------------------------- weights
-from agents.expert import (  # noqa: E402
-    COVERAGE, DISCARD_MARGIN, DISCARD_SHAPE, DRAW, ENDGAME, ODDS_DIGITS, PROSPECT, THREAT, WILD_COST,
-)
-from agents.planner import DISCARD_PLAY, HAND_PLAY, PARTNER, STALL_COMPLETE, STALL_FEED, STALL_PLAY, STOCK  # noqa: E402
-
+# The weights are agents.expert's and agents.planner's own (imported above): the kernels read them as
+# module-level constants, frozen when a kernel compiles.
 ODDS_ROW = PARTNER_ROW + 1
 """Row of ``chances`` that holds the chance of one unknown card per value (``agents.expert._Odds``)."""
 CHANCE_ROWS = ODDS_ROW + 1
