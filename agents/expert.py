@@ -53,26 +53,24 @@ from agents.planner import (
     DISCARD_PLAY,
     HAND_PLAY,
     PARTNER,
-    SEAT_WEIGHTS,
     STALL_COMPLETE,
     STALL_FEED,
     STALL_PLAY,
     STOCK,
-    _Turn,
+    TurnSearch,
+    TurnSearchBot,
     choose_discard,
     discard_score,
+    opponents_in_turn_order,
 )
-from agents.policy import Bot, legal_actions
-from skipbo_env.actions import END_TURN, FIRST_DISCARD
+from skipbo_env.actions import discard_pile, discard_value
 from skipbo_env.cards import (
     HAND_SIZE,
-    NUM_BUILDING_PILES,
     NUM_VALUES,
     TOP_VALUE,
     WILD,
     deck_counts,
 )
-from skipbo_env.encoding import decode_observation
 
 # Worth, in stockpile cards (the search scales them by the planner's STOCK).
 THREAT = 1.0  # an opponent sure to reach its stockpile top next turn (before seat and endgame weights)
@@ -83,6 +81,8 @@ ENDGAME = 3.0  # an opponent's threat grows by 1 + ENDGAME / its stockpile size
 # Discards, in chances to reach the stockpile next turn.
 COVERAGE = 0.1  # per card of the average run that hand and discard piles play from a need
 DISCARD_SHAPE = 0.01  # per point of the planner's discard_score, to break ties
+DISCARD_MARGIN = 1e-12  # a discard must score more than this above every earlier one (lower ids win ties)
+ODDS_DIGITS = 4  # the chances fill_chance is asked with are rounded to this many digits (its cache stays small)
 
 
 @lru_cache(maxsize=65536)
@@ -169,8 +169,10 @@ class _Odds:
             return 1.0
         if len(gaps) > cards:
             return 0.0
-        mean = sum(self.per_value[v] for v in gaps) / len(gaps)
-        return fill_chance(cards, len(gaps), round(mean, 4), round(self.per_wild, 4))
+        shares = 0.0
+        for value in gaps:  # summed in order, one addition at a time (sum() compensates from Python 3.12 on)
+            shares += self.per_value[value]
+        return fill_chance(cards, len(gaps), round(shares / len(gaps), ODDS_DIGITS), round(self.per_wild, ODDS_DIGITS))
 
 
 class _Rival:
@@ -200,38 +202,16 @@ class _Rival:
         return 1.0 - miss_all
 
 
-class _ExpertTurn(_Turn):
-    """The planner's turn search (moves, memo, wins) with the expert's valuation of where it stops."""
+class _ExpertTurn(TurnSearch):
+    """The planner's turn search (:class:`agents.planner.TurnSearch`) with the expert's valuation of where it stops."""
 
     def __init__(self, view: dict, bot: ExpertBot) -> None:
-        self.bot = bot
-        seats = view["seats"]
-        me = seats[0]
-        self.needs = tuple(view["building_next"])
-        self.hand = tuple(view["hand_counts"])
-        self.hand_size0 = sum(self.hand)
-        self.my_piles = [list(p) for p in me["discards"]]
-        partner = view["partner"]
-        shared = view["team_stock"] == "shared"
-        self.partner_piles = [list(p) for p in seats[partner]["discards"]] if partner is not None else [[]] * 4
-        self.stock_top = me["stock_top"]
-        self.stock_size = me["stock_size"]
-        has_partner_stock = partner is not None and not shared
-        self.partner_top = seats[partner]["stock_top"] if has_partner_stock else 0
-        self.partner_size = seats[partner]["stock_size"] if has_partner_stock else 0
-        self.partners = partner is not None
-        self.shared = shared
-        self.team_win = view["team_win"]
-        self.can_draw = view["draw_pile_size"] + view["completed_size"]
+        super().__init__(view, bot)
         self.stalled = not self.can_draw
         self.odds = _Odds(view, bot.card_counting)
-        self.rivals = []
-        for rank, offset in enumerate(o for o in range(1, len(seats)) if o != partner):
-            weight = SEAT_WEIGHTS[min(rank, len(SEAT_WEIGHTS) - 1)]
-            self.rivals.append(_Rival(seats[offset], weight, self.can_draw, self.odds))
-        self.partner_rival = _Rival(seats[partner], 1.0, self.can_draw, self.odds) if has_partner_stock else None
-        self.memo: dict = {}
-        self.position_memo: dict = {}
+        self.rivals = [_Rival(info, weight, self.can_draw, self.odds) for weight, info in opponents_in_turn_order(view)]
+        self.partner_rival = _Rival(self.partner_seat, 1.0, self.can_draw, self.odds) \
+            if self.partner_seat is not None else None
 
     def stop_value(self, state) -> float:
         """The worth of stopping in ``state``, in stockpile cards (scaled by ``STOCK``)."""
@@ -239,9 +219,8 @@ class _ExpertTurn(_Turn):
         needs, hand, mine, theirs, stock_done, partner_done = state
         stock_cards = stock_done + partner_done
         hand_left = sum(hand)
-        discards_played = sum(len(p) for p in self.my_piles) - sum(mine) \
-            + sum(len(p) for p in self.partner_piles) - sum(theirs)
-        wilds_used = self.hand[WILD] - hand[WILD] + self._discard_wilds_used(mine, theirs)
+        discards_played = self.discards_played(mine, theirs)
+        wilds_used = self.wilds_used(hand, mine, theirs)
         cards = float(stock_cards)
         cards += (HAND_PLAY * (self.hand_size0 - hand_left) + DISCARD_PLAY * discards_played) / STOCK
         if bot.hold_wilds and not stock_cards and not self.stalled:
@@ -249,9 +228,8 @@ class _ExpertTurn(_Turn):
         if hand_left == 0 and self.can_draw:
             cards += DRAW
         if self.stalled:
-            completed = sum(1 for before, after in zip(self.needs, needs) if after < before)
             played = self.hand_size0 - hand_left + stock_cards + discards_played
-            cards += (STALL_PLAY * played + STALL_COMPLETE * completed) / STOCK
+            cards += (STALL_PLAY * played + STALL_COMPLETE * self.completed(needs)) / STOCK
         cards += self.position_value(needs, hand, mine, stock_done)
         return STOCK * cards
 
@@ -293,7 +271,7 @@ class _ExpertTurn(_Turn):
         return best
 
 
-class ExpertBot(Bot):
+class ExpertBot(TurnSearchBot):
     """The planner's turn search, valued as a race of stockpile cards; every idea is a switch.
 
     Keyword switches (all ``True`` by default): ``card_counting``, ``threat``, ``own_prospects``,
@@ -302,7 +280,6 @@ class ExpertBot(Bot):
     """
 
     name = "expert"
-    search = True  # the search of agents.planner._Turn reads it
     SWITCHES = ("card_counting", "threat", "own_prospects", "hold_wilds", "plan_discards")
 
     def __init__(
@@ -323,22 +300,10 @@ class ExpertBot(Bot):
         self.plan_discards = plan_discards
         self.nodes = 0
 
-    def __repr__(self) -> str:
-        return f"ExpertBot({', '.join(f'{name}={getattr(self, name)}' for name in self.SWITCHES)})"
+    def turn(self, view: dict) -> _ExpertTurn:
+        return _ExpertTurn(view, self)
 
-    def act(self, observation: dict) -> int:
-        legal = legal_actions(observation)
-        if len(legal) == 1:
-            return int(legal[0])
-        view = decode_observation(observation["observation"])
-        plays = [int(a) for a in legal if a < FIRST_DISCARD]
-        if plays:
-            best = _ExpertTurn(view, self).best_first_play(plays)
-            if best is not None:
-                return best
-        discards = [int(a) for a in legal if FIRST_DISCARD <= a < END_TURN]
-        if not discards:
-            return END_TURN if END_TURN in legal else int(legal[0])
+    def discard(self, view: dict, discards: list[int]) -> int:
         if self.plan_discards:
             return self._planned_discard(view, discards)
         return choose_discard(view, discards)
@@ -356,8 +321,7 @@ class ExpertBot(Bot):
         drawn = min(HAND_SIZE + 1 - sum(hand), view["draw_pile_size"] + view["completed_size"])
         best, best_score = discards[0], None
         for action in discards:
-            value, slot = divmod(action - FIRST_DISCARD, NUM_BUILDING_PILES)
-            card = value + 1
+            card, slot = discard_value(action), discard_pile(action)
             score = DISCARD_SHAPE * discard_score(card, tops[slot], needs, hand, target, only_wilds)
             kept = list(hand)
             kept[card] -= 1
@@ -366,7 +330,7 @@ class ExpertBot(Bot):
             if target and target != WILD:
                 score += max((odds.fill(drawn, chain_gaps(need, target, kept, after))
                               for need in set(needs) if need <= target), default=0.0)
-            if best_score is None or score > best_score + 1e-12:
+            if best_score is None or score > best_score + DISCARD_MARGIN:
                 best, best_score = action, score
         return best
 

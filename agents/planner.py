@@ -169,7 +169,44 @@ def chain_missing(need: int, target: int, counts: list[int], tops: list[list[int
     return missing
 
 
-class PlannerBot(Bot):
+class TurnSearchBot(Bot):
+    """A bot that searches its whole turn (:class:`TurnSearch`): it plays the first play of the best
+    sequence, or discards when stopping is best. A subclass builds the search of a decision
+    (:meth:`turn`, with its own valuation) and chooses the discard (:meth:`discard`); its keyword
+    switches are named in ``SWITCHES``. ``PlannerBot`` and ``agents.expert.ExpertBot`` are two."""
+
+    SWITCHES: tuple[str, ...] = ()
+    search = True
+    """Whether the search looks past the first play (the planner's ``search`` switch)."""
+
+    def __repr__(self) -> str:
+        return f"{type(self).__name__}({', '.join(f'{name}={getattr(self, name)}' for name in self.SWITCHES)})"
+
+    def act(self, observation: dict) -> int:
+        legal = legal_actions(observation)
+        if len(legal) == 1:
+            return int(legal[0])
+        view = decode_observation(observation["observation"])
+        plays = [int(a) for a in legal if a < FIRST_DISCARD]
+        if plays:
+            best = self.turn(view).best_first_play(plays)
+            if best is not None:
+                return best
+        discards = [int(a) for a in legal if FIRST_DISCARD <= a < END_TURN]
+        if not discards:
+            return END_TURN if END_TURN in legal else int(legal[0])
+        return self.discard(view, discards)
+
+    def turn(self, view: dict) -> TurnSearch:
+        """The search of this decision's turn (``view``: the decoded observation)."""
+        raise NotImplementedError
+
+    def discard(self, view: dict, discards: list[int]) -> int:
+        """One of the legal ``discards`` (ids), chosen when stopping is best."""
+        raise NotImplementedError
+
+
+class PlannerBot(TurnSearchBot):
     """Searches its whole turn for the best sequence of plays; every idea is a switch.
 
     Keyword switches (all ``True`` by default except ``always_block``): ``search`` (whole-turn
@@ -180,6 +217,8 @@ class PlannerBot(Bot):
     """
 
     name = "planner"
+    SWITCHES = ("search", "hold_wilds", "draw_bonus", "avoid_feeding", "own_stock_gap", "partner_help",
+                "smart_discard", "always_block", "break_stalemate", "endgame")
 
     def __init__(
         self,
@@ -209,39 +248,34 @@ class PlannerBot(Bot):
         self.endgame = endgame
         self.nodes = 0
 
-    def __repr__(self) -> str:
-        switches = ("search", "hold_wilds", "draw_bonus", "avoid_feeding", "own_stock_gap", "partner_help",
-                    "smart_discard", "always_block", "break_stalemate", "endgame")
-        return f"PlannerBot({', '.join(f'{name}={getattr(self, name)}' for name in switches)})"
+    def turn(self, view: dict) -> _Turn:
+        return _Turn(view, self)
 
-    # ------------------------------------------------------------------ deciding
-    def act(self, observation: dict) -> int:
-        legal = legal_actions(observation)
-        if len(legal) == 1:
-            return int(legal[0])
-        view = decode_observation(observation["observation"])
-        plays = [int(a) for a in legal if a < FIRST_DISCARD]
-        if plays:
-            turn = _Turn(view, self)
-            best = turn.best_first_play(plays)
-            if best is not None:
-                return best
-        discards = [int(a) for a in legal if FIRST_DISCARD <= a < END_TURN]
-        if not discards:
-            return END_TURN if END_TURN in legal else int(legal[0])
+    def discard(self, view: dict, discards: list[int]) -> int:
         if self.smart_discard:
             return choose_discard(view, discards)
-        return self._random_discard(view, discards)
-
-    def _random_discard(self, view: dict, discards: list[int]) -> int:
         value = self.choose(view["hand"])
-        return self.choose([a for a in discards if (a - FIRST_DISCARD) // NUM_BUILDING_PILES == value - 1])
+        return self.choose([a for a in discards if discard_value(a) == value])
 
 
-class _Turn:
-    """The search over one turn's plays from a decoded observation."""
+def opponents_in_turn_order(view: dict) -> list[tuple[float, dict]]:
+    """``(SEAT_WEIGHTS weight, seat)`` of each opponent of a decoded observation, next seat first (partner skipped)."""
+    seats, partner = view["seats"], view["partner"]
+    others = [offset for offset in range(1, len(seats)) if offset != partner]
+    return [(SEAT_WEIGHTS[min(rank, len(SEAT_WEIGHTS) - 1)], seats[offset]) for rank, offset in enumerate(others)]
 
-    def __init__(self, view: dict, bot: PlannerBot) -> None:
+
+class TurnSearch:
+    """The search over one turn's plays from a decoded observation; a subclass says what stopping
+    in a search position is worth (:meth:`stop_value`).
+
+    A search position is ``(needs, hand, my heights, partner heights, stock played, partner stock
+    played)``: the value each building pile needs, the hand's copies per value, how many cards of
+    each visible discard pile are left, and whether the own and the partner's stockpile tops were
+    played. ``bot`` is the :class:`TurnSearchBot` searching (its ``search`` switch and node count).
+    """
+
+    def __init__(self, view: dict, bot: TurnSearchBot) -> None:
         self.bot = bot
         seats = view["seats"]
         me = seats[0]
@@ -252,29 +286,19 @@ class _Turn:
         partner = view["partner"]
         shared = view["team_stock"] == "shared"
         self.partner_piles = _visible_piles(seats[partner]) if partner is not None else [[], [], [], []]
+        self.partner_seat = seats[partner] if partner is not None and not shared else None
+        """The partner when it has a stockpile of its own (``None`` without a partner, or with a shared one)."""
         self.stock_top = me["stock_top"]
         self.stock_size = me["stock_size"]
-        self.partner_top = seats[partner]["stock_top"] if partner is not None and not shared else 0
-        self.partner_size = seats[partner]["stock_size"] if partner is not None and not shared else 0
+        self.partner_top = self.partner_seat["stock_top"] if self.partner_seat is not None else 0
+        self.partner_size = self.partner_seat["stock_size"] if self.partner_seat is not None else 0
         self.partners = partner is not None
         self.shared = shared
         self.team_win = view["team_win"]
         self.can_draw = view["draw_pile_size"] + view["completed_size"]
-        self.stalled = bot.break_stalemate and not self.can_draw
-        self.feed = FEED * STALL_FEED if self.stalled else FEED
-        self.opponents = []
-        rank = 0
-        for offset in range(1, len(seats)):
-            if offset == partner:
-                continue
-            weight = SEAT_WEIGHTS[min(rank, len(SEAT_WEIGHTS) - 1)]
-            rank += 1
-            self.opponents.append(_Seat(seats[offset], weight, self.can_draw, bot.endgame))
-        self.partner_seat = _Seat(seats[partner], 1.0, self.can_draw) if partner is not None and not shared else None
         self.memo: dict = {}
         self.position_memo: dict = {}
 
-    # one search state: (needs, hand, my heights, partner heights, stock played, partner stock played)
     def best_first_play(self, plays: list[int]) -> int | None:
         """The first play of the best sequence, or ``None`` when stopping now (discarding) is best."""
         root = (self.needs, self.hand, tuple(len(p) for p in self.my_piles),
@@ -374,6 +398,42 @@ class _Turn:
             return bool(own_empty or partner_empty)
         return bool(own_empty and partner_empty)
 
+    # ------------------------------------------------------------------ what a sequence played
+    def stop_value(self, state) -> float:
+        """The worth of stopping in ``state`` (the subclass's valuation)."""
+        raise NotImplementedError
+
+    def discards_played(self, mine, theirs) -> int:
+        """How many discard-pile tops (mine and the partner's) the sequence up to heights ``mine``, ``theirs``
+        played."""
+        return (sum(len(p) for p in self.my_piles) - sum(mine)
+                + sum(len(p) for p in self.partner_piles) - sum(theirs))
+
+    def wilds_used(self, hand, mine, theirs) -> int:
+        """How many SKIP-BO cards, from the hand and the discard piles, the sequence up to ``hand``, ``mine``,
+        ``theirs`` played."""
+        used = self.hand[WILD] - hand[WILD]
+        for piles, heights in ((self.my_piles, mine), (self.partner_piles, theirs)):
+            for pile, height in zip(piles, heights):
+                used += pile[height:].count(WILD)
+        return used
+
+    def completed(self, needs) -> int:
+        """How many building piles the sequence completed (their need fell back)."""
+        return sum(1 for before, after in zip(self.needs, needs) if after < before)
+
+
+class _Turn(TurnSearch):
+    """The planner's search of one turn: :class:`TurnSearch` with the planner's valuation."""
+
+    def __init__(self, view: dict, bot: PlannerBot) -> None:
+        super().__init__(view, bot)
+        self.stalled = bot.break_stalemate and not self.can_draw
+        self.feed = FEED * STALL_FEED if self.stalled else FEED
+        self.opponents = [_Seat(info, weight, self.can_draw, bot.endgame)
+                          for weight, info in opponents_in_turn_order(view)]
+        self.partner_chances = _Seat(self.partner_seat, 1.0, self.can_draw) if self.partner_seat is not None else None
+
     # ------------------------------------------------------------------ evaluation
     def stop_value(self, state) -> float:
         """The worth of stopping in ``state``: what the plays gained plus what the piles promise."""
@@ -382,11 +442,11 @@ class _Turn:
         stock_cards = stock_done + partner_done
         value = STOCK * stock_cards
         hand_left = sum(hand)
-        wilds_used = self.hand[WILD] - hand[WILD] + self._discard_wilds_used(mine, theirs)
+        wilds_used = self.wilds_used(hand, mine, theirs)
         numbers_played = self.hand_size0 - hand_left - (self.hand[WILD] - hand[WILD])
+        discards_played = self.discards_played(mine, theirs)
         value += HAND_PLAY * numbers_played
-        value += DISCARD_PLAY * (sum(len(p) for p in self.my_piles) - sum(mine)
-                                 + sum(len(p) for p in self.partner_piles) - sum(theirs))
+        value += DISCARD_PLAY * discards_played
         if bot.hold_wilds:
             if not stock_cards and not self.stalled:
                 value -= WILD_COST * wilds_used
@@ -395,19 +455,10 @@ class _Turn:
         if hand_left == 0 and bot.draw_bonus:
             value += DRAW
         if self.stalled:
-            completed = sum(1 for before, after in zip(self.needs, needs) if after < before)
-            played = self.hand_size0 - hand_left + stock_cards + sum(len(p) for p in self.my_piles) - sum(mine) \
-                + sum(len(p) for p in self.partner_piles) - sum(theirs)
-            value += STALL_PLAY * played + STALL_COMPLETE * completed
+            played = self.hand_size0 - hand_left + stock_cards + discards_played
+            value += STALL_PLAY * played + STALL_COMPLETE * self.completed(needs)
         value += self.position_value(needs, hand, mine, stock_done)
         return value
-
-    def _discard_wilds_used(self, mine, theirs) -> int:
-        used = 0
-        for piles, heights in ((self.my_piles, mine), (self.partner_piles, theirs)):
-            for pile, height in zip(piles, heights):
-                used += pile[height:].count(WILD)
-        return used
 
     def position_value(self, needs, hand, mine, stock_done) -> float:
         """What the building piles left behind mean for the opponents, the partner and me."""
@@ -423,8 +474,8 @@ class _Turn:
                 value -= self.feed * seat.weight * chance
                 if bot.always_block and seat.stock_top in needs:
                     value -= BLOCK * seat.weight
-        if bot.partner_help and self.partner_seat is not None:
-            value += PARTNER * self.reach_chance(needs, self.partner_seat)
+        if bot.partner_help and self.partner_chances is not None:
+            value += PARTNER * self.reach_chance(needs, self.partner_chances)
         if bot.own_stock_gap and not stock_done and self.stock_top and self.stock_top != WILD:
             piles = [pile[:height] for pile, height in zip(self.my_piles, mine)]
             missing = min(self._gap_missing(need, self.stock_top, hand, piles) for need in set(needs))

@@ -41,7 +41,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                         help="write each game's record as DIR/game-NNNNNN.json")
     parser.add_argument("--engine", choices=ENGINES, default="auto",
                         help="python: the rules engine, any policy; vector: the batched engine, for random, greedy, "
-                             "planner and saved networks (--workers are then the threads of its deal and step kernels; "
+                             "planner, expert and saved networks (--workers are then the threads of its deal and step kernels; "
                              "no --save-games); auto (default): vector when every agent plays there and no records "
                              "are saved, else python")
     parser.add_argument("--ray", nargs="?", const="local", metavar="ADDRESS",

@@ -6,9 +6,10 @@ beats a simple heuristic. Imitating a strong bot first gets there in minutes:
 1. :func:`collect_teacher_games` plays games in which the teacher (``pretrain.teacher``,
    ``planner`` by default) holds every seat, and records each decision as
    ``(observation, action mask, action)`` with the deciding seat's final result. A kernel bot
-   teacher (``random``, ``greedy``, ``planner[:options]``, :mod:`agents.batched.bots`) plays
-   :data:`BATCH_GAMES` games at once on the batched engine, the kernel labelling every position
-   (:func:`collect_batched_games`); any other teacher plays game by game on the rules engine.
+   teacher (``random``, ``greedy``, ``planner[:options]``, ``expert[:options]``,
+   :mod:`agents.batched.bots`) plays :data:`BATCH_GAMES` games at once on the batched engine, the
+   kernel labelling every position (:func:`collect_batched_games`); any other teacher plays game
+   by game on the rules engine.
 2. :func:`clone_teacher` fits the masked actor-critic policy to those decisions: cross-entropy
    of the teacher's action under the masked policy, plus (``pretrain.value``) a squared error
    pulling the value head to the discounted game result ``±gamma ** (decisions left)``, the
@@ -38,7 +39,6 @@ from typing import Callable
 import numpy as np
 
 from agents.batched import bots
-from agents.batched.planner import PLANNER_CODES, planner_actions
 from agents.batched.policies import LogitsPolicy, checked_actions
 from agents.loading import load_policy
 from agents.policy import reset_policy
@@ -202,12 +202,7 @@ def collect_batched_games(code: int, rules: Rules, games: int, seed: int, gamma:
 def _kernel_labels(engine, code: int, rows: np.ndarray, streams: np.ndarray) -> np.ndarray:
     """The kernel bot ``code``'s action for the seat to act in each game of ``rows`` (nothing is stepped)."""
     out = np.empty(len(rows), dtype=np.int64)
-    legal = engine.action_mask
-    if code >= PLANNER_CODES:
-        planner_actions(engine.games, legal, engine.cfg, rows, streams, code - PLANNER_CODES, out)
-        return out
-    kernel = bots.greedy_actions if code == bots.GREEDY_BOT else bots.random_actions
-    kernel(engine.games, legal, rows, streams, out)
+    bots.bot_actions(engine.games, engine.action_mask, engine.cfg, rows, streams, code, out)
     return out
 
 

@@ -23,9 +23,9 @@ def compile_kernels(decks: int = 1) -> None:
     from skipbo_env.vector import VectorGame
 
     engine = VectorGame(Rules(num_players=2, decks=decks, stock_size=3), 4, seed=0, threads=1)
-    seating = Seating(engine, [batch_policy(name) for name in ("random", "greedy", "planner")])
+    seating = Seating(engine, [batch_policy(name) for name in ("random", "greedy", "planner", "expert")])
     rows = np.arange(4)
-    seating.assign(rows, np.array([[0, 1], [1, 2], [2, 0], [2, 2]]))
+    seating.assign(rows, np.array([[0, 1], [1, 2], [2, 3], [3, 3]]))
     seating.advance(rows)
     engine.reset(1)
     engine.observe(rows)

@@ -3,7 +3,8 @@
 They follow the specifications of the per-observation bots in ``agents/`` (``random``: uniform
 over the legal ids; ``greedy``: stockpile tops, else discard-pile tops, else hand cards, a random
 play among the preferred kind, repeated while anything fits, then a random hand card (each card
-equally likely) onto a random legal discard pile; ``planner``: :mod:`agents.batched.planner`),
+equally likely) onto a random legal discard pile; ``planner``: :mod:`agents.batched.planner`;
+``expert``: :mod:`agents.batched.expert`),
 reading the same facts the observation holds (the mask and the acting seat's hand). Each seat of
 each game has its own generator, ``streams[g, seat]`` (``uint64[batch, MAX_PLAYERS, 6]``, see
 :func:`new_streams`): numpy's ``default_rng(seed)`` reproduced in the kernels and drawn from as
@@ -25,6 +26,7 @@ from skipbo_env.vector.kernels import step_game
 from skipbo_env.vector.layout import RUNNING
 from skipbo_env.vector.jit import discard_id, jit, source_of
 from skipbo_env.vector.pcg import GENERATOR_WORDS, integers, seed_generator
+from agents.batched.expert import EXPERT_CODES, expert_action, expert_code
 from agents.batched.planner import PLANNER_CODES, planner_action, planner_code
 from agents.loading import split_name
 
@@ -158,15 +160,16 @@ def greedy_actions(games, legal, rows, streams, out):
 # Who plays a seat, as the kernels see it (``controllers[g, seat]``).
 RANDOM_BOT, GREEDY_BOT = 0, 1
 """Kernel bots: the loop of :func:`play_bots` moves for them (``planner``: a code from
-``PLANNER_CODES`` on, which carries its switches)."""
+``PLANNER_CODES`` on, ``expert``: from ``EXPERT_CODES`` on; each carries its switches)."""
 OTHER = -1
 """Any other player (the learner, a network, a Python policy): :func:`play_bots` stops there."""
 
 
 def kernel_bot_code(spec) -> int | None:
-    """The ``controllers`` code of a kernel bot spec (``"random"``, ``"greedy"``, ``"planner"`` or
-    ``"planner:avoid_feeding=false,..."``), ``None`` for anything else; a planner spec with an unknown
-    option raises ``ValueError`` naming the allowed ones."""
+    """The ``controllers`` code of a kernel bot spec (``"random"``, ``"greedy"``, ``"planner"``,
+    ``"planner:avoid_feeding=false,..."``, ``"expert"`` or ``"expert:threat=false,..."``), ``None`` for
+    anything else; a planner or expert spec with an unknown option raises ``ValueError`` naming the
+    allowed ones."""
     if not isinstance(spec, str):
         return None
     name = split_name(spec.strip())[1]  # "g=greedy" is greedy under a short name
@@ -174,16 +177,29 @@ def kernel_bot_code(spec) -> int | None:
         return RANDOM_BOT
     if name == "greedy":
         return GREEDY_BOT
-    return planner_code(name)
+    code = planner_code(name)
+    return code if code is not None else expert_code(name)
 
 
 @jit
 def bot_action(r, legal, g, cfg, streams, bot):
+    """The action of the kernel bot ``bot`` (a code of :func:`kernel_bot_code`) in game ``g`` (record ``r``)."""
+    if bot >= EXPERT_CODES:
+        return expert_action(r, legal, g, cfg, bot - EXPERT_CODES)
     if bot >= PLANNER_CODES:
         return planner_action(r, legal, g, cfg, streams[g, r.seat], bot - PLANNER_CODES)
     if bot == GREEDY_BOT:
         return greedy_action(r, legal, g, streams)
     return random_action(r, legal, g, streams)
+
+
+@jit
+def bot_actions(games, legal, cfg, rows, streams, bot, out):
+    """``out[i]`` = the action of the kernel bot ``bot`` (a code of :func:`kernel_bot_code`) in game
+    ``rows[i]``, nothing stepped: a teacher's labels, any kernel bot alike."""
+    for i in range(rows.shape[0]):
+        g = rows[i]
+        out[i] = bot_action(games[g], legal, g, cfg, streams, bot)
 
 
 @jit

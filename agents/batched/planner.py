@@ -36,8 +36,9 @@ from skipbo_env.vector.pcg import integers
 from skipbo_env.vector.jit import discard_id, discard_value_of, hand_play_id, jit, pile_of, play_id, source_of  # noqa: E402
 
 # ---------------------------------------------------------------------------------- switches
-SWITCHES = ("search", "hold_wilds", "draw_bonus", "avoid_feeding", "own_stock_gap", "partner_help",
-            "smart_discard", "always_block", "break_stalemate", "endgame")
+from agents.planner import PlannerBot  # noqa: E402
+
+SWITCHES = PlannerBot.SWITCHES
 """``PlannerBot``'s keyword switches; bit ``i`` of a planner's mask is ``SWITCHES[i]``."""
 DEFAULTS = {name: name != "always_block" for name in SWITCHES}
 (ON_SEARCH, ON_HOLD_WILDS, ON_DRAW_BONUS, ON_AVOID_FEEDING, ON_OWN_STOCK_GAP, ON_PARTNER_HELP, ON_SMART_DISCARD,
@@ -48,10 +49,30 @@ PLANNER_CODES = 16
 NAME = "planner"
 
 
-def switch_mask(switches: dict) -> int:
-    """The mask of ``switches`` (names of :data:`SWITCHES`, missing ones at their defaults)."""
-    chosen = {**DEFAULTS, **switches}
-    return sum(1 << i for i, name in enumerate(SWITCHES) if chosen[name])
+def switch_mask(switches: dict, names: tuple[str, ...] = SWITCHES, defaults: dict = DEFAULTS) -> int:
+    """The mask of ``switches`` (of ``names``, the planner's by default; missing ones at their ``defaults``)."""
+    chosen = {**defaults, **switches}
+    return sum(1 << i for i, name in enumerate(names) if chosen[name])
+
+
+def spec_switches(spec: str, name: str, switches: tuple[str, ...]) -> dict | None:
+    """The switches ``"name:switch=false,..."`` sets (``{}`` for a bare ``"name"``); ``None`` for another name.
+
+    Raises ``ValueError`` for an option that is not one of ``switches`` or a value that is not true/false.
+    """
+    head, sep, tail = spec.partition(":")
+    if head.strip() != name:
+        return None
+    chosen = {}
+    for item in tail.split(",") if sep else ():
+        key, eq, value = (part.strip() for part in item.partition("="))
+        if key not in switches:
+            raise ValueError(f"policy spec {spec!r}: the {name} has no option {key!r}; its options: "
+                             f"{', '.join(switches)}")
+        if not eq or value.lower() not in ("true", "false"):
+            raise ValueError(f"policy spec {spec!r}: option {key} takes true or false, not {value!r}")
+        chosen[key] = value.lower() == "true"
+    return chosen
 
 
 def planner_code(spec: str) -> int | None:
@@ -59,19 +80,8 @@ def planner_code(spec: str) -> int | None:
 
     Raises ``ValueError`` for an option that is not a switch or a value that is not true/false.
     """
-    head, sep, tail = spec.partition(":")
-    if head.strip() != NAME:
-        return None
-    switches = {}
-    for item in tail.split(",") if sep else ():
-        key, eq, value = (part.strip() for part in item.partition("="))
-        if key not in SWITCHES:
-            raise ValueError(f"policy spec {spec!r}: the planner has no option {key!r}; its options: "
-                             f"{', '.join(SWITCHES)}")
-        if not eq or value.lower() not in ("true", "false"):
-            raise ValueError(f"policy spec {spec!r}: option {key} takes true or false, not {value!r}")
-        switches[key] = value.lower() == "true"
-    return PLANNER_CODES + switch_mask(switches)
+    switches = spec_switches(spec, NAME, SWITCHES)
+    return None if switches is None else PLANNER_CODES + switch_mask(switches)
 
 
 # ---------------------------------------------------------------------------------- weights
@@ -174,9 +184,10 @@ def read_visible_piles(r, seat, piles, heights):
 
 
 @jit
-def read_turn(r, cfg, switches, needs, hand, piles, heights, info, threat, weights):
-    """Fill the search's view of the turn from the record, as ``agents.planner._Turn`` does from the observation."""
-    n = cfg.num_players
+def read_position(r, cfg, needs, hand, piles, heights, info):
+    """What the planner's and the expert's searches read from the record (as ``agents.planner._Turn``
+    from the observation): the needs, the hand, the visible discard piles (mine and the partner's),
+    the stockpiles and the counts of ``info`` (all but ``I_STALLED``, ``I_SWITCHES`` and the opponents)."""
     seat = r.seat
     for slot in range(NUM_BUILDING_PILES):
         needs[slot] = r.building_len[slot] + 1
@@ -190,7 +201,6 @@ def read_turn(r, cfg, switches, needs, hand, piles, heights, info, threat, weigh
     if partner >= 0:
         read_visible_piles(r, partner, piles[1], heights[1])
     own = stockpile_of(cfg, seat)
-    can_draw = r.draw_len + r.completed_len
     info[I_STOCK_TOP] = stock_top(r, cfg, own)
     info[I_STOCK_SIZE] = r.stock_len[own]
     has_partner_seat = partner >= 0 and not shared
@@ -200,27 +210,56 @@ def read_turn(r, cfg, switches, needs, hand, piles, heights, info, threat, weigh
     info[I_PARTNERS] = partner >= 0
     info[I_SHARED] = shared
     info[I_EITHER] = not cfg.team_win_both
-    info[I_CAN_DRAW] = can_draw
-    info[I_STALLED] = (switches & ON_BREAK_STALEMATE) != 0 and can_draw == 0
+    info[I_CAN_DRAW] = r.draw_len + r.completed_len
     info[I_PARTNER_SEAT] = has_partner_seat
     info[I_HAND_SIZE] = hand_size
     info[I_PILE_CARDS] = heights.sum()
-    info[I_SWITCHES] = switches
-    rank = 0
+
+
+@jit
+def opponent_seat(r, cfg, rank):
+    """The seat of the ``rank``-th opponent to play after the seat to act (partners skipped), -1 past the last."""
+    n = cfg.num_players
+    partner = partner_of(cfg, r.seat)
     for offset in range(1, n):
-        other = (seat + offset) % n
+        other = (r.seat + offset) % n
         if other == partner:
             continue
-        weight = SEAT_WEIGHTS[min(rank, SEAT_WEIGHTS.shape[0] - 1)]
-        size = r.stock_len[stockpile_of(cfg, other)]
-        if (switches & ON_ENDGAME) != 0 and size:
-            weight *= 1.0 + ENDGAME / size
-        weights[rank] = weight
+        if rank == 0:
+            return other
+        rank -= 1
+    return -1
+
+
+@jit
+def seat_weight(r, cfg, seat, rank, endgame):
+    """``SEAT_WEIGHTS[rank]``, times ``1 + endgame / stockpile size`` when ``endgame`` and ``seat``'s stockpile
+    is not empty."""
+    weight = SEAT_WEIGHTS[min(rank, SEAT_WEIGHTS.shape[0] - 1)]
+    size = r.stock_len[stockpile_of(cfg, seat)]
+    if endgame and size:
+        weight *= 1.0 + endgame / size
+    return weight
+
+
+@jit
+def read_turn(r, cfg, switches, needs, hand, piles, heights, info, threat, weights):
+    """Fill the search's view of the turn from the record, as ``agents.planner._Turn`` does from the observation."""
+    read_position(r, cfg, needs, hand, piles, heights, info)
+    can_draw = info[I_CAN_DRAW]
+    info[I_STALLED] = (switches & ON_BREAK_STALEMATE) != 0 and can_draw == 0
+    info[I_SWITCHES] = switches
+    endgame = ENDGAME if switches & ON_ENDGAME else 0.0
+    rank = 0
+    other = opponent_seat(r, cfg, 0)
+    while other >= 0:
+        weights[rank] = seat_weight(r, cfg, other, rank, endgame)
         info[I_OPPONENT_TOP + rank] = read_threat(r, cfg, other, can_draw, threat[rank])
         rank += 1
+        other = opponent_seat(r, cfg, rank)
     info[I_OPPONENTS] = rank
-    if has_partner_seat:
-        read_threat(r, cfg, partner, can_draw, threat[PARTNER_ROW])
+    if info[I_PARTNER_SEAT]:
+        read_threat(r, cfg, partner_of(cfg, r.seat), can_draw, threat[PARTNER_ROW])
 
 
 @jit
@@ -350,16 +389,8 @@ def stop_value(needs, hand, heights, done, needs0, hand0, heights0, piles, info,
     stalled = info[I_STALLED] != 0
     stock_cards = done[0] + done[1]
     value = STOCK * stock_cards
-    hand_left = 0
-    for v in range(1, WILD + 1):
-        hand_left += hand[v]
-    discard_wilds = 0
-    discards_played = info[I_PILE_CARDS]
-    for side in range(2):
-        for pile in range(NUM_DISCARD_PILES):
-            discards_played -= heights[side, pile]
-            for k in range(heights[side, pile], heights0[side, pile]):
-                discard_wilds += piles[side, pile, k] == WILD
+    hand_left = cards_in(hand)
+    discards_played, discard_wilds = discard_plays(heights, heights0, piles, info)
     hand_wilds = hand0[WILD] - hand[WILD]
     wilds_used = hand_wilds + discard_wilds
     numbers_played = info[I_HAND_SIZE] - hand_left - hand_wilds
@@ -380,6 +411,29 @@ def stop_value(needs, hand, heights, done, needs0, hand0, heights0, piles, info,
         value += STALL_PLAY * played + STALL_COMPLETE * completed
     value += position_value(needs, hand, hand_left, heights[0], done[0], piles[0], info, threat, weights, work)
     return value
+
+
+@jit
+def cards_in(hand):
+    """How many cards ``hand`` (copies per value) holds."""
+    count = 0
+    for value in range(1, WILD + 1):
+        count += hand[value]
+    return count
+
+
+@jit
+def discard_plays(heights, heights0, piles, info):
+    """``(discard tops played, SKIP-BO cards among them)`` from the visible piles (heights ``heights0``) down to
+    ``heights``."""
+    played = info[I_PILE_CARDS]
+    wilds = 0
+    for side in range(2):
+        for pile in range(NUM_DISCARD_PILES):
+            played -= heights[side, pile]
+            for k in range(heights[side, pile], heights0[side, pile]):
+                wilds += piles[side, pile, k] == WILD
+    return played, wilds
 
 
 @jit
@@ -445,63 +499,6 @@ def memo_grown(memo_keys, memo_values):
 
 
 @jit
-def search_value(base, needs, hand, heights, done, needs0, hand0, heights0, piles, info, threat, weights, work,
-                 memo_keys, memo_values, memo_count, moves, move_count, next_move, best, keys):
-    """``_Turn.value`` of position ``base``: the best value reachable (stopping included), depth first in the
-    planner's move order, every position's value remembered in ``memo`` the first time it is found.
-
-    The positions live in per-depth arrays (``_Turn``'s state tuple, one row per depth):
-    ``needs[d, slot]``, ``hand[d, value]``, ``heights[d, side, pile]`` (side 0 mine, 1 the
-    partner's) and ``done[d]`` (own, partner's stockpile top played); ``moves[d]``,
-    ``move_count[d]``, ``next_move[d]``, ``best[d]`` and ``keys[d]`` are the frame of depth ``d``.
-    The memo (``memo_keys``, ``memo_values``, ``memo_count`` entries) grows as it fills; returns
-    ``(value, memo_keys, memo_values, memo_count)``.
-    """
-    d = base
-    entering = True
-    while True:
-        if entering:
-            entering = False
-            key = position_key(needs[d], hand[d], heights[d], done[d], hand0, heights0)
-            slot = memo_slot(memo_keys, key)
-            if memo_keys[slot] == key:
-                result = memo_values[slot]
-                if d == base:
-                    return result, memo_keys, memo_values, memo_count
-                d -= 1
-                if result > best[d]:
-                    best[d] = result
-                continue
-            keys[d] = key
-            best[d] = stop_value(needs[d], hand[d], heights[d], done[d], needs0, hand0, heights0, piles, info,
-                                 threat, weights, work)
-            move_count[d] = list_moves(needs[d], hand[d], heights[d], done[d], piles, info, moves[d])
-            next_move[d] = 0
-        if next_move[d] < move_count[d]:
-            action = moves[d, next_move[d]]
-            next_move[d] += 1
-            if play_into(needs, hand, heights, done, d, action, info):
-                if WIN > best[d]:
-                    best[d] = WIN
-            else:
-                d += 1
-                entering = True
-            continue
-        result = best[d]
-        if 2 * (memo_count + 1) > memo_keys.shape[0]:
-            memo_keys, memo_values = memo_grown(memo_keys, memo_values)
-        slot = memo_slot(memo_keys, keys[d])
-        memo_keys[slot] = keys[d]
-        memo_values[slot] = result
-        memo_count += 1
-        if d == base:
-            return result, memo_keys, memo_values, memo_count
-        d -= 1
-        if result > best[d]:
-            best[d] = result
-
-
-@jit
 def root_rank(action):
     """``agents.planner._root_order``: stockpile plays, then discard tops, then hand numbers, then hand wilds."""
     source = source_of(action)
@@ -514,46 +511,125 @@ def root_rank(action):
     return 2
 
 
-@jit
-def best_first_play(legal, g, needs0, hand0, piles, heights0, info, threat, weights):
-    """``_Turn.best_first_play``: the first play of the best sequence, -1 when stopping (discarding) is best."""
-    depth = 3 + info[I_HAND_SIZE] + info[I_PILE_CARDS] + 2
-    needs = np.empty((depth, NUM_BUILDING_PILES), dtype=np.int64)
-    hand = np.empty((depth, WILD + 1), dtype=np.int64)
-    heights = np.empty((depth, 2, NUM_DISCARD_PILES), dtype=np.int64)
-    done = np.zeros((depth, 2), dtype=np.int64)
-    moves = np.empty((depth, MAX_MOVES), dtype=np.int64)
-    move_count = np.zeros(depth, dtype=np.int64)
-    next_move = np.zeros(depth, dtype=np.int64)
-    best = np.zeros(depth, dtype=np.float64)
-    keys = np.zeros(depth, dtype=np.int64)
-    memo_keys = np.full(MEMO_START, EMPTY, dtype=np.int64)
-    memo_values = np.empty(MEMO_START, dtype=np.float64)
-    memo_count = 0
-    work = np.empty(NUM_DISCARD_PILES, dtype=np.int64)
-    needs[0] = needs0
-    hand[0] = hand0
-    heights[0] = heights0
-    search = (info[I_SWITCHES] & ON_SEARCH) != 0
-    best_value = stop_value(needs[0], hand[0], heights[0], done[0], needs0, hand0, heights0, piles, info, threat,
-                            weights, work)
-    best_action = -1
-    for rank in range(4):
-        for action in range(FIRST_DISCARD):
-            if not legal[g, action] or root_rank(action) != rank:
+def turn_search(valuation, bot: str):
+    """The whole-turn search of a bot whose worth of stopping in a position is the kernel ``valuation``
+    (with the arguments of :func:`stop_value`): returns its ``best_first_play`` kernel.
+
+    ``agents.expert`` searches with ``agents.planner``'s search and its own valuation; here each bot
+    gets the search compiled around its valuation. The kernels are named after ``bot``: numba names a
+    function by its qualified name and a counter of the process that compiled it, and two kernels of
+    one name (two closures of this function) must not meet in one program (see ``skipbo_env.vector.jit``).
+    """
+
+    def search_value(base, needs, hand, heights, done, needs0, hand0, heights0, piles, info, threat, weights, work,
+                     memo_keys, memo_values, memo_count, moves, move_count, next_move, best, keys):
+        """``_Turn.value`` of position ``base``: the best value reachable (stopping included), depth first in the
+        planner's move order, every position's value remembered in ``memo`` the first time it is found.
+
+        The positions live in per-depth arrays (``_Turn``'s state tuple, one row per depth):
+        ``needs[d, slot]``, ``hand[d, value]``, ``heights[d, side, pile]`` (side 0 mine, 1 the
+        partner's) and ``done[d]`` (own, partner's stockpile top played); ``moves[d]``,
+        ``move_count[d]``, ``next_move[d]``, ``best[d]`` and ``keys[d]`` are the frame of depth ``d``.
+        The memo (``memo_keys``, ``memo_values``, ``memo_count`` entries) grows as it fills; returns
+        ``(value, memo_keys, memo_values, memo_count)``.
+        """
+        d = base
+        entering = True
+        while True:
+            if entering:
+                entering = False
+                key = position_key(needs[d], hand[d], heights[d], done[d], hand0, heights0)
+                slot = memo_slot(memo_keys, key)
+                if memo_keys[slot] == key:
+                    result = memo_values[slot]
+                    if d == base:
+                        return result, memo_keys, memo_values, memo_count
+                    d -= 1
+                    if result > best[d]:
+                        best[d] = result
+                    continue
+                keys[d] = key
+                best[d] = valuation(needs[d], hand[d], heights[d], done[d], needs0, hand0, heights0, piles, info,
+                                    threat, weights, work)
+                move_count[d] = list_moves(needs[d], hand[d], heights[d], done[d], piles, info, moves[d])
+                next_move[d] = 0
+            if next_move[d] < move_count[d]:
+                action = moves[d, next_move[d]]
+                next_move[d] += 1
+                if play_into(needs, hand, heights, done, d, action, info):
+                    if WIN > best[d]:
+                        best[d] = WIN
+                else:
+                    d += 1
+                    entering = True
                 continue
-            if play_into(needs, hand, heights, done, 0, action, info):
-                value = WIN
-            elif search:
-                value, memo_keys, memo_values, memo_count = search_value(
-                    1, needs, hand, heights, done, needs0, hand0, heights0, piles, info, threat, weights, work,
-                    memo_keys, memo_values, memo_count, moves, move_count, next_move, best, keys)
-            else:
-                value = stop_value(needs[1], hand[1], heights[1], done[1], needs0, hand0, heights0, piles, info,
-                                   threat, weights, work)
-            if value > best_value + TIE_MARGIN:
-                best_value, best_action = value, action
-    return best_action
+            result = best[d]
+            if 2 * (memo_count + 1) > memo_keys.shape[0]:
+                memo_keys, memo_values = memo_grown(memo_keys, memo_values)
+            slot = memo_slot(memo_keys, keys[d])
+            memo_keys[slot] = keys[d]
+            memo_values[slot] = result
+            memo_count += 1
+            if d == base:
+                return result, memo_keys, memo_values, memo_count
+            d -= 1
+            if result > best[d]:
+                best[d] = result
+
+    search_value = _named_kernel(search_value, bot)
+
+    def best_first_play(search, legal, g, needs0, hand0, piles, heights0, info, threat, weights):
+        """``_Turn.best_first_play``: the first play of the best sequence, -1 when stopping (discarding) is best
+        (``search`` False: looking one play ahead only)."""
+        depth = 3 + info[I_HAND_SIZE] + info[I_PILE_CARDS] + 2
+        needs = np.empty((depth, NUM_BUILDING_PILES), dtype=np.int64)
+        hand = np.empty((depth, WILD + 1), dtype=np.int64)
+        heights = np.empty((depth, 2, NUM_DISCARD_PILES), dtype=np.int64)
+        done = np.zeros((depth, 2), dtype=np.int64)
+        moves = np.empty((depth, MAX_MOVES), dtype=np.int64)
+        move_count = np.zeros(depth, dtype=np.int64)
+        next_move = np.zeros(depth, dtype=np.int64)
+        best = np.zeros(depth, dtype=np.float64)
+        keys = np.zeros(depth, dtype=np.int64)
+        memo_keys = np.full(MEMO_START, EMPTY, dtype=np.int64)
+        memo_values = np.empty(MEMO_START, dtype=np.float64)
+        memo_count = 0
+        work = np.empty(NUM_DISCARD_PILES, dtype=np.int64)
+        needs[0] = needs0
+        hand[0] = hand0
+        heights[0] = heights0
+        best_value = valuation(needs[0], hand[0], heights[0], done[0], needs0, hand0, heights0, piles, info, threat,
+                               weights, work)
+        best_action = -1
+        for rank in range(4):
+            for action in range(FIRST_DISCARD):
+                if not legal[g, action] or root_rank(action) != rank:
+                    continue
+                if play_into(needs, hand, heights, done, 0, action, info):
+                    value = WIN
+                elif search:
+                    value, memo_keys, memo_values, memo_count = search_value(
+                        1, needs, hand, heights, done, needs0, hand0, heights0, piles, info, threat, weights, work,
+                        memo_keys, memo_values, memo_count, moves, move_count, next_move, best, keys)
+                else:
+                    value = valuation(needs[1], hand[1], heights[1], done[1], needs0, hand0, heights0, piles, info,
+                                      threat, weights, work)
+                if value > best_value + TIE_MARGIN:
+                    best_value, best_action = value, action
+        return best_action
+
+    return _named_kernel(best_first_play, bot)
+
+
+def _named_kernel(function, bot: str):
+    """``function`` compiled as a kernel named ``<its name>_<bot>``."""
+    function.__name__ = function.__qualname__ = f"{function.__name__}_{bot}"
+    return jit(function)
+
+
+best_first_play = turn_search(stop_value, NAME)
+"""``_Turn.best_first_play`` with the planner's valuation: ``best_first_play(search, legal, g, needs, hand,
+piles, heights, info, threat, weights)``, the first play of the best sequence, -1 when stopping is best."""
 
 
 # ---------------------------------------------------------------------------------- discarding
@@ -635,9 +711,8 @@ def random_discard(legal, g, hand, info, generator):
 
 # ---------------------------------------------------------------------------------- deciding
 @jit
-def planner_action(r, legal, g, cfg, generator, switches):
-    """``PlannerBot(**switches).act`` for the seat to act in game ``g`` (record ``r``); ``generator`` is the
-    seat's (uint64[6], drawn from only by the random discard); -1 when nothing is legal."""
+def legal_counts(legal, g):
+    """``(legal ids, the first of them or -1, legal plays, legal discards)`` of game ``g``."""
     count, first, plays, discards = 0, -1, 0, 0
     for action in range(NUM_ACTIONS):
         if legal[g, action]:
@@ -646,6 +721,14 @@ def planner_action(r, legal, g, cfg, generator, switches):
                 first = action
             plays += action < FIRST_DISCARD
             discards += FIRST_DISCARD <= action < END_TURN
+    return count, first, plays, discards
+
+
+@jit
+def planner_action(r, legal, g, cfg, generator, switches):
+    """``PlannerBot(**switches).act`` for the seat to act in game ``g`` (record ``r``); ``generator`` is the
+    seat's (uint64[6], drawn from only by the random discard); -1 when nothing is legal."""
+    count, first, plays, discards = legal_counts(legal, g)
     if count <= 1:
         return first
     needs = np.empty(NUM_BUILDING_PILES, dtype=np.int64)
@@ -657,7 +740,8 @@ def planner_action(r, legal, g, cfg, generator, switches):
     weights = np.zeros(MAX_OPPONENTS, dtype=np.float64)
     read_turn(r, cfg, switches, needs, hand, piles, heights, info, threat, weights)
     if plays:
-        best = best_first_play(legal, g, needs, hand, piles, heights, info, threat, weights)
+        best = best_first_play((switches & ON_SEARCH) != 0, legal, g, needs, hand, piles, heights, info, threat,
+                               weights)
         if best >= 0:
             return best
     if not discards:

@@ -117,12 +117,19 @@ def encode_observation(r, cfg, off, scale, seat, out, i):
             at = off.buried_discards + NUM_VALUES * rel + value
             out[i, at] = out[i, at] * scale[at]
     for value in range(1, WILD + 1):
-        unseen = deck_copies(cfg, value) - r.public[value] - r.hand[seat, value]
-        for pile in range(cfg.num_stockpiles):
-            if stock_top(r, cfg, pile) == value:
-                unseen -= 1
         put(out, i, scale, off.hand + value - 1, r.hand[seat, value])
-        put(out, i, scale, off.unseen + value - 1, unseen)
+        put(out, i, scale, off.unseen + value - 1, unseen_copies(r, cfg, seat, value))
+
+
+@jit
+def unseen_copies(r, cfg, seat, value):
+    """The observation's ``unseen`` count of ``value`` for ``seat``: the deck's copies less the public piles
+    (discard, building, completed), the seat's hand and every stockpile top."""
+    unseen = deck_copies(cfg, value) - r.public[value] - r.hand[seat, value]
+    for pile in range(cfg.num_stockpiles):
+        if stock_top(r, cfg, pile) == value:
+            unseen -= 1
+    return unseen
 
 
 @jit

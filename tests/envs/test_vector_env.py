@@ -106,8 +106,8 @@ def test_one_player_plays_every_other_seat():
 def test_bad_opponent_lists_and_seats_are_refused():
     with pytest.raises(ValueError, match="learner_seat"):
         SkipBoVecEnv(Rules(), num_envs=2, opponents=batch_opponents("greedy"), learner_seat=2)
-    with pytest.raises(ValueError, match="unknown player 'expert'"):
-        batch_opponents("expert")
+    with pytest.raises(ValueError, match="unknown player 'oracle'"):
+        batch_opponents("oracle")
     with pytest.raises(ValueError, match="the planner has no option 'depth'"):
         batch_opponents("planner:depth=true")
 

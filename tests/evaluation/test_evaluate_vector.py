@@ -72,7 +72,7 @@ def test_auto_falls_back_to_python_to_save_game_records(tmp_path):
 
 
 def test_the_vector_engine_refuses_an_agent_it_cannot_play_and_names_it():
-    with pytest.raises(EngineError, match=r"agent 'mine' cannot play on the vector engine.*random, greedy and planner"):
+    with pytest.raises(EngineError, match=r"agent 'mine' cannot play on the vector engine.*random, greedy, planner\[:options\] and expert"):
         run_tournament(["greedy", PlannerBot()], SMALL, games=2, engine="vector", names=["greedy", "mine"])
     with pytest.raises(EngineError, match="--save-games"):
         run_tournament(["greedy", "random"], SMALL, games=2, engine="vector", save_dir="unused")
@@ -133,6 +133,29 @@ def test_greedy_and_random_play_identical_games_on_both_engines():
 def test_planner_against_greedy_plays_identical_games_on_both_engines(planner, rules):
     result = same_games_on_both_engines([planner, "greedy"], rules, games=2 * rules.num_teams, seed=5)
     assert result.agent_stats()[planner]["wins"] >= 1
+
+
+@pytest.mark.parametrize("agents, rules", [
+    (["expert", "planner"], Rules(stock_size=8)),
+    (["expert:plan_discards=false,card_counting=false", "greedy", "random"], Rules(num_players=3, stock_size=4)),
+    (["expert", "greedy"], Rules(num_players=4, partners=True, stock_size=4)),
+])
+def test_the_expert_plays_identical_games_on_both_engines(agents, rules):
+    result = same_games_on_both_engines(agents, rules, games=2 * rules.num_teams, seed=8)
+    assert result.agent_stats()[agents[0]]["wins"] >= 1
+
+
+def test_the_command_reports_the_same_expert_games_on_both_engines(tmp_path, capsys):
+    reports = {}
+    for engine in ("python", "vector"):
+        out = tmp_path / f"{engine}.json"
+        assert main(["evaluate", "--agents", "expert", "planner", "--games", "6", "--seed", "12", "--stock-size", "6",
+                     "--engine", engine, "--json", str(out), "--no-progress"]) == 0
+        reports[engine] = json.loads(out.read_text())
+    assert "engine: vector" in capsys.readouterr().out
+    assert reports["vector"]["engine"] == "vector" and reports["python"]["engine"] == "python"
+    assert reports["vector"]["games"] == reports["python"]["games"] and len(reports["vector"]["games"]) == 6
+    assert reports["vector"]["agents"]["expert"]["wins"] == reports["python"]["agents"]["expert"]["wins"]
 
 
 def test_deterministic_networks_play_identical_games_on_both_engines():

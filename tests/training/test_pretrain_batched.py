@@ -48,6 +48,13 @@ def test_every_batched_label_is_the_decision_of_agents_planner_in_that_position(
     assert all(planner.act(as_observation(teacher_data, i)) == teacher_data.actions[i] for i in sample)
 
 
+def test_the_kernel_expert_teaches_on_the_batched_engine_with_the_decisions_of_agents_expert():
+    data = collect_teacher_games("expert:plan_discards=false", RULES, 10, seed=6, gamma=GAMMA)
+    expert = load_policy("expert:plan_discards=false")
+    assert data.games == 10 and len(data) > 10 * 20
+    assert all(expert.act(as_observation(data, i)) == data.actions[i] for i in range(len(data)))
+
+
 def test_batched_value_targets_are_the_discounted_result_of_the_deciding_seat(teacher_data):
     exponents = np.log(np.abs(teacher_data.returns[teacher_data.returns != 0])) / np.log(GAMMA)
     assert np.allclose(exponents, np.rint(exponents), atol=1e-3)           # +-gamma ** decisions left

@@ -1,0 +1,399 @@
+"""``expert`` as a batch kernel: the decision of ``agents.expert.ExpertBot`` in every position.
+
+:func:`expert_action` reads from the record what the expert's observation holds for the seat to
+act (as :mod:`agents.batched.planner` does, plus the ``unseen`` counts of the observation), and
+runs the planner kernel's turn search (:func:`agents.batched.planner.turn_search`: the same
+sequences of plays in the same order, the same positions remembered) with the expert's valuation
+of where a sequence stops (read ``agents.expert`` for what it means). The chances are computed as
+``agents.expert`` computes them, float for float: the shares of the unseen cards, their means
+summed in the same order and rounded as Python's ``round`` rounds (:func:`rounded`), and
+``fill_chance``'s sums in the same order, so it picks the same action, ties included. The expert
+draws nothing at random.
+
+The switches of ``ExpertBot`` travel in the bot's code (``EXPERT_CODES + mask``, one bit per
+name of :data:`SWITCHES`), so ``controllers[g, seat]`` says which expert plays a seat. The
+weights are imported from ``agents.expert`` (and the planner's from ``agents.planner``).
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from skipbo_env.actions import END_TURN, FIRST_DISCARD
+from skipbo_env.cards import (
+    COPIES_PER_NUMBER, HAND_SIZE, NUM_BUILDING_PILES, NUM_DISCARD_PILES, TOP_VALUE, WILD, WILDS_PER_DECK,
+)
+from skipbo_env.encoding import DISCARD_DEPTH
+from skipbo_env.vector.jit import discard_pile_of, discard_value_of, jit
+from skipbo_env.vector.kernels import partner_of, stock_top, stockpile_of
+from skipbo_env.vector.observe import unseen_copies
+from agents.batched import planner
+from agents.batched.planner import (
+    I_CAN_DRAW, I_HAND_SIZE, I_OPPONENT_TOP, I_OPPONENTS, I_PARTNER_SEAT, I_STALLED, I_STOCK_TOP, I_SWITCHES,
+    INFO_SIZE, MAX_OPPONENTS, PARTNER_ROW, PLANNER_CODES, cards_in, discard_plays, discard_score, first_of_its_value,
+    legal_counts, opponent_seat, read_position, read_visible_piles, reach_from, seat_weight, smart_discard,
+    spec_switches, turn_search,
+)
+from agents.expert import (
+    COVERAGE, DISCARD_MARGIN, DISCARD_SHAPE, DRAW, ENDGAME, ODDS_DIGITS, PROSPECT, THREAT, WILD_COST, ExpertBot,
+)
+from agents.planner import DISCARD_PLAY, HAND_PLAY, PARTNER, STALL_COMPLETE, STALL_FEED, STALL_PLAY, STOCK
+
+# ---------------------------------------------------------------------------------- switches
+SWITCHES = ExpertBot.SWITCHES
+"""``ExpertBot``'s keyword switches; bit ``i`` of an expert's mask is ``SWITCHES[i]``."""
+DEFAULTS = {name: True for name in SWITCHES}
+ON_CARD_COUNTING, ON_THREAT, ON_OWN_PROSPECTS, ON_HOLD_WILDS, ON_PLAN_DISCARDS = (1 << i for i in range(len(SWITCHES)))
+"""The bit of each switch (``ON_`` + its name)."""
+EXPERT_CODES = PLANNER_CODES + (1 << len(planner.SWITCHES))
+"""Bot codes from here on are experts: ``EXPERT_CODES + mask`` (below them: the planners)."""
+NAME = "expert"
+
+
+def switch_mask(switches: dict) -> int:
+    """The mask of ``switches`` (names of :data:`SWITCHES`, missing ones at their defaults)."""
+    return planner.switch_mask(switches, SWITCHES, DEFAULTS)
+
+
+def expert_code(spec: str) -> int | None:
+    """The bot code of ``"expert"`` or ``"expert:threat=false,..."``; ``None`` for another name.
+
+    Raises ``ValueError`` for an option that is not a switch or a value that is not true/false.
+    """
+    switches = spec_switches(spec, NAME, SWITCHES)
+    return None if switches is None else EXPERT_CODES + switch_mask(switches)
+
+
+# ---------------------------------------------------------------------------------- weights
+# The weights are agents.expert's and agents.planner's own (imported above): the kernels read them as
+# module-level constants, frozen when a kernel compiles.
+ODDS_ROW = PARTNER_ROW + 1
+"""Row of ``chances`` that holds the chance of one unknown card per value (``agents.expert._Odds``)."""
+CHANCE_ROWS = ODDS_ROW + 1
+ROUNDING = 10.0 ** ODDS_DIGITS
+SPLIT = 2.0 ** 27 + 1.0
+"""Veltkamp's splitting constant for float64 (:func:`product_error`)."""
+
+
+# ---------------------------------------------------------------------------------- chances
+@jit
+def product_error(a, b):
+    """The exact ``a * b`` less its float64 product (Dekker's two-product, exact barring overflow)."""
+    product = a * b
+    c = SPLIT * a
+    a_high = c - (c - a)
+    a_low = a - a_high
+    c = SPLIT * b
+    b_high = c - (c - b)
+    b_low = b - b_high
+    return ((a_high * b_high - product) + a_high * b_low + a_low * b_high) + a_low * b_low
+
+
+@jit
+def rounded(x):
+    """Python's ``round(x, ODDS_DIGITS)`` of a finite ``x``: the multiple of ``10**-ODDS_DIGITS`` nearest to the
+    exact value of ``x`` (halves to even), as the nearest float. The scaled float product is a half only when
+    the exact one is within half a unit of it; then the product's rounding error says which side it is on."""
+    size = abs(x)
+    scaled = size * ROUNDING
+    whole = np.floor(scaled)
+    above = scaled - whole  # exact: scaled and whole are within a factor of two (or whole is 0)
+    if above == 0.5:
+        error = product_error(size, ROUNDING)
+        up = error > 0.0 or (error == 0.0 and whole % 2.0 == 1.0)
+    else:
+        up = above > 0.5
+    if up:
+        whole += 1.0
+    return np.copysign(whole / ROUNDING, x)
+
+
+@jit
+def fill_chance(cards, missing, per_value, per_wild):
+    """``agents.expert.fill_chance``: the chance that ``cards`` random cards hold ``missing`` distinct values
+    (``per_value`` each) or SKIP-BO cards (``per_wild``) for them. ``spread[held]`` is updated downwards in
+    place; each entry is the sum of the same two products as the Python dictionary's."""
+    if missing <= 0:
+        return 1.0
+    if cards < missing:
+        return 0.0
+    spread = np.zeros(missing + 1)  # useful cards held (capped at missing) -> chance
+    spread[0] = 1.0
+    for _ in range(cards):
+        for held in range(missing, 0, -1):
+            gained = spread[held - 1] * ((missing - held + 1) * per_value + per_wild)
+            if held < missing:
+                spread[held] *= 1.0 - ((missing - held) * per_value + per_wild)
+            spread[held] += gained
+        spread[0] *= 1.0 - (missing * per_value + per_wild)
+    return spread[missing]
+
+
+@jit
+def fill(odds, cards, missing, shares):
+    """``agents.expert._Odds.fill``: the chance ``cards`` unknown cards fill ``missing`` gaps whose chances
+    ``odds[value]`` sum to ``shares`` (summed in the order of the gaps)."""
+    if missing == 0:
+        return 1.0
+    if missing > cards:
+        return 0.0
+    return fill_chance(cards, missing, rounded(shares / missing), rounded(odds[WILD]))
+
+
+@jit
+def chain_gaps(need, target, counts, piles, heights, work, odds):
+    """``agents.expert.chain_gaps`` as ``(how many values are missing, their chances odds[value] summed)``:
+    the chain from ``need`` up to ``target - 1`` filled by ``counts`` (copies per value), then the piles
+    ``piles[p, :heights[p]]`` from the top down, then SKIP-BO cards of ``counts``. ``work``: room for four
+    heights. Each number of the chain is needed once, so only the wilds and the piles are used up."""
+    work[:] = heights
+    wilds = counts[WILD]
+    missing = 0
+    shares = 0.0
+    for value in range(need, target):
+        if counts[value]:
+            continue
+        found = False
+        for pile in range(NUM_DISCARD_PILES):
+            height = work[pile]
+            if height and (piles[pile, height - 1] == value or piles[pile, height - 1] == WILD):
+                work[pile] = height - 1
+                found = True
+                break
+        if not found:
+            if wilds:
+                wilds -= 1
+            else:
+                missing += 1
+                shares += odds[value]
+    return missing, shares
+
+
+@jit
+def run_length(need, counts, piles, heights, work):
+    """``agents.expert.run_length``: how many cards in a row, from ``need`` up, the numbers of ``counts`` and
+    the tops of ``piles[p, :heights[p]]`` build (``work``: room for four heights)."""
+    work[:] = heights
+    length = 0
+    for value in range(need, TOP_VALUE + 1):
+        if not counts[value]:
+            found = False
+            for pile in range(NUM_DISCARD_PILES):
+                height = work[pile]
+                if height and piles[pile, height - 1] == value:
+                    work[pile] = height - 1
+                    found = True
+                    break
+            if not found:
+                return length
+        length += 1
+    return length
+
+
+# ---------------------------------------------------------------------------------- what the seat sees
+@jit
+def read_odds(r, cfg, counting, odds):
+    """``agents.expert._Odds``: ``odds[v]`` the chance of value ``v`` (13: SKIP-BO) for one unknown card, from
+    the seat's ``unseen`` counts when ``counting`` (and some card is unseen), else from one deck's shares."""
+    total = 0
+    if counting:
+        for value in range(1, WILD + 1):
+            total += unseen_copies(r, cfg, r.seat, value)
+    if total > 0:
+        for value in range(1, WILD + 1):
+            odds[value] = unseen_copies(r, cfg, r.seat, value) / total
+    else:
+        total = COPIES_PER_NUMBER * TOP_VALUE + WILDS_PER_DECK
+        for value in range(1, TOP_VALUE + 1):
+            odds[value] = COPIES_PER_NUMBER / total
+        odds[WILD] = WILDS_PER_DECK / total
+    odds[0] = 0.0
+
+
+@jit
+def read_rival(r, cfg, seat, can_draw, odds, chance_from):
+    """``agents.expert._Rival``: ``chance_from[need]`` for ``seat``; returns its stockpile top."""
+    target = stock_top(r, cfg, stockpile_of(cfg, seat))
+    cards = min(HAND_SIZE, r.hand_size[seat] + can_draw)
+    chance_from[:] = 1.0 if target == WILD else 0.0
+    if target and target != WILD:
+        piles = np.zeros((NUM_DISCARD_PILES, DISCARD_DEPTH), dtype=np.int64)
+        heights = np.zeros(NUM_DISCARD_PILES, dtype=np.int64)
+        read_visible_piles(r, seat, piles, heights)
+        no_cards = np.zeros(WILD + 1, dtype=np.int64)
+        work = np.empty(NUM_DISCARD_PILES, dtype=np.int64)
+        for need in range(1, target + 1):
+            missing, shares = chain_gaps(need, target, no_cards, piles, heights, work, odds)
+            chance_from[need] = fill(odds, cards, missing, shares)
+    return target
+
+
+@jit
+def read_turn(r, cfg, switches, needs, hand, piles, heights, info, chances, weights):
+    """Fill the search's view of the turn from the record, as ``agents.expert._ExpertTurn`` does from the
+    observation: the planner's (:func:`agents.batched.planner.read_position`), the odds of an unknown card
+    (``chances[ODDS_ROW]``) and each opponent's (and the partner's) chances to reach its stockpile."""
+    read_position(r, cfg, needs, hand, piles, heights, info)
+    can_draw = info[I_CAN_DRAW]
+    info[I_STALLED] = can_draw == 0
+    info[I_SWITCHES] = switches
+    odds = chances[ODDS_ROW]
+    read_odds(r, cfg, (switches & ON_CARD_COUNTING) != 0, odds)
+    rank = 0
+    other = opponent_seat(r, cfg, 0)
+    while other >= 0:
+        weights[rank] = seat_weight(r, cfg, other, rank, ENDGAME)
+        info[I_OPPONENT_TOP + rank] = read_rival(r, cfg, other, can_draw, odds, chances[rank])
+        rank += 1
+        other = opponent_seat(r, cfg, rank)
+    info[I_OPPONENTS] = rank
+    if info[I_PARTNER_SEAT]:
+        read_rival(r, cfg, partner_of(cfg, r.seat), can_draw, odds, chances[PARTNER_ROW])
+
+
+# ---------------------------------------------------------------------------------- the valuation
+@jit
+def stop_value(needs, hand, heights, done, needs0, hand0, heights0, piles, info, chances, weights, work):
+    """``_ExpertTurn.stop_value``: the worth of stopping in a position, in stockpile cards scaled by ``STOCK``
+    (the valuation the expert's :func:`best_first_play` searches with)."""
+    switches = info[I_SWITCHES]
+    stalled = info[I_STALLED] != 0
+    stock_cards = done[0] + done[1]
+    hand_left = cards_in(hand)
+    discards_played, discard_wilds = discard_plays(heights, heights0, piles, info)
+    wilds_used = hand0[WILD] - hand[WILD] + discard_wilds
+    cards = float(stock_cards)
+    cards += (HAND_PLAY * (info[I_HAND_SIZE] - hand_left) + DISCARD_PLAY * discards_played) / STOCK
+    if (switches & ON_HOLD_WILDS) and not stock_cards and not stalled:
+        cards -= WILD_COST * wilds_used
+    if hand_left == 0 and info[I_CAN_DRAW]:
+        cards += DRAW
+    if stalled:
+        completed = 0
+        for slot in range(NUM_BUILDING_PILES):
+            completed += needs[slot] < needs0[slot]
+        played = info[I_HAND_SIZE] - hand_left + stock_cards + discards_played
+        cards += (STALL_PLAY * played + STALL_COMPLETE * completed) / STOCK
+    cards += position_value(needs, hand, hand_left, heights[0], done[0], piles[0], info, chances, weights, work)
+    return STOCK * cards
+
+
+@jit
+def position_value(needs, hand, hand_left, mine, stock_done, my_piles, info, chances, weights, work):
+    """``_ExpertTurn.position_value``: what the piles left behind promise the opponents, the partner and me."""
+    switches = info[I_SWITCHES]
+    value = 0.0
+    if switches & ON_THREAT:
+        threat = THREAT * (STALL_FEED if info[I_STALLED] else 1.0)
+        for k in range(info[I_OPPONENTS]):
+            value -= threat * weights[k] * reach_from(needs, chances[k])
+    if info[I_PARTNER_SEAT]:
+        value += PARTNER / STOCK * reach_from(needs, chances[PARTNER_ROW])
+    if (switches & ON_OWN_PROSPECTS) and not stock_done:
+        drawn = HAND_SIZE if hand_left == 0 else min(HAND_SIZE + 1 - hand_left, info[I_CAN_DRAW])
+        value += PROSPECT * own_reach(needs, hand, mine, my_piles, drawn, info, chances[ODDS_ROW], work)
+    return value
+
+
+@jit
+def own_reach(needs, hand, mine, my_piles, drawn, info, odds, work):
+    """``_ExpertTurn._reach_chance``: the chance to reach my stockpile top from the best of ``needs`` with
+    ``hand``, my piles ``my_piles[p, :mine[p]]`` and ``drawn`` unknown cards."""
+    target = info[I_STOCK_TOP]
+    if not target:
+        return 0.0
+    if target == WILD:
+        return 1.0
+    best = 0.0
+    for slot in range(NUM_BUILDING_PILES):
+        need = needs[slot]
+        if need > target or not first_of_its_value(needs, slot):
+            continue
+        missing, shares = chain_gaps(need, target, hand, my_piles, mine, work, odds)
+        best = max(best, fill(odds, drawn, missing, shares))
+    return best
+
+
+best_first_play = turn_search(stop_value, NAME)
+"""The planner's whole-turn search with the expert's valuation (``agents.expert._ExpertTurn``)."""
+
+
+# ---------------------------------------------------------------------------------- discarding
+@jit
+def planned_discard(legal, g, needs, hand, piles, heights, info, odds):
+    """``ExpertBot._planned_discard``: the discard that leaves the best chance to reach the stockpile next
+    turn and the most coverage, then the best shape (ties: the lowest id)."""
+    only_wilds = info[I_HAND_SIZE] == hand[WILD]
+    target = info[I_STOCK_TOP]
+    drawn = min(HAND_SIZE + 1 - info[I_HAND_SIZE], info[I_CAN_DRAW])
+    after = np.zeros((NUM_DISCARD_PILES, DISCARD_DEPTH + 1), dtype=np.int64)
+    after[:, :DISCARD_DEPTH] = piles[0]
+    grown = heights[0].copy()
+    kept = hand.copy()
+    work = np.empty(NUM_DISCARD_PILES, dtype=np.int64)
+    best, best_score = -1, 0.0
+    for action in range(FIRST_DISCARD, END_TURN):
+        if not legal[g, action]:
+            continue
+        card, slot = discard_value_of(action), discard_pile_of(action)
+        height = heights[0, slot]
+        top = piles[0, slot, height - 1] if height else 0
+        score = DISCARD_SHAPE * discard_score(card, top, needs, hand, target, only_wilds)
+        kept[card] -= 1
+        after[slot, height] = card
+        grown[slot] = height + 1
+        runs = 0
+        for need in range(1, TOP_VALUE + 1):
+            runs += run_length(need, kept, after, grown, work)
+        score += COVERAGE * runs / TOP_VALUE
+        if target and target != WILD:
+            reach, reached = 0.0, False
+            for k in range(NUM_BUILDING_PILES):
+                need = needs[k]
+                if need > target or not first_of_its_value(needs, k):
+                    continue
+                missing, shares = chain_gaps(need, target, kept, after, grown, work, odds)
+                chance = fill(odds, drawn, missing, shares)
+                if not reached or chance > reach:
+                    reach, reached = chance, True
+            score += reach
+        kept[card] += 1
+        grown[slot] = height
+        if best < 0 or score > best_score + DISCARD_MARGIN:
+            best, best_score = action, score
+    return best
+
+
+# ---------------------------------------------------------------------------------- deciding
+@jit
+def expert_action(r, legal, g, cfg, switches):
+    """``ExpertBot(**switches).act`` for the seat to act in game ``g`` (record ``r``); -1 when nothing is legal."""
+    count, first, plays, discards = legal_counts(legal, g)
+    if count <= 1:
+        return first
+    needs = np.empty(NUM_BUILDING_PILES, dtype=np.int64)
+    hand = np.zeros(WILD + 1, dtype=np.int64)
+    piles = np.zeros((2, NUM_DISCARD_PILES, DISCARD_DEPTH), dtype=np.int64)
+    heights = np.zeros((2, NUM_DISCARD_PILES), dtype=np.int64)
+    info = np.zeros(INFO_SIZE, dtype=np.int64)
+    chances = np.zeros((CHANCE_ROWS, WILD + 1), dtype=np.float64)
+    weights = np.zeros(MAX_OPPONENTS, dtype=np.float64)
+    read_turn(r, cfg, switches, needs, hand, piles, heights, info, chances, weights)
+    if plays:
+        best = best_first_play(True, legal, g, needs, hand, piles, heights, info, chances, weights)
+        if best >= 0:
+            return best
+    if not discards:
+        return END_TURN if legal[g, END_TURN] else first
+    if switches & ON_PLAN_DISCARDS:
+        return planned_discard(legal, g, needs, hand, piles, heights, info, chances[ODDS_ROW])
+    return smart_discard(legal, g, needs, hand, piles, heights, info)
+
+
+@jit
+def expert_actions(games, legal, cfg, rows, streams, switches, out):
+    """``out[i]`` = the expert's action (switch mask ``switches``) in game ``rows[i]``. ``streams`` (the
+    seats' generators) is not drawn from, the expert draws nothing: the signature is ``planner_actions``'s."""
+    for i in range(rows.shape[0]):
+        g = rows[i]
+        out[i] = expert_action(games[g], legal, g, cfg, switches)
