@@ -102,7 +102,10 @@ def build_algorithm_config(config: TrainConfig, drawer: SeatDrawer):
     settings = config.rllib
     return (
         PPOConfig()
-        .environment(ENV_NAME, env_config=dict(config.rules))
+        # RLlib's env pre-check steps every new env with action_space.sample(), blind to the
+        # mask: an illegal move that ends the hand with PettingZoo's warning, in every env runner.
+        # tests/rllib runs that check on the env instead.
+        .environment(ENV_NAME, env_config=dict(config.rules), disable_env_checking=True)
         .framework("torch")
         .env_runners(num_env_runners=settings.num_env_runners, num_envs_per_env_runner=settings.num_envs_per_env_runner,
                      num_cpus_per_env_runner=settings.num_cpus_per_env_runner, rollout_fragment_length="auto")
