@@ -43,12 +43,20 @@ class SelfPlayMetrics(RLlibCallback):
     def on_episode_end(self, *, episode, env_runner, metrics_logger, **kwargs) -> None:
         seating = env_runner.config.policy_mapping_fn.pop(episode.id_)
         learner_seat = next(seat for seat, (kind, _) in enumerate(seating) if kind == LEARNER)
-        learner = f"player_{learner_seat}"
-        info = episode.agent_episodes[learner].get_infos(-1)
-        won = learner in info.get("winners", ())
+        info = hand_end_info(episode)
+        won = f"player_{learner_seat}" in info.get("winners", ())
         log = metrics_logger.log_value
         log(WIN_RATE_PREFIX + opponents_name(seating), float(won), reduce="mean", window=WINDOW)
         log("hand/turns", float(info.get("turns", 0)), reduce="mean", window=WINDOW)
-        log("hand/actions", float(episode.env_steps()), reduce="mean", window=WINDOW)
+        log("hand/actions", float(episode.env_t), reduce="mean", window=WINDOW)
         log("hand/draw_rate", float(info.get("outcome") in ("draw", "truncated")), reduce="mean", window=WINDOW)
         log("hand/illegal_move_rate", float(info.get("illegal_move", False)), reduce="mean", window=WINDOW)
+
+
+def hand_end_info(episode) -> dict:
+    """The last info of a finished hand (every seat's holds the same outcome, winners and turns).
+
+    Read from any seat that played: RLlib keeps no record of a seat whose first observation
+    came with the end of the hand (a hand won before that seat's first turn).
+    """
+    return next(iter(episode.agent_episodes.values())).get_infos(-1)
