@@ -28,7 +28,7 @@ from agents.network import parameter_shapes  # noqa: E402
 from agents.saved_model import read_model, save_model  # noqa: E402
 from skipbo_env import Game, Rules  # noqa: E402
 from skipbo_env.actions import NUM_ACTIONS  # noqa: E402
-from skipbo_env.encoding import OBS_SIZE, observe  # noqa: E402
+from skipbo_env.encoding import EARLIER_OBS_SIZES, OBS_SIZE, observe  # noqa: E402
 from skipbo_env.envs.aec import observation_space  # noqa: E402
 from skipbo_cli.main import main  # noqa: E402
 from evaluation import run_tournament  # noqa: E402
@@ -37,7 +37,7 @@ from training.rllib.env import ENV_NAME, SINGLE_AGENT_ID, register  # noqa: E402
 from training.rllib.metrics import hand_end_info  # noqa: E402
 from training.rllib.module import policy_spec, policy_weights  # noqa: E402
 from training.rllib.seating import SeatDrawer  # noqa: E402
-from training.rllib.trainer import build_algorithm_config  # noqa: E402
+from training.rllib.trainer import build_algorithm_config, warm_start_weights  # noqa: E402
 from training.trainer import train  # noqa: E402
 
 HIDDEN = [16]
@@ -186,6 +186,22 @@ def test_exported_weights_load_as_a_policy_with_the_same_logits(tmp_path):
     np.testing.assert_allclose(policy.logits(vectors), expected, rtol=1e-5, atol=1e-5)
     for observation in observations:
         assert observation["action_mask"][policy.act(observation)] == 1
+
+
+def test_a_model_of_an_earlier_observation_layout_warm_starts_the_module_with_its_own_logits(tmp_path):
+    rng = np.random.default_rng(7)
+    earlier = {name: rng.normal(0, 0.3, shape).astype(np.float32)
+               for name, shape in parameter_shapes(EARLIER_OBS_SIZES[0], HIDDEN).items()}
+    path = save_model(tmp_path / "earlier.zip", earlier,
+                      {"obs_size": EARLIER_OBS_SIZES[0], "hidden": HIDDEN, "activation": "relu"})
+    config = config_from_dict({"backend": "rllib", "network": {"hidden": HIDDEN}, "ppo": {"batch_size": 64},
+                               "rllib": {"warm_start": str(path)}})
+    module = new_module()
+    module.set_state({**module.get_state(), **{name: torch.as_tensor(w) for name, w in
+                                               warm_start_weights(config).items()}})
+    vectors = np.stack([o["observation"] for o in positions(8)])
+    np.testing.assert_allclose(module.raw_logits(torch.as_tensor(vectors)).numpy(),
+                               load_policy(str(path)).logits(vectors), rtol=1e-5, atol=1e-5)
 
 
 def tiny_run_config(tmp_path, **changes) -> str:

@@ -62,22 +62,27 @@ def ppo_settings(config: TrainConfig) -> dict:
 
 
 def warm_start_weights(config: TrainConfig) -> dict[str, np.ndarray] | None:
-    """The policy weights of ``rllib.warm_start``, checked against ``network``; ``ConfigError`` if they do not fit."""
+    """The policy weights of ``rllib.warm_start``, checked against ``network``; ``ConfigError`` if they do not fit.
+
+    A model of an earlier observation layout (``agents/pretrained/skipbo-2p.zip`` reads 731
+    values) starts the learner with the same logits (:func:`training.rllib.module.read_whole_observation`).
+    """
     from agents.saved_model import SavedModelError
-    from training.rllib.module import check_policy_weights
+    from training.rllib.module import check_policy_weights, read_whole_observation
 
     path = config.rllib.warm_start
     if path is None:
         return None
     try:
         tensors, metadata = read_model(path)
-        check_policy_weights(tensors, config.network.hidden, path)
+        weights = read_whole_observation(tensors, metadata["obs_size"])
+        check_policy_weights(weights, config.network.hidden, path)
     except (SavedModelError, ValueError) as error:
         raise ConfigError(f"rllib.warm_start: {error}") from None
     if metadata["activation"] != config.network.activation:
         raise ConfigError(f"rllib.warm_start: {path} uses activation {metadata['activation']!r}, "
                           f"network.activation is {config.network.activation!r}")
-    return {name: tensor.numpy() for name, tensor in tensors.items()}
+    return weights
 
 
 def build_algorithm_config(config: TrainConfig, drawer: SeatDrawer):
