@@ -83,16 +83,14 @@ def policy_weights(module_state: Mapping[str, Any]) -> dict[str, np.ndarray]:
             if name.startswith(("policy_net.", "action_net."))}
 
 
-def read_whole_observation(weights: Mapping[str, Any], obs_size: int) -> dict[str, np.ndarray]:
-    """The policy of a model file trained on an earlier, shorter observation layout (it reads the
-    first ``obs_size`` values, ``agents.network``) as weights of :class:`MaskedPolicyModule`, which
-    reads all :data:`OBS_SIZE`: the first layer gets zero weights for the values appended since,
-    so the logits are the file's own."""
+def read_whole_observation(weights: Mapping[str, Any]) -> dict[str, np.ndarray]:
+    """A model file's policy as weights of :class:`MaskedPolicyModule`, which reads all :data:`OBS_SIZE`
+    values. A model of an earlier, shorter layout reads only a prefix (``agents.network``): its
+    first layer gets zero weights for the values appended since, so the logits are the file's own."""
     weights = {name: np.asarray(value, dtype=np.float32) for name, value in weights.items()}
-    first = weights[FIRST_LAYER]
-    if first.shape[1] != obs_size or obs_size > OBS_SIZE:
-        raise ValueError(f"{FIRST_LAYER} has shape {first.shape}, not one that reads {obs_size} observation values")
-    weights[FIRST_LAYER] = np.concatenate([first, np.zeros((first.shape[0], OBS_SIZE - obs_size), np.float32)], 1)
+    first = weights[FIRST_LAYER]  # [hidden[0], the model's obs_size] (agents.saved_model checked it)
+    appended = np.zeros((first.shape[0], OBS_SIZE - first.shape[1]), dtype=np.float32)
+    weights[FIRST_LAYER] = np.concatenate([first, appended], axis=1)
     return weights
 
 

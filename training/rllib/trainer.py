@@ -75,7 +75,7 @@ def warm_start_weights(config: TrainConfig) -> dict[str, np.ndarray] | None:
         return None
     try:
         tensors, metadata = read_model(path)
-        weights = read_whole_observation(tensors, metadata["obs_size"])
+        weights = read_whole_observation(tensors)
         check_policy_weights(weights, config.network.hidden, path)
     except (SavedModelError, ValueError) as error:
         raise ConfigError(f"rllib.warm_start: {error}") from None
