@@ -101,7 +101,7 @@ def test_an_illegal_id_ends_the_hand_and_says_so_in_every_info():
     observations, _ = env.reset(seed=0)
     (agent, observation), = observations.items()
     illegal = int(np.flatnonzero(observation["action_mask"] == 0)[0])
-    _, rewards, terminated, truncated, infos = env.step({agent: illegal})
+    _, rewards, terminated, _, infos = env.step({agent: illegal})
     assert terminated["__all__"] and set(infos) == {"player_0", "player_1"}
     assert all(info["illegal_move"] and info["outcome"] == "" for info in infos.values())
     assert rewards[agent] == -1.0 and sum(rewards.values()) == -1.0

@@ -313,8 +313,8 @@ class RLlibTrainer:
 
         step = self.state["timesteps"]
         runners = result.get("env_runners", {})
-        metrics = {key: float(value) for key, value in runners.items()
-                   if key.startswith((WIN_RATE_PREFIX, "hand/")) and np.isscalar(value)}
+        metrics = {key: float(value) for key, value in runners.items()  # nan: no such hand ended lately
+                   if key.startswith((WIN_RATE_PREFIX, "hand/")) and np.isscalar(value) and np.isfinite(value)}
         learner = result.get("learners", {}).get(LEARNER, {})
         for key in ("policy_loss", "vf_loss", "entropy", "mean_kl_loss", "vf_explained_var", "curr_lr"):
             if key in learner and np.isscalar(learner[key]):
