@@ -159,7 +159,7 @@ def test_rllib_sampled_hands_never_end_on_an_illegal_move():
     try:
         env_runner = algorithm.env_runner
         env_runner.config.policy_mapping_fn.kept_snapshots = 1
-        hands = finished_hands(env_runner, 60)
+        hands = finished_hands(env_runner, 150)
         metrics = env_runner.get_metrics()
     finally:
         algorithm.stop()
@@ -169,7 +169,7 @@ def test_rllib_sampled_hands_never_end_on_an_illegal_move():
     assert not [message for message in EnvLogger.mqueue if "Illegal move" in str(message)]
     assert metrics["hand/illegal_move_rate"] == 0.0
     assert {key.removeprefix("selfplay/win_rate_vs_") for key in metrics if key.startswith("selfplay/")} >= {
-        "self+snapshots", "greedy+random", "greedy+greedy"}
+        "self+snapshots", "greedy+random"}
     assert any(len(hand.agent_episodes) < 3 for hand in hands)  # won before a seat's first turn
 
 
