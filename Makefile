@@ -30,9 +30,15 @@ train: $(STAMP)
 test: $(STAMP)
 	$(PY) -m pytest -n 2
 
-# The whole suite on the gymnasium ray[rllib] pins, then a real local Ray cluster (.ci/rllib_smoke.sh).
+# The RLlib environment differs from $(VENV) in gymnasium (1.2.2, ray[rllib]'s pin), Ray and the
+# packages Ray brings: test-rllib runs the tests of the code that uses them (the environments, SB3
+# and RLlib training, the examples, the notebook, the CLI's train and import-sb3), one file per
+# xdist worker (tests/rllib starts one Ray instance for its file), then a real local Ray cluster
+# (.ci/rllib_smoke.sh). `make test-rllib RLLIB_TESTS=tests` runs the whole suite there.
+RLLIB_TESTS ?= tests/rllib tests/envs tests/training tests/examples tests/test_notebook.py \
+	tests/cli/test_cli.py tests/cli/test_import_sb3.py
 test-rllib: $(RLLIB_STAMP)
-	$(RLLIB_VENV)/bin/python -m pytest -n 2
+	$(RLLIB_VENV)/bin/python -m pytest -n 2 --dist loadfile $(RLLIB_TESTS)
 	.ci/rllib_smoke.sh
 
 bench: $(STAMP)

@@ -66,7 +66,7 @@ def main(argv: list[str] | None = None) -> int:
     print("$ python benchmarks/rllib_speed.py " + " ".join(map(shlex.quote, sys.argv[1:] if argv is None else argv)))
     print(f"versions: python {platform.python_version()}, ray {ray.__version__}, torch {torch.__version__}, "
           f"numpy {numpy.__version__}; {os.cpu_count()} CPUs; load before {os.getloadavg()}")
-    connect_ray(args.address, num_cpus=max(os.cpu_count() or 1, max(args.runners) + 1))
+    connect_ray(args.address, num_cpus=max(os.cpu_count() or 1, max(args.runners)))  # one CPU per env runner
     register()
     try:
         for runners in args.runners:

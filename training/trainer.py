@@ -106,7 +106,7 @@ def train(config: TrainConfig | str | Path | None, overrides: list[str] = (), *,
         _check_same_network(config, load_config(folder.config_path), folder)
         check_specs(config)
         _check_budget_left(config, folder)
-        return Trainer(config, folder, progress=progress, out=out).run()
+        return _run_backend(config, folder, progress, out)
     if not isinstance(config, TrainConfig):
         config = load_config(config, overrides)
     elif overrides:
@@ -118,15 +118,20 @@ def train(config: TrainConfig | str | Path | None, overrides: list[str] = (), *,
         "versions": versions(), "created": _now(), "obs_size": OBS_SIZE,
     })
     try:
-        if config.backend == "rllib":
-            from training.rllib.trainer import RLlibTrainer
-
-            return RLlibTrainer(config, folder, progress=progress, out=out).run()
-        return Trainer(config, folder, progress=progress, out=out).run()
+        return _run_backend(config, folder, progress, out)
     except Exception:
         if folder.latest_checkpoint() is None:  # nothing to resume: leave no empty run folder behind
             shutil.rmtree(folder.path, ignore_errors=True)
         raise
+
+
+def _run_backend(config: TrainConfig, folder: RunFolder, progress: bool, out: TextIO) -> TrainResult:
+    """Run (or continue, when ``folder`` holds a checkpoint) the run with the trainer of ``config.backend``."""
+    if config.backend == "rllib":
+        from training.rllib.trainer import RLlibTrainer
+
+        return RLlibTrainer(config, folder, progress=progress, out=out).run()
+    return Trainer(config, folder, progress=progress, out=out).run()
 
 
 def _check_same_network(config: TrainConfig, saved: TrainConfig, folder: RunFolder) -> None:

@@ -18,7 +18,9 @@ pytest.importorskip("ray.rllib", reason="Ray/RLlib are not installed: pip instal
 import ray  # noqa: E402
 import torch  # noqa: E402
 from gymnasium import spaces  # noqa: E402
+from pettingzoo.utils.env_logger import EnvLogger  # noqa: E402
 from ray.rllib.core.columns import Columns  # noqa: E402
+from ray.rllib.utils.pre_checks.env import check_multiagent_environments  # noqa: E402
 from ray.tune.registry import ENV_CREATOR, _global_registry  # noqa: E402
 
 from agents.loading import load_policy  # noqa: E402
@@ -26,13 +28,16 @@ from agents.network import parameter_shapes  # noqa: E402
 from agents.saved_model import read_model, save_model  # noqa: E402
 from skipbo_env import Game, Rules  # noqa: E402
 from skipbo_env.actions import NUM_ACTIONS  # noqa: E402
-from skipbo_env.encoding import OBS_SIZE, observe  # noqa: E402
+from skipbo_env.encoding import EARLIER_OBS_SIZES, OBS_SIZE, observe  # noqa: E402
 from skipbo_env.envs.aec import observation_space  # noqa: E402
 from skipbo_cli.main import main  # noqa: E402
 from evaluation import run_tournament  # noqa: E402
-from training.config import ConfigError  # noqa: E402
+from training.config import ConfigError, config_from_dict  # noqa: E402
 from training.rllib.env import ENV_NAME, SINGLE_AGENT_ID, register  # noqa: E402
+from training.rllib.metrics import hand_end_info  # noqa: E402
 from training.rllib.module import policy_spec, policy_weights  # noqa: E402
+from training.rllib.seating import SeatDrawer  # noqa: E402
+from training.rllib.trainer import build_algorithm_config, warm_start_weights  # noqa: E402
 from training.trainer import train  # noqa: E402
 
 HIDDEN = [16]
@@ -91,6 +96,22 @@ def test_the_env_registered_by_name_plays_a_hand_through_rllibs_pettingzoo_wrapp
     assert infos["player_1"]["turns"] == env.env.unwrapped.game.turn > 0 and steps >= infos["player_1"]["turns"]
 
 
+def test_an_illegal_id_ends_the_hand_and_says_so_in_every_info():
+    env = _global_registry.get(ENV_CREATOR, ENV_NAME)({"num_players": 2, "stock_size": 5})
+    observations, _ = env.reset(seed=0)
+    (agent, observation), = observations.items()
+    illegal = int(np.flatnonzero(observation["action_mask"] == 0)[0])
+    _, rewards, terminated, _, infos = env.step({agent: illegal})
+    assert terminated["__all__"] and set(infos) == {"player_0", "player_1"}
+    assert all(info["illegal_move"] and info["outcome"] == "" for info in infos.values())
+    assert rewards[agent] == -1.0 and sum(rewards.values()) == -1.0
+
+
+def test_the_env_passes_rllibs_own_env_check():
+    env = _global_registry.get(ENV_CREATOR, ENV_NAME)({"num_players": 3, "stock_size": 4})
+    check_multiagent_environments(env)  # raises on a MultiAgentEnv API fault (it steps one unmasked random id)
+
+
 def test_the_single_agent_id_resolves_through_the_rllib_registry():
     env = _global_registry.get(ENV_CREATOR, SINGLE_AGENT_ID)({"opponents": "greedy", "stock_size": 5})
     observation, _ = env.reset(seed=0)
@@ -115,6 +136,43 @@ def test_the_module_never_samples_or_picks_an_illegal_action():
     assert torch.isfinite(distribution.entropy()).all()
 
 
+def finished_hands(env_runner, hands: int) -> list:
+    """Episodes of the env runner that ended, sampled until there are ``hands`` of them."""
+    finished = []
+    while len(finished) < hands:
+        finished += [episode for episode in env_runner.sample(num_timesteps=500) if episode.is_done]
+    return finished
+
+
+def test_rllib_sampled_hands_never_end_on_an_illegal_move():
+    """Every seat kind (the learner, a snapshot, bots) plays its hands to a real end, from the
+    first hand of a new env runner on (RLlib's env pre-check used to play an unmasked one).
+    Short stockpiles win hands before some seat's first turn: the metrics count those too."""
+    config = config_from_dict({
+        "backend": "rllib", "rules": {"num_players": 3, "stock_size": 2, "max_turns": 40},
+        "opponents": {"mix": {"self": 1.0, "snapshots": 1.0, "greedy": 1.0, "random": 1.0}, "max_snapshots": 1},
+        "network": {"hidden": HIDDEN}, "ppo": {"batch_size": 64},
+        "rllib": {"num_env_runners": 0, "num_envs_per_env_runner": 2, "train_batch_size": 500}})
+    drawer = SeatDrawer(config.opponents.mix, 3, True, seed=0)
+    EnvLogger.flush()
+    algorithm = build_algorithm_config(config, drawer).build_algo()
+    try:
+        env_runner = algorithm.env_runner
+        env_runner.config.policy_mapping_fn.kept_snapshots = 1
+        hands = finished_hands(env_runner, 150)
+        metrics = env_runner.get_metrics()
+    finally:
+        algorithm.stop()
+    endings = [hand_end_info(hand) for hand in hands]
+    assert [info["illegal_move"] for info in endings] == [False] * len(hands)
+    assert {info["outcome"] for info in endings} <= {"win", "draw", "truncated"}
+    assert not [message for message in EnvLogger.mqueue if "Illegal move" in str(message)]
+    assert metrics["hand/illegal_move_rate"] == 0.0
+    assert {key.removeprefix("selfplay/win_rate_vs_") for key in metrics if key.startswith("selfplay/")} >= {
+        "self+snapshots", "greedy+random"}
+    assert any(len(hand.agent_episodes) < 3 for hand in hands)  # won before a seat's first turn
+
+
 # ---------------------------------------------------------------------- export, warm start, resume
 def test_exported_weights_load_as_a_policy_with_the_same_logits(tmp_path):
     module = new_module()
@@ -130,10 +188,26 @@ def test_exported_weights_load_as_a_policy_with_the_same_logits(tmp_path):
         assert observation["action_mask"][policy.act(observation)] == 1
 
 
+def test_a_model_of_an_earlier_observation_layout_warm_starts_the_module_with_its_own_logits(tmp_path):
+    rng = np.random.default_rng(7)
+    earlier = {name: rng.normal(0, 0.3, shape).astype(np.float32)
+               for name, shape in parameter_shapes(EARLIER_OBS_SIZES[0], HIDDEN).items()}
+    path = save_model(tmp_path / "earlier.zip", earlier,
+                      {"obs_size": EARLIER_OBS_SIZES[0], "hidden": HIDDEN, "activation": "relu"})
+    config = config_from_dict({"backend": "rllib", "network": {"hidden": HIDDEN}, "ppo": {"batch_size": 64},
+                               "rllib": {"warm_start": str(path)}})
+    module = new_module()
+    module.set_state({**module.get_state(), **{name: torch.as_tensor(w) for name, w in
+                                               warm_start_weights(config).items()}})
+    vectors = np.stack([o["observation"] for o in positions(8)])
+    np.testing.assert_allclose(module.raw_logits(torch.as_tensor(vectors)).numpy(),
+                               load_policy(str(path)).logits(vectors), rtol=1e-5, atol=1e-5)
+
+
 def tiny_run_config(tmp_path, **changes) -> str:
     config = {
         "name": "tiny", "backend": "rllib", "output_dir": str(tmp_path / "runs"),
-        "rules": {"num_players": 2, "stock_size": 5},
+        "rules": {"num_players": 2, "stock_size": 5, "max_turns": 30},  # hands end within an iteration
         "opponents": {"mix": {"self": 0.3, "snapshots": 0.3, "greedy": 0.4}, "snapshot_every": 100,
                       "max_snapshots": 2},
         "network": {"hidden": HIDDEN},
@@ -190,8 +264,9 @@ def test_training_metrics_reach_tensorboard(trained_run):
     events = EventAccumulator(str(trained_run.run_dir / "tensorboard"))
     events.Reload()
     tags = set(events.Tags()["scalars"])
-    assert {"eval/win_rate_vs_greedy", "hand/turns", "ppo/policy_loss"} <= tags
+    assert {"eval/win_rate_vs_greedy", "hand/turns", "hand/illegal_move_rate", "ppo/policy_loss"} <= tags
     assert any(tag.startswith("selfplay/win_rate_vs_") for tag in tags)
+    assert [event.value for event in events.Scalars("hand/illegal_move_rate")] == [0.0]
 
 
 def test_a_run_resumes_from_its_last_checkpoint(trained_run):

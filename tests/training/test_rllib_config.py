@@ -77,14 +77,33 @@ def test_every_hand_seats_the_learner_once_and_draws_the_others_from_the_mix():
     assert {snapshot_module(0), snapshot_module(1)} <= drawn and snapshot_module(2) not in drawn
 
 
-def test_the_seating_of_a_hand_depends_only_on_the_seed_and_the_episode():
+def seatings(drawer: SeatDrawer, hands: int) -> list[list[tuple[str, str]]]:
+    return [drawer.seating(Episode().id_) for _ in range(hands)]
+
+
+def test_seatings_follow_the_seed_and_the_env_runner_in_the_order_hands_start():
+    mix = {"self": 1.0, "greedy": 1.0}
+    drawn = seatings(SeatDrawer(mix, 2, True, seed=1), 30)
+    assert drawn == seatings(SeatDrawer(mix, 2, True, seed=1), 30)  # other (random) episode ids, the same seatings
+    assert drawn != seatings(SeatDrawer(mix, 2, True, seed=2), 30)
+    assert {tuple(seating) for seating in drawn} >= {((LEARNER, LEARNER), ("self", LEARNER)),
+                                                     (("self", LEARNER), (LEARNER, LEARNER))}
+    runner_1, runner_2 = SeatDrawer(mix, 2, True, seed=1), SeatDrawer(mix, 2, True, seed=1)
+    runner_1.start_stream(1)
+    runner_2.start_stream(2)
+    on_runner_1 = seatings(runner_1, 30)
+    assert on_runner_1 != seatings(runner_2, 30) and on_runner_1 != drawn
+    runner_2.start_stream(1)
+    assert seatings(runner_2, 30) == on_runner_1
+
+
+def test_a_hand_keeps_its_seating_until_it_ends():
+    drawer = SeatDrawer({"self": 1.0, "greedy": 1.0, "random": 1.0}, 3, True, seed=0)
     episode = Episode()
-    first = SeatDrawer({"self": 1.0, "greedy": 1.0}, 2, True, seed=1)
-    again = SeatDrawer({"self": 1.0, "greedy": 1.0}, 2, True, seed=1)
-    assert first.seating(episode.id_) == again.seating(episode.id_)
-    assert first.pop(episode.id_) == again.seating(episode.id_)
-    with_self = {tuple(first.seating(Episode().id_)) for _ in range(100)}
-    assert ((LEARNER, LEARNER), ("self", LEARNER)) in with_self and (("self", LEARNER), (LEARNER, LEARNER)) in with_self
+    modules = [drawer(f"player_{seat}", episode) for seat in range(3)]
+    seatings(drawer, 5)  # other hands start meanwhile
+    assert [drawer(f"player_{seat}", episode) for seat in (2, 1, 0)] == modules[::-1]
+    assert [module for _, module in drawer.pop(episode.id_)] == modules
 
 
 def test_a_mix_of_snapshots_only_needs_a_snapshot_first():

@@ -4,7 +4,9 @@
   RLlib's ``PettingZooEnv`` wrapper, a multi-agent env with agents ``player_0`` ... One episode
   is one hand; the env config takes every ``skipbo_env.Rules`` setting (``num_players``,
   ``stock_size``, ``decks``, ``partners``, ...) plus ``reward`` (``"win"`` or ``"score"``).
-  When a hand ends every agent's info also holds ``turns``, the hand's length in turns.
+  When a hand ends every agent's info also holds ``turns``, the hand's length in turns, and
+  ``illegal_move``: whether an illegal id ended it (PettingZoo's ``TerminateIllegalWrapper``
+  ends the hand without an outcome; a masked policy never does that).
 - ``"skipbo/SkipBo-v0"``: the single-agent Gymnasium environment under its Gymnasium id. An
   env runner resolves a name in RLlib's registry before Gymnasium's, so the id works there even
   though Gymnasium knows it only in a process that imported ``skipbo_env.envs.single_agent``.
@@ -23,7 +25,8 @@ SINGLE_AGENT_ID = "skipbo/SkipBo-v0"
 
 
 class SkipBoMultiAgentEnv(PettingZooEnv):
-    """RLlib's PettingZoo wrapper around ``skipbo_env.env(**env_config)``; the final infos give ``turns``."""
+    """RLlib's PettingZoo wrapper around ``skipbo_env.env(**env_config)``; the final infos give
+    ``turns`` and ``illegal_move``."""
 
     def __init__(self, env_config: dict | None = None) -> None:
         import skipbo_env
@@ -33,9 +36,10 @@ class SkipBoMultiAgentEnv(PettingZooEnv):
     def step(self, action):
         observations, rewards, terminated, truncated, infos = super().step(action)
         if terminated["__all__"] or truncated["__all__"]:
-            turns = self.env.unwrapped.game.turn
+            game = self.env.unwrapped.game
             for info in infos.values():
-                info["turns"] = turns
+                info["turns"] = game.turn
+                info["illegal_move"] = game.outcome is None
         return observations, rewards, terminated, truncated, infos
 
 

@@ -28,6 +28,9 @@ from ray.rllib.core.rl_module.torch import TorchRLModule
 from agents.network import parameter_shapes
 from skipbo_env.encoding import OBS_SIZE
 
+FIRST_LAYER = "policy_net.0.weight"
+"""The policy's input layer, ``[hidden[0], observation size]`` (the layout of :mod:`agents.network`)."""
+
 MASKED_LOGIT = torch.finfo(torch.float32).min
 """The logit of an illegal id: finite, so the softmax gives it probability 0 without NaN."""
 
@@ -78,6 +81,17 @@ def policy_weights(module_state: Mapping[str, Any]) -> dict[str, np.ndarray]:
     """The policy half of a :class:`MaskedPolicyModule` state, named as in :mod:`agents.network`."""
     return {name: np.array(value, dtype=np.float32, copy=True) for name, value in module_state.items()
             if name.startswith(("policy_net.", "action_net."))}
+
+
+def read_whole_observation(weights: Mapping[str, Any]) -> dict[str, np.ndarray]:
+    """A model file's policy as weights of :class:`MaskedPolicyModule`, which reads all :data:`OBS_SIZE`
+    values. A model of an earlier, shorter layout reads only a prefix (``agents.network``): its
+    first layer gets zero weights for the values appended since, so the logits are the file's own."""
+    weights = {name: np.asarray(value, dtype=np.float32) for name, value in weights.items()}
+    first = weights[FIRST_LAYER]  # [hidden[0], the model's obs_size] (agents.saved_model checked it)
+    appended = np.zeros((first.shape[0], OBS_SIZE - first.shape[1]), dtype=np.float32)
+    weights[FIRST_LAYER] = np.concatenate([first, appended], axis=1)
+    return weights
 
 
 def check_policy_weights(weights: Mapping[str, Any], hidden: list[int], source: str) -> None:

@@ -12,13 +12,14 @@ the kept snapshots, uniformly; another kind while none is kept), a bot spec, or 
 the learner itself (its moves from that seat train the shared policy too).
 
 RLlib asks the mapping once per agent of an episode, so the whole seating of a hand is drawn
-at the first question, from a generator seeded by the run seed and the episode id, and kept
-until :meth:`SeatDrawer.pop` (called when the hand ends, for the metrics).
+at the first question and kept until :meth:`SeatDrawer.pop` (called when the hand ends, for the
+metrics). Seatings come in the order hands start, from one generator per env runner seeded by
+the run seed and the runner's index (:meth:`SeatDrawer.start_stream`), so a seeded run seats
+the same hands the same way again (RLlib's episode ids are random, so they seed nothing).
 """
 
 from __future__ import annotations
 
-import uuid
 from typing import Mapping
 
 import numpy as np
@@ -47,7 +48,8 @@ class SeatDrawer:
     """A picklable ``policy_mapping_fn(agent_id, episode)``; each env runner holds its own copy.
 
     ``kept_snapshots`` (how many snapshot slots hold a snapshot) is updated on every env runner
-    by the trainer when a snapshot joins.
+    by the trainer when a snapshot joins; :meth:`start_stream` is called by every env runner
+    when it creates its environments (:class:`training.rllib.metrics.SelfPlayMetrics`).
     """
 
     def __init__(self, mix: Mapping[str, float], num_players: int, random_seat: bool, seed: int) -> None:
@@ -60,6 +62,11 @@ class SeatDrawer:
         self.seed = seed
         self.kept_snapshots = 0
         self._seatings: dict[str, list[tuple[str, str]]] = {}
+        self.start_stream(0)
+
+    def start_stream(self, env_runner_index: int) -> None:
+        """Draw the coming seatings from the generator of env runner ``env_runner_index`` (0: the driver's)."""
+        self._rng = np.random.default_rng([self.seed, env_runner_index])
 
     def __call__(self, agent_id: str, episode, **kwargs) -> str:
         return self.seating(episode.id_)[seat_of(agent_id)][1]
@@ -69,7 +76,7 @@ class SeatDrawer:
         if episode_id not in self._seatings:
             if len(self._seatings) >= MAX_PENDING:  # episodes that never reached their end
                 self._seatings.pop(next(iter(self._seatings)))
-            self._seatings[episode_id] = self._draw(np.random.default_rng([self.seed, _as_int(episode_id)]))
+            self._seatings[episode_id] = self._draw()
         return self._seatings[episode_id]
 
     def pop(self, episode_id: str) -> list[tuple[str, str]]:
@@ -78,7 +85,8 @@ class SeatDrawer:
         del self._seatings[episode_id]
         return seating
 
-    def _draw(self, rng: np.random.Generator) -> list[tuple[str, str]]:
+    def _draw(self) -> list[tuple[str, str]]:
+        rng = self._rng
         learner_seat = int(rng.integers(self.num_players)) if self.random_seat else 0
         probabilities = self.probabilities
         if not self.kept_snapshots and SNAPSHOTS in self.kinds:
@@ -100,10 +108,3 @@ class SeatDrawer:
                 seating.append((kind, self.bots[kind]))
         return seating
 
-
-def _as_int(episode_id: str) -> int:
-    """RLlib's episode ids are uuid4 hex strings; anything else is hashed stably."""
-    try:
-        return uuid.UUID(hex=episode_id).int
-    except ValueError:
-        return int.from_bytes(episode_id.encode()[:32], "little")

@@ -62,22 +62,27 @@ def ppo_settings(config: TrainConfig) -> dict:
 
 
 def warm_start_weights(config: TrainConfig) -> dict[str, np.ndarray] | None:
-    """The policy weights of ``rllib.warm_start``, checked against ``network``; ``ConfigError`` if they do not fit."""
+    """The policy weights of ``rllib.warm_start``, checked against ``network``; ``ConfigError`` if they do not fit.
+
+    A model of an earlier observation layout (``agents/pretrained/skipbo-2p.zip`` reads 731
+    values) starts the learner with the same logits (:func:`training.rllib.module.read_whole_observation`).
+    """
     from agents.saved_model import SavedModelError
-    from training.rllib.module import check_policy_weights
+    from training.rllib.module import check_policy_weights, read_whole_observation
 
     path = config.rllib.warm_start
     if path is None:
         return None
     try:
         tensors, metadata = read_model(path)
-        check_policy_weights(tensors, config.network.hidden, path)
+        weights = read_whole_observation(tensors)
+        check_policy_weights(weights, config.network.hidden, path)
     except (SavedModelError, ValueError) as error:
         raise ConfigError(f"rllib.warm_start: {error}") from None
     if metadata["activation"] != config.network.activation:
         raise ConfigError(f"rllib.warm_start: {path} uses activation {metadata['activation']!r}, "
                           f"network.activation is {config.network.activation!r}")
-    return {name: tensor.numpy() for name, tensor in tensors.items()}
+    return weights
 
 
 def build_algorithm_config(config: TrainConfig, drawer: SeatDrawer):
@@ -102,7 +107,10 @@ def build_algorithm_config(config: TrainConfig, drawer: SeatDrawer):
     settings = config.rllib
     return (
         PPOConfig()
-        .environment(ENV_NAME, env_config=dict(config.rules))
+        # RLlib's env pre-check steps every new env with action_space.sample(), blind to the
+        # mask: an illegal move that ends the hand with PettingZoo's warning, in every env runner.
+        # tests/rllib runs that check on the env instead.
+        .environment(ENV_NAME, env_config=dict(config.rules), disable_env_checking=True)
         .framework("torch")
         .env_runners(num_env_runners=settings.num_env_runners, num_envs_per_env_runner=settings.num_envs_per_env_runner,
                      num_cpus_per_env_runner=settings.num_cpus_per_env_runner, rollout_fragment_length="auto")
@@ -305,8 +313,8 @@ class RLlibTrainer:
 
         step = self.state["timesteps"]
         runners = result.get("env_runners", {})
-        metrics = {key: float(value) for key, value in runners.items()
-                   if key.startswith((WIN_RATE_PREFIX, "hand/")) and np.isscalar(value)}
+        metrics = {key: float(value) for key, value in runners.items()  # nan: no such hand ended lately
+                   if key.startswith((WIN_RATE_PREFIX, "hand/")) and np.isscalar(value) and np.isfinite(value)}
         learner = result.get("learners", {}).get(LEARNER, {})
         for key in ("policy_loss", "vf_loss", "entropy", "mean_kl_loss", "vf_explained_var", "curr_lr"):
             if key in learner and np.isscalar(learner[key]):
