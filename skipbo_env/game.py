@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import functools
 import hashlib
+import itertools
 import json
 
 import numpy as np
@@ -27,6 +28,7 @@ from skipbo_env.actions import (
     END_TURN,
     FIRST_DISCARD,
     NUM_ACTIONS,
+    NUM_SOURCES,
     PARTNER_DISCARD_SOURCE,
     PARTNER_STOCK_SOURCE,
     STOCK_SOURCE,
@@ -38,7 +40,7 @@ from skipbo_env.actions import (
     play_pile,
     play_source,
 )
-from skipbo_env.cards import HAND_SIZE, NUM_VALUES, TOP_VALUE, WILD, new_deck, shuffled
+from skipbo_env.cards import HAND_SIZE, NUM_BUILDING_PILES, NUM_VALUES, TOP_VALUE, WILD, new_deck, shuffled
 from skipbo_env.rules import Rules
 
 class IllegalActionError(ValueError):
@@ -154,6 +156,11 @@ class Game:
         """How many actions this hand has taken (the record's length): each action adds one."""
         return len(self._actions)
 
+    @property
+    def last_action(self) -> int | None:
+        """The id of the action taken last in this hand (``None`` before the first)."""
+        return self._actions[-1] if self._actions else None
+
     def can_draw(self) -> bool:
         """Whether a card could be drawn now (from the draw pile or recycled completed piles)."""
         return bool(self.draw_pile or self.completed)
@@ -204,28 +211,23 @@ class Game:
         return limit is not None and self.plays_this_turn >= limit
 
     def _compute_legal_actions(self) -> list[int]:
+        """Plays from the hand, then from the stockpiles and discard tops, then discards: ascending as built."""
         seat = self.current_seat
         counts = self.hand_counts[seat]
-        piles = [] if self.turn_play_limit_reached() else self.open_building_piles()
-        actions = []
-        for slot, need in piles:
-            if counts[need]:
-                actions.append(hand_play_action(need, slot))
-            if counts[WILD]:
-                actions.append(hand_play_action(WILD, slot))
-        for source, card in self._play_sources(seat):
-            for slot, need in piles:
-                if card == need or card == WILD:
-                    actions.append(play_action(source, slot))
-        if self.hand_sizes[seat]:
-            discard_ids = _discard_ids(canonical_slots(self.discards[seat]))
-            for value in range(1, NUM_VALUES + 1):
-                if counts[value]:
-                    actions += discard_ids[value]
+        if self.turn_play_limit_reached():
+            fits = _NO_FITS
         else:
-            actions.append(END_TURN)
-        actions.sort()
-        return actions
+            fits = _fitting_slots(tuple(map(len, self.building)))
+        hand_plays, discards = [], []
+        discard_ids = _discard_ids(tuple(map(bool, self.discards[seat])))
+        for value in itertools.compress(_VALUES, counts):  # the values in the hand
+            hand_plays += _HAND_PLAY_IDS[value][fits[value]]
+            discards += discard_ids[value]
+        for source, card in self._play_sources(seat):
+            hand_plays += _PLAY_IDS[source][fits[card]]
+        if not self.hand_sizes[seat]:
+            discards.append(END_TURN)
+        return hand_plays + discards
 
     # ------------------------------------------------------------------ actions
     def step(self, action: int) -> None:
@@ -411,8 +413,9 @@ class Game:
         return f"Game({self.num_players} players, turn {self.turn}, {status})"
 
 
-def canonical_slots(piles: list[list[int]]) -> tuple[int, ...]:
-    """Started slots plus the lowest empty slot: RULES.md's canonical slots."""
+def canonical_slots(piles) -> tuple[int, ...]:
+    """Started slots plus the lowest empty slot: RULES.md's canonical slots (``piles``: the piles, or
+    anything whose truth says whether each is started)."""
     slots = []
     empty_offered = False
     for slot, pile in enumerate(piles):
@@ -425,6 +428,27 @@ def canonical_slots(piles: list[list[int]]) -> tuple[int, ...]:
 
 
 @functools.lru_cache(maxsize=None)
-def _discard_ids(slots: tuple[int, ...]) -> tuple[tuple[int, ...], ...]:
-    """For each value 0..13, the discard ids onto ``slots`` (a lookup instead of arithmetic per step)."""
+def _discard_ids(started: tuple[bool, ...]) -> tuple[tuple[int, ...], ...]:
+    """For each value 0..13, the discard ids onto the canonical slots of piles started as ``started``."""
+    slots = canonical_slots(started)
     return tuple(tuple(discard_action(value, slot) for slot in slots) for value in range(NUM_VALUES + 1))
+
+
+@functools.lru_cache(maxsize=4096)
+def _fitting_slots(sizes: tuple[int, ...]) -> tuple[tuple[int, ...], ...]:
+    """For each card value 0..13, the building slots (canonical) it may be played on, building piles of ``sizes``."""
+    open_piles = [(slot, sizes[slot] + 1) for slot in canonical_slots(sizes)]
+    return ((),) + tuple(tuple(slot for slot, need in open_piles if card in (need, WILD))
+                         for card in range(1, NUM_VALUES + 1))
+
+
+_NO_FITS = ((),) * (NUM_VALUES + 1)
+_VALUES = range(NUM_VALUES + 1)
+_SLOT_SETS = [tuple(slot for slot in range(NUM_BUILDING_PILES) if bits >> slot & 1)
+              for bits in range(1 << NUM_BUILDING_PILES)]
+_PLAY_IDS = [{slots: [play_action(source, slot) for slot in slots] for slots in _SLOT_SETS}
+             for source in range(NUM_SOURCES)]
+"""``_PLAY_IDS[source][slots]``: the play ids from ``source`` onto those building slots, ascending."""
+_HAND_PLAY_IDS = [None] + [_PLAY_IDS[play_source(hand_play_action(value, 0))]
+                           for value in range(1, NUM_VALUES + 1)]
+"""``_HAND_PLAY_IDS[value][slots]``: the ids playing a hand card of ``value`` onto those slots."""
