@@ -633,11 +633,9 @@ def _visible_counts(game) -> np.ndarray:
 
 def action_mask(game, seat: int) -> np.ndarray:
     """int8[145]: 1 for each legal id when ``seat`` is to act, all zero otherwise."""
-    mask = bytearray(NUM_ACTIONS)
     if game.outcome is None and game.current_seat == seat:
-        for action in game.legal_actions():
-            mask[action] = 1
-    return np.frombuffer(mask, dtype=np.int8)
+        return np.frombuffer(bytearray(game.legal_mask()), dtype=np.int8)
+    return np.zeros(NUM_ACTIONS, dtype=np.int8)
 
 
 def as_action_id(action) -> int:

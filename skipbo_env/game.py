@@ -40,7 +40,7 @@ from skipbo_env.actions import (
     play_pile,
     play_source,
 )
-from skipbo_env.cards import HAND_SIZE, NUM_BUILDING_PILES, NUM_VALUES, TOP_VALUE, WILD, new_deck, shuffled
+from skipbo_env.cards import HAND_SIZE, NUM_BUILDING_PILES, NUM_DISCARD_PILES, NUM_VALUES, TOP_VALUE, WILD, new_deck, shuffled
 from skipbo_env.rules import Rules
 
 class IllegalActionError(ValueError):
@@ -54,7 +54,7 @@ class Game:
         "rules", "num_players", "hand_counts", "hand_sizes", "stocks", "discards", "building",
         "completed", "draw_pile", "current_seat", "dealer", "turn", "phase", "plays_this_turn",
         "quiet_turns", "outcome", "winners", "_partner", "_rng", "_seed", "_start", "_actions",
-        "_legal",
+        "_legal", "_mask",
     )
 
     def __init__(self, rules: Rules, seed: int) -> None:
@@ -79,6 +79,7 @@ class Game:
         self._start: dict | None = None
         self._actions: list[int] = []
         self._legal: list[int] | None = None
+        self._mask: bytes | None = None
 
     # ------------------------------------------------------------------ creation
     @classmethod
@@ -171,37 +172,23 @@ class Game:
     def legal_actions(self) -> list[int]:
         """The legal action ids for the seat to act, ascending; empty once the hand is over."""
         if self._legal is None:
-            self._legal = [] if self.outcome is not None else self._compute_legal_actions()
+            self._legal = list(itertools.compress(_ACTION_IDS, self.legal_mask()))
         return self._legal
 
+    def legal_mask(self) -> bytes:
+        """One byte per action id, 1 where the id is legal for the seat to act (all 0 once the hand is over)."""
+        if self._mask is None:
+            self._mask = _NO_ACTIONS if self.outcome is not None else self._compute_legal_mask()
+        return self._mask
+
     def action_mask(self) -> np.ndarray:
-        mask = np.zeros(NUM_ACTIONS, dtype=bool)
-        mask[self.legal_actions()] = True
-        return mask
+        """bool[145]: :meth:`legal_mask` as a new numpy array."""
+        return np.frombuffer(bytearray(self.legal_mask()), dtype=bool)
 
     def open_building_piles(self) -> list[tuple[int, int]]:
         """(slot, value needed) of every pile a card may go on: started piles and the lowest empty slot."""
         building = self.building
         return [(slot, len(building[slot]) + 1) for slot in canonical_slots(building)]
-
-    def _play_sources(self, seat: int) -> list[tuple[int, int]]:
-        """(source, card) for every stockpile and discard top the seat may play from."""
-        sources = []
-        stock = self.stocks[seat]
-        if stock:
-            sources.append((STOCK_SOURCE, stock[-1]))
-        for index, pile in enumerate(self.discards[seat]):
-            if pile:
-                sources.append((DISCARD_SOURCE + index, pile[-1]))
-        partner = self._partner[seat]
-        if partner is not None:
-            partner_stock = self.stocks[partner]
-            if partner_stock and partner_stock is not stock:
-                sources.append((PARTNER_STOCK_SOURCE, partner_stock[-1]))
-            for index, pile in enumerate(self.discards[partner]):
-                if pile:
-                    sources.append((PARTNER_DISCARD_SOURCE + index, pile[-1]))
-        return sources
 
     def turn_play_limit_reached(self) -> bool:
         """RULES.md, "A turn that never ends" (``max_turn_plays``): once that many cards have been
@@ -210,24 +197,34 @@ class Game:
         limit = self.rules.max_turn_plays
         return limit is not None and self.plays_this_turn >= limit
 
-    def _compute_legal_actions(self) -> list[int]:
-        """Plays from the hand, then from the stockpiles and discard tops, then discards: ascending as built."""
+    def _compute_legal_mask(self) -> bytes:
+        """RULES.md, "Action ids": the plays of every hand card, stockpile and discard top onto the building
+        piles it fits, and the discards (or the end of the turn with an empty hand), as one byte mask.
+
+        Built as a Python int with byte ``id`` set for each legal id, OR-ing the masks cached per
+        building position (which slots each card value fits) and per discard-pile position.
+        """
         seat = self.current_seat
-        counts = self.hand_counts[seat]
-        if self.turn_play_limit_reached():
-            fits = _NO_FITS
-        else:
-            fits = _fitting_slots(tuple(map(len, self.building)))
-        hand_plays, discards = [], []
-        discard_ids = _discard_ids(tuple(map(bool, self.discards[seat])))
-        for value in itertools.compress(_VALUES, counts):  # the values in the hand
-            hand_plays += _HAND_PLAY_IDS[value][fits[value]]
-            discards += discard_ids[value]
-        for source, card in self._play_sources(seat):
-            hand_plays += _PLAY_IDS[source][fits[card]]
-        if not self.hand_sizes[seat]:
-            discards.append(END_TURN)
-        return hand_plays + discards
+        fits = _NO_FITS if self.turn_play_limit_reached() else _fitting_slots(tuple(map(len, self.building)))
+        discards = _DISCARD_MASKS[tuple(map(bool, self.discards[seat]))]
+        mask = 0 if self.hand_sizes[seat] else _END_TURN_MASK
+        for value in itertools.compress(_VALUES, self.hand_counts[seat]):  # the values in the hand
+            mask |= _HAND_PLAY_MASKS[value][fits[value]] | discards[value]
+        stock = self.stocks[seat]
+        if stock:
+            mask |= _PLAY_MASKS[STOCK_SOURCE][fits[stock[-1]]]
+        for plays, pile in zip(_OWN_DISCARD_PLAY_MASKS, self.discards[seat]):
+            if pile:
+                mask |= plays[fits[pile[-1]]]
+        partner = self._partner[seat]
+        if partner is not None:
+            partner_stock = self.stocks[partner]
+            if partner_stock and partner_stock is not stock:
+                mask |= _PLAY_MASKS[PARTNER_STOCK_SOURCE][fits[partner_stock[-1]]]
+            for plays, pile in zip(_PARTNER_DISCARD_PLAY_MASKS, self.discards[partner]):
+                if pile:
+                    mask |= plays[fits[pile[-1]]]
+        return mask.to_bytes(NUM_ACTIONS, "little")
 
     # ------------------------------------------------------------------ actions
     def step(self, action: int) -> None:
@@ -235,14 +232,17 @@ class Game:
 
         Raises :class:`IllegalActionError` (the game unchanged) when the id is not legal.
         """
-        legal = self._legal if self._legal is not None else self.legal_actions()
-        if action not in legal or isinstance(action, bool):
+        if type(action) is int and 0 <= action < NUM_ACTIONS:
+            legal = self.legal_mask()[action]
+        else:
+            legal = not isinstance(action, bool) and action in self.legal_actions()
+        if not legal:
             from skipbo_env.explain import why_illegal
 
             raise IllegalActionError(why_illegal(self, action))
         action = int(action)
         self._actions.append(action)
-        self._legal = None
+        self._legal = self._mask = None
         if action < FIRST_DISCARD:
             self._play(action)
         elif action < END_TURN:
@@ -353,12 +353,13 @@ class Game:
         self.outcome = outcome
         self.winners = winners
         self._legal = []
+        self._mask = _NO_ACTIONS
 
     def copy(self) -> "Game":
         """An independent copy: same position, same generator state, same record so far."""
         game = Game.__new__(Game)
         for name in ("rules", "num_players", "current_seat", "dealer", "turn", "phase", "plays_this_turn",
-                     "quiet_turns", "outcome", "winners", "_partner", "_seed", "_start", "_legal"):
+                     "quiet_turns", "outcome", "winners", "_partner", "_seed", "_start", "_legal", "_mask"):
             setattr(game, name, getattr(self, name))
         game.hand_counts = [counts[:] for counts in self.hand_counts]
         game.hand_sizes = self.hand_sizes[:]
@@ -427,28 +428,42 @@ def canonical_slots(piles) -> tuple[int, ...]:
     return tuple(slots)
 
 
-@functools.lru_cache(maxsize=None)
-def _discard_ids(started: tuple[bool, ...]) -> tuple[tuple[int, ...], ...]:
-    """For each value 0..13, the discard ids onto the canonical slots of piles started as ``started``."""
-    slots = canonical_slots(started)
-    return tuple(tuple(discard_action(value, slot) for slot in slots) for value in range(NUM_VALUES + 1))
+def _slot_bits(slots) -> int:
+    """The slots as bits: bit ``slot`` set for each."""
+    return sum(1 << slot for slot in slots)
+
+
+def _id_mask(ids) -> int:
+    """The int whose byte ``id`` is 1 for each of ``ids`` (``to_bytes(NUM_ACTIONS, "little")`` gives the mask)."""
+    return sum(1 << 8 * action for action in ids)
 
 
 @functools.lru_cache(maxsize=4096)
-def _fitting_slots(sizes: tuple[int, ...]) -> tuple[tuple[int, ...], ...]:
-    """For each card value 0..13, the building slots (canonical) it may be played on, building piles of ``sizes``."""
+def _fitting_slots(sizes: tuple[int, ...]) -> tuple[int, ...]:
+    """For each card value 0..13, the building slots (canonical) it may be played on, as bits, building
+    piles of ``sizes``."""
     open_piles = [(slot, sizes[slot] + 1) for slot in canonical_slots(sizes)]
-    return ((),) + tuple(tuple(slot for slot, need in open_piles if card in (need, WILD))
-                         for card in range(1, NUM_VALUES + 1))
+    return (0,) + tuple(_slot_bits(slot for slot, need in open_piles if card in (need, WILD))
+                        for card in range(1, NUM_VALUES + 1))
 
 
-_NO_FITS = ((),) * (NUM_VALUES + 1)
+_ACTION_IDS = range(NUM_ACTIONS)
+_NO_ACTIONS = bytes(NUM_ACTIONS)
+_END_TURN_MASK = _id_mask([END_TURN])
 _VALUES = range(NUM_VALUES + 1)
-_SLOT_SETS = [tuple(slot for slot in range(NUM_BUILDING_PILES) if bits >> slot & 1)
-              for bits in range(1 << NUM_BUILDING_PILES)]
-_PLAY_IDS = [{slots: [play_action(source, slot) for slot in slots] for slots in _SLOT_SETS}
-             for source in range(NUM_SOURCES)]
-"""``_PLAY_IDS[source][slots]``: the play ids from ``source`` onto those building slots, ascending."""
-_HAND_PLAY_IDS = [None] + [_PLAY_IDS[play_source(hand_play_action(value, 0))]
-                           for value in range(1, NUM_VALUES + 1)]
-"""``_HAND_PLAY_IDS[value][slots]``: the ids playing a hand card of ``value`` onto those slots."""
+_NO_FITS = (0,) * (NUM_VALUES + 1)
+_SLOT_SETS = range(1 << NUM_BUILDING_PILES)
+_PLAY_MASKS = [[_id_mask(play_action(source, slot) for slot in range(NUM_BUILDING_PILES) if bits >> slot & 1)
+                for bits in _SLOT_SETS] for source in range(NUM_SOURCES)]
+"""``_PLAY_MASKS[source][bits]``: the plays from ``source`` onto the building slots of ``bits``."""
+_HAND_PLAY_MASKS = [None] + [_PLAY_MASKS[play_source(hand_play_action(value, 0))] for value in range(1, NUM_VALUES + 1)]
+"""``_HAND_PLAY_MASKS[value][bits]``: the plays of a hand card of ``value`` onto the building slots of ``bits``."""
+_OWN_DISCARD_PLAY_MASKS = _PLAY_MASKS[DISCARD_SOURCE:DISCARD_SOURCE + NUM_DISCARD_PILES]
+_PARTNER_DISCARD_PLAY_MASKS = _PLAY_MASKS[PARTNER_DISCARD_SOURCE:PARTNER_DISCARD_SOURCE + NUM_DISCARD_PILES]
+_DISCARD_MASKS = {
+    started: [0] + [_id_mask(discard_action(value, slot) for slot in canonical_slots(started))
+                    for value in range(1, NUM_VALUES + 1)]
+    for started in itertools.product((False, True), repeat=NUM_DISCARD_PILES)
+}
+"""``_DISCARD_MASKS[started][value]``: the discards of ``value`` onto the canonical discard slots, the
+seat's discard piles started as ``started`` says."""
