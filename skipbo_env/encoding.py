@@ -341,22 +341,22 @@ def encode_observation(game, seat: int) -> np.ndarray:
 # ---------------------------------------------------------------------- the observation cache
 # ObservationCache's buffer holds every value of every seat's vector once, already scaled:
 #
-#   [0, SEAT_START)       the vector's leading features as every seat sees them (the hand and
-#                         unseen entries there are unused: those are per seat, below)
+#   [0, SEAT_START)       the vector's leading features as every seat sees them; the hand entries
+#                         are 0 and the unseen entries count the cards nobody sees (as if the hand
+#                         were empty)
 #   _TAIL .. _ONE         the turn-limit features (vector offsets 731..733)
 #   _ONE, _ZERO           a 1 (the partner's is_partner flag) and a 0 (every value of an absent seat)
 #   _BASES[t]             seat t's region: its seat block as every seat sees it (SEAT_BLOCK values),
-#                         then its buried-card counts, its hand and its unseen counts (NUM_VALUES each)
+#                         then its buried-card counts (NUM_VALUES)
 #
-# A seat's vector is the buffer read through that seat's index (_CacheLayout.index): one numpy take.
+# A seat's vector is the buffer read through that seat's index (_CacheLayout.index), one numpy take,
+# with the seat's hand written in (and its cards taken off unseen).
 _SEATS_END = SEAT_START + SEAT_BLOCK * MAX_SEATS
 _TAIL = SEAT_START
 _ONE = _TAIL + _BURIED_START - _SEATS_END
 _ZERO = _ONE + 1
 _R_BURIED = SEAT_BLOCK
-_R_HAND = _R_BURIED + NUM_VALUES
-_R_UNSEEN = _R_HAND + NUM_VALUES
-_REGION = _R_UNSEEN + NUM_VALUES
+_REGION = _R_BURIED + NUM_VALUES
 _BASES = [_ZERO + 1 + _REGION * t for t in range(MAX_SEATS + 1)]  # the last: where the buffer ends
 _R_TO_ACT = _S["to_act"]
 _R_STOCK_TOP = _S["stock_top"]
@@ -366,9 +366,16 @@ _PILE_AT = [[(base + _S["discard_size"] + p, base + _S["discard_top"] + NUM_VALU
               base + _S["discard_cards"] + DISCARD_DEPTH * p) for p in range(NUM_DISCARD_PILES)]
             for base in _BASES[:MAX_SEATS]]
 """``_PILE_AT[t][p]``: where discard pile ``p`` of seat ``t`` has its size, its top's one-hot and its shown cards."""
-_COUNTERS = [_G[name] for name in ("turn", "plays_this_turn", "quiet_turns", "draw_pile_size", "completed_size")]
+_TURN, _PLAYS, _QUIET, _DRAW_SIZE, _COMPLETED_SIZE = (
+    _G[name] for name in ("turn", "plays_this_turn", "quiet_turns", "draw_pile_size", "completed_size"))
 _PLAYS_LEFT = _TAIL + _G["turn_plays_left"] - _SEATS_END
 _LIMIT_REACHED = _TAIL + _G["turn_play_limit_reached"] - _SEATS_END
+_HAND_SIZE_SCALE = float(SCALE[SEAT_START + _R_HAND_SIZE])
+_HAND_SCALE = float(SCALE[_HAND])
+_UNSEEN_SCALES = [0.0] + SCALE[_UNSEEN].tolist()  # by value
+_HAND_AT = _HAND - 1  # + value
+_UNSEEN_AT = _UNSEEN.start - 1  # + value
+assert len(set(SCALE[_HAND_SLICE].tolist())) == 1
 _ZEROS = {size: memoryview(np.zeros(size, dtype=np.float32)) for size in (NUM_VALUES, TOP_VALUE, DISCARD_DEPTH)}
 _VALUES = range(NUM_VALUES + 1)
 
@@ -386,9 +393,7 @@ class _CacheLayout:
         scales[_TAIL:_ONE] = SCALE[_SEATS_END:_BURIED_START]
         for base in _BASES[:n]:
             scales[base:base + SEAT_BLOCK] = SCALE[SEAT_START:SEAT_START + SEAT_BLOCK]
-            scales[base + _R_BURIED:base + _R_HAND] = SCALE[_BURIED_START:_BURIED_START + NUM_VALUES]
-            scales[base + _R_HAND:base + _R_UNSEEN] = SCALE[_HAND_SLICE]
-            scales[base + _R_UNSEEN:base + _REGION] = SCALE[_UNSEEN]
+            scales[base + _R_BURIED:base + _REGION] = SCALE[_BURIED_START:_BURIED_START + NUM_VALUES]
         self.scales = scales.tolist()
         start = np.zeros(_BASES[n], dtype=np.float32)
         start[:SEAT_START] = np.frombuffer(template, dtype=np.uint8)[:SEAT_START]
@@ -404,13 +409,10 @@ class _CacheLayout:
             index = np.full(OBS_SIZE, _ZERO, dtype=np.intp)
             index[:SEAT_START] = np.arange(SEAT_START)
             index[_SEATS_END:_BURIED_START] = np.arange(_TAIL, _ONE)
-            own = _BASES[seat]
-            index[_HAND_SLICE] = np.arange(own + _R_HAND, own + _R_UNSEEN)
-            index[_UNSEEN] = np.arange(own + _R_UNSEEN, own + _REGION)
             for r in range(n):
                 base = _BASES[(seat + r) % n]
                 index[_SEAT_BASES[r]:_SEAT_BASES[r] + SEAT_BLOCK] = np.arange(base, base + SEAT_BLOCK)
-                index[_BURIED[r]:_BURIED[r] + NUM_VALUES] = np.arange(base + _R_BURIED, base + _R_HAND)
+                index[_BURIED[r]:_BURIED[r] + NUM_VALUES] = np.arange(base + _R_BURIED, base + _REGION)
             if rules.partners:
                 index[_SEAT_BASES[n // 2] + _S["is_partner"]] = _ONE
             self.index.append(index)
@@ -419,16 +421,16 @@ class _CacheLayout:
 class ObservationCache:
     """``encode_observation`` of one game, kept up to date between its actions at the cost of what one action changes.
 
-    One buffer holds every value any seat's vector has, each seat block once and each seat's
-    hand and unseen counts once, already scaled; a seat's vector is a numpy ``take`` of it (the
-    layout is drawn above ``_CacheLayout``). When exactly one action has been taken since the
-    last call, only what that action changed is written: the building pile it played to, the
-    stockpile or discard pile it played from or discarded onto, the hands that changed (the seat
-    that acted, the seat to act now), the counters and whose turn it is; the deck less every
-    visible card (what ``unseen`` counts from) loses the card that came to light. Anything else
-    (another game, several actions, completed piles shuffled into a new draw pile) writes
-    everything. It relies on the engine's layout (module ``skipbo_env.game``): a game changes
-    only through ``step``.
+    One buffer holds every value any seat's vector has, already scaled, each seat block once as
+    every seat sees it; a seat's vector is a numpy ``take`` of it (the layout is drawn above
+    ``_CacheLayout``) with the seat's own hand written in and taken off the unseen counts. When
+    exactly one action has been taken since the last call, only what that action changed is
+    written: the building pile it played to, the stockpile or discard pile it played from or
+    discarded onto, hand sizes, counters and whose turn it is; the count of cards nobody sees
+    (the deck less every visible card) loses the card that came to light. Anything else (another
+    game, several actions, completed piles shuffled into a new draw pile) writes everything. It
+    relies on the engine's layout (module ``skipbo_env.game``): a game changes only through
+    ``step``.
 
     A value is written as ``raw * scale`` in double precision and stored as float32: a count
     below 2**24 times a float32 scale is exact in double precision, so it rounds to the float32
@@ -437,7 +439,7 @@ class ObservationCache:
     """
 
     __slots__ = ("_game", "_actions_taken", "_acted", "_completed", "_index", "_scales", "_values", "_view",
-                 "_deck_less_visible", "_hands", "_buried")
+                 "_deck_less_visible", "_buried")
 
     def __init__(self) -> None:
         self._game = None
@@ -450,7 +452,13 @@ class ObservationCache:
             raise ValueError(f"seat={seat!r} is not a seat of this game: use 0 to {n - 1}")
         if game is not self._game or game.actions_taken != self._actions_taken:
             self._catch_up(game)
-        return self._values.take(self._index[seat])
+        vector = self._values.take(self._index[seat])
+        view, deck_less_visible, hand = memoryview(vector), self._deck_less_visible, game.hand_counts[seat]
+        for value in itertools.compress(_VALUES, hand):  # the values in the hand
+            count = hand[value]
+            view[_HAND_AT + value] = count * _HAND_SCALE
+            view[_UNSEEN_AT + value] = (deck_less_visible[value] - count) * _UNSEEN_SCALES[value]
+        return vector
 
     def observe(self, game, seat: int) -> dict:
         """``observe(game, seat)``: the policy input dict, the vector from this cache."""
@@ -471,25 +479,28 @@ class ObservationCache:
         self._game, self._completed = game, game.completed
         self._index, self._scales = layout.index, layout.scales
         self._values = layout.start.copy()
-        self._view = memoryview(self._values)
-        self._deck_less_visible = [0] + (table.deck - _visible_counts(game)[1:]).tolist()
+        view = self._view = memoryview(self._values)
+        deck_less_visible = table.deck - _visible_counts(game)[1:]
+        self._deck_less_visible = [0] + deck_less_visible.tolist()
+        view[_UNSEEN] = memoryview(deck_less_visible.astype(np.float32) * SCALE[_UNSEEN])
         n = game.num_players
-        self._hands = [[0] + [-1] * NUM_VALUES for _ in range(n)]  # -1: not written yet
         self._buried = [[0] * (NUM_VALUES + 1) for _ in range(n)]
         for t in range(n):
+            view[_BASES[t] + _R_HAND_SIZE] = game.hand_sizes[t] * _HAND_SIZE_SCALE
             self._write_stock(game, t)
             for p, pile in enumerate(game.discards[t]):
                 self._write_pile(t, p, pile)
                 for card in pile[:-DISCARD_DEPTH]:
                     self._count_buried(t, card, 1)
-            self._write_hand(game, t)
         for slot in range(NUM_BUILDING_PILES):
             self._write_building_pile(game, slot)
-        self._write_turn(game, game.current_seat)
+        view[_BASES[game.current_seat] + _R_TO_ACT] = game.outcome is None
+        self._write_counters(game)
 
     def _write_action(self, game, action: int) -> None:
         """What ``action``, taken by seat ``self._acted``, changed."""
         seat = self._acted
+        view = self._view
         if action < FIRST_DISCARD:
             self._write_building_pile(game, play_pile(action))
             source = play_source(action)
@@ -507,23 +518,27 @@ class ObservationCache:
         elif action < END_TURN:
             self._card_joined_pile(game, seat, discard_pile(action))
             self._now_visible(discard_value(action))
-        self._write_hand(game, seat)
-        if game.current_seat != seat:
-            self._write_hand(game, game.current_seat)
-        self._write_turn(game, seat)
+        view[_BASES[seat] + _R_HAND_SIZE] = game.hand_sizes[seat] * _HAND_SIZE_SCALE
+        current = game.current_seat
+        if current != seat or game.outcome is not None:  # the turn passed (the next seat drew), or the hand ended
+            view[_BASES[current] + _R_HAND_SIZE] = game.hand_sizes[current] * _HAND_SIZE_SCALE
+            view[_BASES[seat] + _R_TO_ACT] = 0
+            view[_BASES[current] + _R_TO_ACT] = game.outcome is None
+        self._write_counters(game)
 
-    def _write_turn(self, game, acted: int) -> None:
-        """The counters, and whose turn it is (``acted``: the only other seat whose ``to_act`` may be set)."""
+    def _write_counters(self, game) -> None:
+        """Turns, plays this turn, quiet turns, draw pile and completed sizes, plays left under ``max_turn_plays``."""
         view, scales = self._view, self._scales
-        for at, count in zip(_COUNTERS, (game.turn, game.plays_this_turn, game.quiet_turns, len(game.draw_pile),
-                                         len(game.completed))):
-            view[at] = count * scales[at]
-        limit = game.rules.max_turn_plays or 0
-        plays_left = max(limit - game.plays_this_turn, 0)
-        view[_PLAYS_LEFT] = plays_left * scales[_PLAYS_LEFT]
-        view[_LIMIT_REACHED] = limit > 0 and plays_left == 0
-        view[_BASES[acted] + _R_TO_ACT] = 0
-        view[_BASES[game.current_seat] + _R_TO_ACT] = game.outcome is None
+        view[_TURN] = game.turn * scales[_TURN]
+        view[_PLAYS] = game.plays_this_turn * scales[_PLAYS]
+        view[_QUIET] = game.quiet_turns * scales[_QUIET]
+        view[_DRAW_SIZE] = len(game.draw_pile) * scales[_DRAW_SIZE]
+        view[_COMPLETED_SIZE] = len(game.completed) * scales[_COMPLETED_SIZE]
+        limit = game.rules.max_turn_plays
+        if limit:  # without a limit both stay 0
+            plays_left = max(limit - game.plays_this_turn, 0)
+            view[_PLAYS_LEFT] = plays_left * scales[_PLAYS_LEFT]
+            view[_LIMIT_REACHED] = plays_left == 0
 
     def _write_building_pile(self, game, slot: int) -> None:
         size = len(game.building[slot])
@@ -590,31 +605,11 @@ class ObservationCache:
         at = _BASES[t] + _R_BURIED - 1 + card
         self._view[at] = counts[card] * self._scales[at]
 
-    def _write_hand(self, game, t: int) -> None:
-        """Seat ``t``'s hand size, and its hand and unseen counts of the values whose count changed."""
-        hand, written = game.hand_counts[t], self._hands[t]
-        if hand == written:
-            return
-        view, scales, deck_less_visible = self._view, self._scales, self._deck_less_visible
-        base = _BASES[t]
-        view[base + _R_HAND_SIZE] = game.hand_sizes[t] * scales[base + _R_HAND_SIZE]
-        for value in itertools.compress(_VALUES, map(operator.ne, hand, written)):
-            count = hand[value]
-            at = base + _R_HAND - 1 + value
-            view[at] = count * scales[at]
-            at += NUM_VALUES  # the same value's unseen count
-            view[at] = (deck_less_visible[value] - count) * scales[at]
-        written[:] = hand
-
     def _now_visible(self, card: int) -> None:
-        """A card came to light (on a building pile, a discard pile or a stockpile top): one fewer unseen for all."""
-        deck_less_visible = self._deck_less_visible
-        deck_less_visible[card] -= 1
-        left = deck_less_visible[card]
-        view, scales = self._view, self._scales
-        for base, hand in zip(_BASES, self._hands):
-            at = base + _R_UNSEEN - 1 + card
-            view[at] = (left - hand[card]) * scales[at]
+        """A card came to light (on a building pile, a discard pile or a stockpile top): one fewer nobody sees."""
+        left = self._deck_less_visible[card] - 1
+        self._deck_less_visible[card] = left
+        self._view[_UNSEEN_AT + card] = left * _UNSEEN_SCALES[card]
 
 
 def _visible_counts(game) -> np.ndarray:
