@@ -428,23 +428,20 @@ def canonical_slots(piles) -> tuple[int, ...]:
     return tuple(slots)
 
 
-def _slot_bits(slots) -> int:
-    """The slots as bits: bit ``slot`` set for each."""
-    return sum(1 << slot for slot in slots)
-
-
 def _id_mask(ids) -> int:
     """The int whose byte ``id`` is 1 for each of ``ids`` (``to_bytes(NUM_ACTIONS, "little")`` gives the mask)."""
     return sum(1 << 8 * action for action in ids)
 
 
-@functools.lru_cache(maxsize=4096)
+@functools.cache  # at most 12 ** 4 building positions
 def _fitting_slots(sizes: tuple[int, ...]) -> tuple[int, ...]:
-    """For each card value 0..13, the building slots (canonical) it may be played on, as bits, building
-    piles of ``sizes``."""
-    open_piles = [(slot, sizes[slot] + 1) for slot in canonical_slots(sizes)]
-    return (0,) + tuple(_slot_bits(slot for slot, need in open_piles if card in (need, WILD))
-                        for card in range(1, NUM_VALUES + 1))
+    """For each card value 0..13, the building slots it may be played on (canonical slots: the started
+    ones and the lowest empty one), as bits, with building piles of ``sizes``."""
+    fits = [0] * (NUM_VALUES + 1)
+    for slot in canonical_slots(sizes):
+        fits[sizes[slot] + 1] |= 1 << slot
+        fits[WILD] |= 1 << slot
+    return tuple(fits)
 
 
 _ACTION_IDS = range(NUM_ACTIONS)
