@@ -116,13 +116,16 @@ def encode_observation(r, cfg, off, scale, seat, out, i):
         for value in range(NUM_VALUES):
             at = off.buried_discards + NUM_VALUES * rel + value
             out[i, at] = out[i, at] * scale[at]
-    for value in range(1, WILD + 1):
-        unseen = deck_copies(cfg, value) - r.public[value] - r.hand[seat, value]
-        for pile in range(cfg.num_stockpiles):
-            if stock_top(r, cfg, pile) == value:
-                unseen -= 1
+    for value in range(1, WILD + 1):  # unseen: counted raw, less every stockpile top below, then scaled
         put(out, i, scale, off.hand + value - 1, r.hand[seat, value])
-        put(out, i, scale, off.unseen + value - 1, unseen)
+        out[i, off.unseen + value - 1] = deck_copies(cfg, value) - r.public[value] - r.hand[seat, value]
+    for pile in range(cfg.num_stockpiles):
+        top = stock_top(r, cfg, pile)
+        if top > 0:
+            out[i, off.unseen + top - 1] -= 1.0
+    for value in range(NUM_VALUES):
+        at = off.unseen + value
+        out[i, at] = out[i, at] * scale[at]
 
 
 @jit
