@@ -450,8 +450,9 @@ class ObservationCache:
         n = game.num_players
         if not 0 <= seat < n:
             raise ValueError(f"seat={seat!r} is not a seat of this game: use 0 to {n - 1}")
-        if game is not self._game or game.actions_taken != self._actions_taken:
-            self._catch_up(game)
+        taken = game.actions_taken
+        if game is not self._game or taken != self._actions_taken:
+            self._catch_up(game, taken)
         vector = self._values.take(self._index[seat])
         view, deck_less_visible, hand = memoryview(vector), self._deck_less_visible, game.hand_counts[seat]
         for value in itertools.compress(_VALUES, hand):  # the values in the hand
@@ -464,13 +465,13 @@ class ObservationCache:
         """``observe(game, seat)``: the policy input dict, the vector from this cache."""
         return {"observation": self.encode(game, seat), "action_mask": action_mask(game, seat)}
 
-    def _catch_up(self, game) -> None:
-        if (game is self._game and game.actions_taken == self._actions_taken + 1
-                and game.completed is self._completed):
+    def _catch_up(self, game, taken: int) -> None:
+        """The buffer brought to ``game`` after ``taken`` actions."""
+        if game is self._game and taken == self._actions_taken + 1 and game.completed is self._completed:
             self._write_action(game, game.last_action)
         else:
             self._write_all(game)
-        self._actions_taken = game.actions_taken
+        self._actions_taken = taken
         self._acted = game.current_seat
 
     def _write_all(self, game) -> None:

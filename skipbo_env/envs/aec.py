@@ -113,9 +113,13 @@ exactly). Other option keys are ignored.
 `OrderEnforcingWrapper`, as subclasses (`isinstance` holds) that read the attributes an AEC loop
 reads at every step (`agent_selection`, `terminations`, `rewards`, ...) from `raw_env` directly
 instead of through three `__getattr__` levels; their checks and their answers are PettingZoo's.
-Observations come from a `skipbo_env.encoding.ObservationCache` per environment, which encodes
-again only the seat blocks the last action can change (the vectors are new arrays, bit for bit
-`encode_observation`). `benchmarks/env_speed.py` measures both, side by side with RLCard's UNO.
+`step` with a legal int id and `observe` take a direct path through them, one call shorter, that does
+what PettingZoo's code does in that case; every other call (numpy ids, illegal ids, dead steps,
+calls before `reset`) is PettingZoo's own. Observations come from a
+`skipbo_env.encoding.ObservationCache` per environment, which writes only what the last action
+changed (the vectors are new arrays, bit for bit `encode_observation`); the mask and `step`'s
+check read the one byte mask the engine computes per position (`Game.legal_mask`).
+`benchmarks/env_speed.py` measures both, side by side with RLCard's UNO.
 
 ### Version History
 
@@ -343,7 +347,7 @@ class raw_env(AECEnv):  # noqa: N801 - PettingZoo's naming convention
             self._clear_rewards()
         if game.outcome is None:
             self.agent_selection = self.possible_agents[game.current_seat]
-            if self._shape_arrival():
+            if self.shaping != "none" and self._shape_arrival():
                 self._accumulate_rewards()
         else:
             self._end_hand()
