@@ -19,7 +19,8 @@ is the same random call on the environment's own legal ids, ``int(rng.choice(ids
 
 A step is one action; PettingZoo's end-of-hand ``step(None)`` calls run but are not counted.
 Each game starts with ``reset`` inside the timing. Every figure is the median of ``--repeat``
-runs of ``--games`` games, per second of wall-clock time and per second of this process's CPU
+runs of ``--games`` games (the measurements take turns, one run each per round, so a change of
+load falls on all alike), per second of wall-clock time and per second of this process's CPU
 time (which other programs on a shared machine do not take); the load is printed before and
 after. ``--profile N`` ends with the N costliest functions of a cProfile of the ``env()`` loop.
 
@@ -82,7 +83,7 @@ def choice_loop_result(count: int, elapsed: tuple[float, float], choosing: tuple
     return {**rates(count, elapsed, choosing), "actions_per_game": count / games, "choice_cpu_us": choosing[1] / count * 1e6}
 
 
-def play_pettingzoo(make, players: int, games: int, seed: int) -> dict:
+def play_pettingzoo(make, players: int, games: int, seed: int, time_choices: bool = True) -> dict:
     environment = make(num_players=players)
     rng = np.random.default_rng(seed)
     choices = []
@@ -97,7 +98,8 @@ def play_pettingzoo(make, players: int, games: int, seed: int) -> dict:
             ids = np.flatnonzero(observation["action_mask"])
             choices.append(ids)
             environment.step(int(rng.choice(ids)))
-    return choice_loop_result(len(choices), clock.elapsed(), choosing_time(choices, seed), games)
+    elapsed = clock.elapsed()
+    return choice_loop_result(len(choices), elapsed, choosing_time(choices, seed) if time_choices else (0.0, 0.0), games)
 
 
 def play_rlcard_uno(games: int, seed: int) -> dict:
@@ -137,15 +139,30 @@ def play_single_agent(players: int, games: int, seed: int) -> dict:
             "steps_per_game": len(choices) / games}
 
 
-def median_of(repeat: int, play, *args) -> dict:
-    """Each figure's median over ``repeat`` runs."""
-    runs = [play(*args) for _ in range(repeat)]
-    return {key: statistics.median(run[key] for run in runs) for key in runs[0]}
+def measure_all(players: list[int], games: int, seed: int, repeat: int) -> dict:
+    """Each figure's median over ``repeat`` rounds; a round runs every measurement once, so a change
+    of the machine's load falls on all of them alike."""
+    plays = {("rlcard_uno", None): (play_rlcard_uno, games, seed)}
+    for name, make in (("env", env), ("raw_env", raw_env)):
+        plays.update({(name, n): (play_pettingzoo, make, n, games, seed) for n in players})
+    plays.update({("single_agent_greedy", n): (play_single_agent, n, games, seed) for n in players})
+    runs = {key: [] for key in plays}
+    for _ in range(repeat):
+        for key, (play, *args) in plays.items():
+            runs[key].append(play(*args))
+    results: dict = {"env": {}, "raw_env": {}, "single_agent_greedy": {}}
+    for (name, n), measured in runs.items():
+        medians = {figure: statistics.median(run[figure] for run in measured) for figure in measured[0]}
+        if n is None:
+            results[name] = medians
+        else:
+            results[name][n] = medians
+    return results
 
 
 def profile_wrapped_loop(players: int, games: int, seed: int, top: int) -> str:
     profiler = cProfile.Profile()
-    profiler.runcall(play_pettingzoo, env, players, games, seed)
+    profiler.runcall(play_pettingzoo, env, players, games, seed, time_choices=False)
     out = io.StringIO()
     pstats.Stats(profiler, stream=out).sort_stats("tottime").print_stats(top)
     return out.getvalue()
@@ -199,12 +216,7 @@ def main() -> None:
     if args.repeat < 1 or args.games < 1:
         parser.error(f"--games {args.games} --repeat {args.repeat}: use 1 or more of each")
     print(header(f"python {' '.join(sys.argv)}", args.seed))
-    results = {"rlcard_uno": median_of(args.repeat, play_rlcard_uno, args.games, args.seed)}
-    for name, make in (("env", env), ("raw_env", raw_env)):
-        results[name] = {n: median_of(args.repeat, play_pettingzoo, make, n, args.games, args.seed)
-                         for n in args.players}
-    results["single_agent_greedy"] = {n: median_of(args.repeat, play_single_agent, n, args.games, args.seed)
-                                      for n in args.players}
+    results = measure_all(args.players, args.games, args.seed, args.repeat)
     print(f"load after: {machine()['load_average']}")
     print_results(results, args.players)
     if args.profile:
