@@ -475,6 +475,7 @@ class ObservationCache:
         self._acted = game.current_seat
 
     def _write_all(self, game) -> None:
+        """Every value of the position, on a buffer that starts from the table's constants (empty piles stay 0)."""
         table = _constants(game.rules)
         layout = table.cache_layout
         self._game, self._completed = game, game.completed
@@ -490,9 +491,10 @@ class ObservationCache:
             view[_BASES[t] + _R_HAND_SIZE] = game.hand_sizes[t] * _HAND_SIZE_SCALE
             self._write_stock(game, t)
             for p, pile in enumerate(game.discards[t]):
-                self._write_pile(t, p, pile)
-                for card in pile[:-DISCARD_DEPTH]:
-                    self._count_buried(t, card, 1)
+                if pile:
+                    self._write_pile(t, p, pile)
+                    for card in pile[:-DISCARD_DEPTH]:
+                        self._count_buried(t, card, 1)
         for slot in range(NUM_BUILDING_PILES):
             self._write_building_pile(game, slot)
         view[_BASES[game.current_seat] + _R_TO_ACT] = game.outcome is None
