@@ -80,7 +80,8 @@ def choosing_time(choices: list[np.ndarray], seed: int) -> tuple[float, float]:
 
 
 def choice_loop_result(count: int, elapsed: tuple[float, float], choosing: tuple[float, float], games: int) -> dict:
-    return {**rates(count, elapsed, choosing), "actions_per_game": count / games, "choice_cpu_us": choosing[1] / count * 1e6}
+    return {**rates(count, elapsed, choosing), "actions_per_game": count / games,
+            "choice_cpu_us": choosing[1] / count * 1e6}
 
 
 def play_pettingzoo(make, players: int, games: int, seed: int, time_choices: bool = True) -> dict:
@@ -99,7 +100,8 @@ def play_pettingzoo(make, players: int, games: int, seed: int, time_choices: boo
             choices.append(ids)
             environment.step(int(rng.choice(ids)))
     elapsed = clock.elapsed()
-    return choice_loop_result(len(choices), elapsed, choosing_time(choices, seed) if time_choices else (0.0, 0.0), games)
+    choosing = choosing_time(choices, seed) if time_choices else (0.0, 0.0)
+    return choice_loop_result(len(choices), elapsed, choosing, games)
 
 
 def play_rlcard_uno(games: int, seed: int) -> dict:
@@ -168,10 +170,13 @@ def profile_wrapped_loop(players: int, games: int, seed: int, top: int) -> str:
     return out.getvalue()
 
 
+RATE_KINDS = (("per_s", "wall-clock"), ("per_cpu_s", "CPU"), ("env_only_per_s", "wall-clock, choices left out"),
+              ("env_only_per_cpu_s", "CPU, choices left out"))
+
+
 def print_results(results: dict, players: list[int]) -> None:
     uno = results["rlcard_uno"]
-    for per, title in (("per_s", "wall-clock"), ("per_cpu_s", "CPU"), ("env_only_per_s", "wall-clock, choices left out"),
-                       ("env_only_per_cpu_s", "CPU, choices left out")):
+    for per, title in RATE_KINDS:
         print(f"\nactions per second of {title} time (median)")
         print(f"  RLCard UNO, 2 players      {uno[per]:>9,.0f}")
         for name in ("env", "raw_env"):
@@ -197,7 +202,8 @@ def print_targets(results: dict, players: list[int]) -> None:
         print(f"  {name + '()':<9} >= x{wanted} UNO: x{got[0]:.2f} / x{got[1]:.2f}")
     got = [results["single_agent_greedy"][first][per] / results["env"][first][per]
            for per in ("per_cpu_s", "env_only_per_cpu_s")]
-    print(f"  SingleAgentEnv greedy learner steps >= x1.0 env() actions ({first} players): x{got[0]:.2f} / x{got[1]:.2f}")
+    print(f"  SingleAgentEnv greedy learner steps >= x1.0 env() actions ({first} players): "
+          f"x{got[0]:.2f} / x{got[1]:.2f}")
     for n in players[1:]:
         got = [results["env"][first][per] / results["env"][n][per] for per in ("per_cpu_s", "env_only_per_cpu_s")]
         print(f"  env() time per action, {n} players <= x1.5 of {first} players: x{got[0]:.2f} / x{got[1]:.2f}")

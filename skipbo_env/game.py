@@ -40,7 +40,8 @@ from skipbo_env.actions import (
     play_pile,
     play_source,
 )
-from skipbo_env.cards import HAND_SIZE, NUM_BUILDING_PILES, NUM_DISCARD_PILES, NUM_VALUES, TOP_VALUE, WILD, new_deck, shuffled
+from skipbo_env.cards import (HAND_SIZE, NUM_BUILDING_PILES, NUM_DISCARD_PILES, NUM_VALUES, TOP_VALUE, WILD, new_deck,
+                              shuffled)
 from skipbo_env.rules import Rules
 
 class IllegalActionError(ValueError):

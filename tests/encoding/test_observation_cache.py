@@ -21,9 +21,9 @@ from skipbo_env.actions import (
 from skipbo_env.encoding import DISCARD_DEPTH, ObservationCache, encode_observation
 from tests.positions import position
 
-ALL_CHANGES = {"hand play", "stockpile play", "discard-pile play", "partner stockpile play", "partner discard-pile play",
-               "discard", "card buried", "buried card uncovered", "pile completed", "completed piles recycled",
-               "hand refilled", "turn passed", "hand over"}
+ALL_CHANGES = {"hand play", "stockpile play", "discard-pile play", "partner stockpile play",
+               "partner discard-pile play", "discard", "card buried", "buried card uncovered", "pile completed",
+               "completed piles recycled", "hand refilled", "turn passed", "hand over"}
 
 
 def same_bits(first: np.ndarray, second: np.ndarray) -> bool:
