@@ -19,9 +19,18 @@ is the same random call on the environment's own legal ids, ``int(rng.choice(ids
 
 A step is one action; PettingZoo's end-of-hand ``step(None)`` calls run but are not counted.
 Each game starts with ``reset`` inside the timing. Every figure is the median of ``--repeat``
-runs of ``--games`` games, per second of wall-clock time and per second of this process's CPU
+runs of ``--games`` games (the measurements take turns, one run each per round, so a change of
+load falls on all alike), per second of wall-clock time and per second of this process's CPU
 time (which other programs on a shared machine do not take); the load is printed before and
 after. ``--profile N`` ends with the N costliest functions of a cProfile of the ``env()`` loop.
+
+The random choice is the same call in every loop and costs as much as a step of the
+environments themselves, so the rates are also printed for the environments alone: each run
+keeps the id arrays it chose from, and the time the same choices take on them afterwards (one
+``int(rng.choice(ids))`` each, a generator of the same seed) is taken off that run's time.
+The summary then compares what issue 16 asks for: ``env()`` >= 1.5x and ``raw_env()`` >= 2x
+UNO's rate, ``SingleAgentEnv`` learner steps >= ``env()`` actions, 4 and 6 players within
+1.5x of the two-player time per action.
 """
 
 from __future__ import annotations
@@ -49,16 +58,36 @@ class Clock:
         self.wall = time.perf_counter()
         self.cpu = time.process_time()
 
-    def rates(self, count: int) -> dict:
-        """``count`` per second of wall-clock time and per second of CPU time."""
-        wall, cpu = time.perf_counter() - self.wall, time.process_time() - self.cpu
-        return {"per_s": count / wall, "per_cpu_s": count / cpu}
+    def elapsed(self) -> tuple[float, float]:
+        return time.perf_counter() - self.wall, time.process_time() - self.cpu
 
 
-def play_pettingzoo(make, players: int, games: int, seed: int) -> dict:
+def rates(count: int, elapsed: tuple[float, float], choosing: tuple[float, float], prefix: str = "") -> dict:
+    """``count`` per second of wall-clock and of CPU time, with and without the time of the choices."""
+    (wall, cpu), (choice_wall, choice_cpu) = elapsed, choosing
+    return {f"{prefix}per_s": count / wall, f"{prefix}per_cpu_s": count / cpu,
+            f"{prefix}env_only_per_s": count / max(wall - choice_wall, 1e-9),
+            f"{prefix}env_only_per_cpu_s": count / max(cpu - choice_cpu, 1e-9)}
+
+
+def choosing_time(choices: list[np.ndarray], seed: int) -> tuple[float, float]:
+    """Wall-clock and CPU seconds the loops' random call takes on the id arrays it chose from."""
+    rng = np.random.default_rng(seed)
+    clock = Clock()
+    for ids in choices:
+        int(rng.choice(ids))
+    return clock.elapsed()
+
+
+def choice_loop_result(count: int, elapsed: tuple[float, float], choosing: tuple[float, float], games: int) -> dict:
+    return {**rates(count, elapsed, choosing), "actions_per_game": count / games,
+            "choice_cpu_us": choosing[1] / count * 1e6}
+
+
+def play_pettingzoo(make, players: int, games: int, seed: int, time_choices: bool = True) -> dict:
     environment = make(num_players=players)
     rng = np.random.default_rng(seed)
-    actions = 0
+    choices = []
     clock = Clock()
     for game in range(games):
         environment.reset(seed=seed + game)
@@ -67,9 +96,12 @@ def play_pettingzoo(make, players: int, games: int, seed: int) -> dict:
             if terminated or truncated:
                 environment.step(None)
                 continue
-            environment.step(int(rng.choice(np.flatnonzero(observation["action_mask"]))))
-            actions += 1
-    return {**clock.rates(actions), "actions_per_game": actions / games}
+            ids = np.flatnonzero(observation["action_mask"])
+            choices.append(ids)
+            environment.step(int(rng.choice(ids)))
+    elapsed = clock.elapsed()
+    choosing = choosing_time(choices, seed) if time_choices else (0.0, 0.0)
+    return choice_loop_result(len(choices), elapsed, choosing, games)
 
 
 def play_rlcard_uno(games: int, seed: int) -> dict:
@@ -77,53 +109,74 @@ def play_rlcard_uno(games: int, seed: int) -> dict:
 
     environment = rlcard.make("uno", config={"seed": seed})
     rng = np.random.default_rng(seed)
-    actions = 0
+    choices = []
     clock = Clock()
     for _ in range(games):
         state, _ = environment.reset()
         while not environment.is_over():
-            state, _ = environment.step(int(rng.choice(np.fromiter(state["legal_actions"], dtype=np.intp))))
-            actions += 1
-    return {**clock.rates(actions), "actions_per_game": actions / games}
+            ids = np.fromiter(state["legal_actions"], dtype=np.intp)
+            choices.append(ids)
+            state, _ = environment.step(int(rng.choice(ids)))
+    return choice_loop_result(len(choices), clock.elapsed(), choosing_time(choices, seed), games)
 
 
 def play_single_agent(players: int, games: int, seed: int) -> dict:
     environment = SingleAgentEnv(opponents=GreedyBot(seed), num_players=players)
     rng = np.random.default_rng(seed)
-    steps = actions = 0
+    choices = []
+    actions = 0
     clock = Clock()
     for game in range(games):
         environment.reset(seed=seed + game)
         first = environment.game.actions_taken
         done = False
         while not done:
-            _, _, terminated, truncated, _ = environment.step(int(rng.choice(np.flatnonzero(environment.action_masks()))))
+            ids = np.flatnonzero(environment.action_masks())
+            choices.append(ids)
+            _, _, terminated, truncated, _ = environment.step(int(rng.choice(ids)))
             done = terminated or truncated
-            steps += 1
         actions += environment.game.actions_taken - first
-    rates = clock.rates(steps)
-    all_actions = clock.rates(actions)
-    return {**rates, "all_actions_per_s": all_actions["per_s"], "all_actions_per_cpu_s": all_actions["per_cpu_s"],
-            "steps_per_game": steps / games}
+    elapsed, choosing = clock.elapsed(), choosing_time(choices, seed)
+    return {**rates(len(choices), elapsed, choosing), **rates(actions, elapsed, choosing, "all_actions_"),
+            "steps_per_game": len(choices) / games}
 
 
-def median_of(repeat: int, play, *args) -> dict:
-    """Each figure's median over ``repeat`` runs."""
-    runs = [play(*args) for _ in range(repeat)]
-    return {key: statistics.median(run[key] for run in runs) for key in runs[0]}
+def measure_all(players: list[int], games: int, seed: int, repeat: int) -> dict:
+    """Each figure's median over ``repeat`` rounds; a round runs every measurement once, so a change
+    of the machine's load falls on all of them alike."""
+    plays = {("rlcard_uno", None): (play_rlcard_uno, games, seed)}
+    for name, make in (("env", env), ("raw_env", raw_env)):
+        plays.update({(name, n): (play_pettingzoo, make, n, games, seed) for n in players})
+    plays.update({("single_agent_greedy", n): (play_single_agent, n, games, seed) for n in players})
+    runs = {key: [] for key in plays}
+    for _ in range(repeat):
+        for key, (play, *args) in plays.items():
+            runs[key].append(play(*args))
+    results: dict = {"env": {}, "raw_env": {}, "single_agent_greedy": {}}
+    for (name, n), measured in runs.items():
+        medians = {figure: statistics.median(run[figure] for run in measured) for figure in measured[0]}
+        if n is None:
+            results[name] = medians
+        else:
+            results[name][n] = medians
+    return results
 
 
 def profile_wrapped_loop(players: int, games: int, seed: int, top: int) -> str:
     profiler = cProfile.Profile()
-    profiler.runcall(play_pettingzoo, env, players, games, seed)
+    profiler.runcall(play_pettingzoo, env, players, games, seed, time_choices=False)
     out = io.StringIO()
     pstats.Stats(profiler, stream=out).sort_stats("tottime").print_stats(top)
     return out.getvalue()
 
 
+RATE_KINDS = (("per_s", "wall-clock"), ("per_cpu_s", "CPU"), ("env_only_per_s", "wall-clock, choices left out"),
+              ("env_only_per_cpu_s", "CPU, choices left out"))
+
+
 def print_results(results: dict, players: list[int]) -> None:
     uno = results["rlcard_uno"]
-    for per, title in (("per_s", "wall-clock"), ("per_cpu_s", "CPU")):
+    for per, title in RATE_KINDS:
         print(f"\nactions per second of {title} time (median)")
         print(f"  RLCard UNO, 2 players      {uno[per]:>9,.0f}")
         for name in ("env", "raw_env"):
@@ -135,6 +188,25 @@ def print_results(results: dict, players: list[int]) -> None:
             row = results["single_agent_greedy"][n]
             print(f"  SingleAgentEnv greedy, {n}p  {row[per]:>9,.0f} learner steps "
                   f"({row['all_actions_' + per]:,.0f} actions)   x{row[per] / results['env'][n][per]:.2f} of env() actions")
+    print(f"\nthe random call: {uno['choice_cpu_us']:.1f} us of CPU on UNO's ids, "
+          f"{results['env'][players[0]]['choice_cpu_us']:.1f} us on ours ({players[0]} players)")
+    print_targets(results, players)
+
+
+def print_targets(results: dict, players: list[int]) -> None:
+    """Issue 16's targets, on CPU time (what other programs on a shared machine take the least of)."""
+    print("\nissue 16's targets, on CPU-time rates (as measured / choices left out)")
+    first = players[0]
+    for name, wanted in (("env", 1.5), ("raw_env", 2.0)):
+        got = [results[name][first][per] / results["rlcard_uno"][per] for per in ("per_cpu_s", "env_only_per_cpu_s")]
+        print(f"  {name + '()':<9} >= x{wanted} UNO: x{got[0]:.2f} / x{got[1]:.2f}")
+    got = [results["single_agent_greedy"][first][per] / results["env"][first][per]
+           for per in ("per_cpu_s", "env_only_per_cpu_s")]
+    print(f"  SingleAgentEnv greedy learner steps >= x1.0 env() actions ({first} players): "
+          f"x{got[0]:.2f} / x{got[1]:.2f}")
+    for n in players[1:]:
+        got = [results["env"][first][per] / results["env"][n][per] for per in ("per_cpu_s", "env_only_per_cpu_s")]
+        print(f"  env() time per action, {n} players <= x1.5 of {first} players: x{got[0]:.2f} / x{got[1]:.2f}")
 
 
 def main() -> None:
@@ -150,12 +222,7 @@ def main() -> None:
     if args.repeat < 1 or args.games < 1:
         parser.error(f"--games {args.games} --repeat {args.repeat}: use 1 or more of each")
     print(header(f"python {' '.join(sys.argv)}", args.seed))
-    results = {"rlcard_uno": median_of(args.repeat, play_rlcard_uno, args.games, args.seed)}
-    for name, make in (("env", env), ("raw_env", raw_env)):
-        results[name] = {n: median_of(args.repeat, play_pettingzoo, make, n, args.games, args.seed)
-                         for n in args.players}
-    results["single_agent_greedy"] = {n: median_of(args.repeat, play_single_agent, n, args.games, args.seed)
-                                      for n in args.players}
+    results = measure_all(args.players, args.games, args.seed, args.repeat)
     print(f"load after: {machine()['load_average']}")
     print_results(results, args.players)
     if args.profile:

@@ -22,7 +22,9 @@ size and variant, ``HANDS`` hands in all, before the timings.
 
 Every rate is printed per second of wall-clock time and per second of this process's CPU time
 (all threads), which other programs on a shared machine do not take; the load averages before
-and after are printed. With ``--json`` the last line is
+and after are printed. The engine table adds ``idle cores``: the CPU-time rate times the
+kernel threads, what that many idle cores would give if the threads kept them busy (on a
+loaded machine a CPU second does less, so this errs low). With ``--json`` the last line is
 ``{"steps_per_s": {"1": ..., "64": ..., "1024": ..., "4096": ...}, "vecenv_greedy_steps_per_s": ...}``
 plus the other figures.
 """
@@ -177,13 +179,14 @@ def main(argv: list[str] | None = None) -> int:
         report["verified"] = coverage
 
     print("\nengine (2 players, random bot actions, mask and observation every step)")
-    print(f"{'batch':>6} {'steps/s':>12} {'steps/CPU-s':>12} {'ns/step (CPU)':>14} {'threads':>8}")
+    print(f"{'batch':>6} {'steps/s':>12} {'steps/CPU-s':>12} {'ns/step (CPU)':>14} {'threads':>8} {'idle cores':>12}")
     engine = {}
     for batch_size in BATCH_SIZES:
         result = measure_engine(Rules(), batch_size, args.seconds, args.seed, args.threads)
         engine[str(batch_size)] = result
         print(f"{batch_size:>6} {result['steps_per_s']:>12,.0f} {result['steps_per_cpu_s']:>12,.0f} "
-              f"{result['ns_per_step_cpu']:>14,.0f} {result['threads']:>8}")
+              f"{result['ns_per_step_cpu']:>14,.0f} {result['threads']:>8} "
+              f"{result['steps_per_cpu_s'] * result['threads']:>12,.0f}")
 
     print("\ntime per step by table size (CPU ns per step; steps/s wall)")
     by_players = {}

@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import functools
 import hashlib
+import itertools
 import json
 
 import numpy as np
@@ -27,6 +28,7 @@ from skipbo_env.actions import (
     END_TURN,
     FIRST_DISCARD,
     NUM_ACTIONS,
+    NUM_SOURCES,
     PARTNER_DISCARD_SOURCE,
     PARTNER_STOCK_SOURCE,
     STOCK_SOURCE,
@@ -38,7 +40,8 @@ from skipbo_env.actions import (
     play_pile,
     play_source,
 )
-from skipbo_env.cards import HAND_SIZE, NUM_VALUES, TOP_VALUE, WILD, new_deck, shuffled
+from skipbo_env.cards import (HAND_SIZE, NUM_BUILDING_PILES, NUM_DISCARD_PILES, NUM_VALUES, TOP_VALUE, WILD, new_deck,
+                              shuffled)
 from skipbo_env.rules import Rules
 
 class IllegalActionError(ValueError):
@@ -52,7 +55,7 @@ class Game:
         "rules", "num_players", "hand_counts", "hand_sizes", "stocks", "discards", "building",
         "completed", "draw_pile", "current_seat", "dealer", "turn", "phase", "plays_this_turn",
         "quiet_turns", "outcome", "winners", "_partner", "_rng", "_seed", "_start", "_actions",
-        "_legal",
+        "_legal", "_mask",
     )
 
     def __init__(self, rules: Rules, seed: int) -> None:
@@ -77,6 +80,7 @@ class Game:
         self._start: dict | None = None
         self._actions: list[int] = []
         self._legal: list[int] | None = None
+        self._mask: bytes | None = None
 
     # ------------------------------------------------------------------ creation
     @classmethod
@@ -154,6 +158,11 @@ class Game:
         """How many actions this hand has taken (the record's length): each action adds one."""
         return len(self._actions)
 
+    @property
+    def last_action(self) -> int | None:
+        """The id of the action taken last in this hand (``None`` before the first)."""
+        return self._actions[-1] if self._actions else None
+
     def can_draw(self) -> bool:
         """Whether a card could be drawn now (from the draw pile or recycled completed piles)."""
         return bool(self.draw_pile or self.completed)
@@ -164,37 +173,23 @@ class Game:
     def legal_actions(self) -> list[int]:
         """The legal action ids for the seat to act, ascending; empty once the hand is over."""
         if self._legal is None:
-            self._legal = [] if self.outcome is not None else self._compute_legal_actions()
+            self._legal = list(itertools.compress(_ACTION_IDS, self.legal_mask()))
         return self._legal
 
+    def legal_mask(self) -> bytes:
+        """One byte per action id, 1 where the id is legal for the seat to act (all 0 once the hand is over)."""
+        if self._mask is None:
+            self._mask = _NO_ACTIONS if self.outcome is not None else self._compute_legal_mask()
+        return self._mask
+
     def action_mask(self) -> np.ndarray:
-        mask = np.zeros(NUM_ACTIONS, dtype=bool)
-        mask[self.legal_actions()] = True
-        return mask
+        """bool[145]: :meth:`legal_mask` as a new numpy array."""
+        return np.frombuffer(bytearray(self.legal_mask()), dtype=bool)
 
     def open_building_piles(self) -> list[tuple[int, int]]:
         """(slot, value needed) of every pile a card may go on: started piles and the lowest empty slot."""
         building = self.building
         return [(slot, len(building[slot]) + 1) for slot in canonical_slots(building)]
-
-    def _play_sources(self, seat: int) -> list[tuple[int, int]]:
-        """(source, card) for every stockpile and discard top the seat may play from."""
-        sources = []
-        stock = self.stocks[seat]
-        if stock:
-            sources.append((STOCK_SOURCE, stock[-1]))
-        for index, pile in enumerate(self.discards[seat]):
-            if pile:
-                sources.append((DISCARD_SOURCE + index, pile[-1]))
-        partner = self._partner[seat]
-        if partner is not None:
-            partner_stock = self.stocks[partner]
-            if partner_stock and partner_stock is not stock:
-                sources.append((PARTNER_STOCK_SOURCE, partner_stock[-1]))
-            for index, pile in enumerate(self.discards[partner]):
-                if pile:
-                    sources.append((PARTNER_DISCARD_SOURCE + index, pile[-1]))
-        return sources
 
     def turn_play_limit_reached(self) -> bool:
         """RULES.md, "A turn that never ends" (``max_turn_plays``): once that many cards have been
@@ -203,29 +198,34 @@ class Game:
         limit = self.rules.max_turn_plays
         return limit is not None and self.plays_this_turn >= limit
 
-    def _compute_legal_actions(self) -> list[int]:
+    def _compute_legal_mask(self) -> bytes:
+        """RULES.md, "Action ids": the plays of every hand card, stockpile and discard top onto the building
+        piles it fits, and the discards (or the end of the turn with an empty hand), as one byte mask.
+
+        Built as a Python int with byte ``id`` set for each legal id, OR-ing the masks cached per
+        building position (which slots each card value fits) and per discard-pile position.
+        """
         seat = self.current_seat
-        counts = self.hand_counts[seat]
-        piles = [] if self.turn_play_limit_reached() else self.open_building_piles()
-        actions = []
-        for slot, need in piles:
-            if counts[need]:
-                actions.append(hand_play_action(need, slot))
-            if counts[WILD]:
-                actions.append(hand_play_action(WILD, slot))
-        for source, card in self._play_sources(seat):
-            for slot, need in piles:
-                if card == need or card == WILD:
-                    actions.append(play_action(source, slot))
-        if self.hand_sizes[seat]:
-            discard_ids = _discard_ids(canonical_slots(self.discards[seat]))
-            for value in range(1, NUM_VALUES + 1):
-                if counts[value]:
-                    actions += discard_ids[value]
-        else:
-            actions.append(END_TURN)
-        actions.sort()
-        return actions
+        fits = _NO_FITS if self.turn_play_limit_reached() else _fitting_slots(tuple(map(len, self.building)))
+        discards = _DISCARD_MASKS[tuple(map(bool, self.discards[seat]))]
+        mask = 0 if self.hand_sizes[seat] else _END_TURN_MASK
+        for value in itertools.compress(_VALUES, self.hand_counts[seat]):  # the values in the hand
+            mask |= _HAND_PLAY_MASKS[value][fits[value]] | discards[value]
+        stock = self.stocks[seat]
+        if stock:
+            mask |= _PLAY_MASKS[STOCK_SOURCE][fits[stock[-1]]]
+        for plays, pile in zip(_OWN_DISCARD_PLAY_MASKS, self.discards[seat]):
+            if pile:
+                mask |= plays[fits[pile[-1]]]
+        partner = self._partner[seat]
+        if partner is not None:
+            partner_stock = self.stocks[partner]
+            if partner_stock and partner_stock is not stock:
+                mask |= _PLAY_MASKS[PARTNER_STOCK_SOURCE][fits[partner_stock[-1]]]
+            for plays, pile in zip(_PARTNER_DISCARD_PLAY_MASKS, self.discards[partner]):
+                if pile:
+                    mask |= plays[fits[pile[-1]]]
+        return mask.to_bytes(NUM_ACTIONS, "little")
 
     # ------------------------------------------------------------------ actions
     def step(self, action: int) -> None:
@@ -233,14 +233,17 @@ class Game:
 
         Raises :class:`IllegalActionError` (the game unchanged) when the id is not legal.
         """
-        legal = self._legal if self._legal is not None else self.legal_actions()
-        if action not in legal or isinstance(action, bool):
+        if type(action) is int and 0 <= action < NUM_ACTIONS:
+            legal = self.legal_mask()[action]
+        else:
+            legal = not isinstance(action, bool) and action in self.legal_actions()
+        if not legal:
             from skipbo_env.explain import why_illegal
 
             raise IllegalActionError(why_illegal(self, action))
         action = int(action)
         self._actions.append(action)
-        self._legal = None
+        self._legal = self._mask = None
         if action < FIRST_DISCARD:
             self._play(action)
         elif action < END_TURN:
@@ -351,12 +354,13 @@ class Game:
         self.outcome = outcome
         self.winners = winners
         self._legal = []
+        self._mask = _NO_ACTIONS
 
     def copy(self) -> "Game":
         """An independent copy: same position, same generator state, same record so far."""
         game = Game.__new__(Game)
         for name in ("rules", "num_players", "current_seat", "dealer", "turn", "phase", "plays_this_turn",
-                     "quiet_turns", "outcome", "winners", "_partner", "_seed", "_start", "_legal"):
+                     "quiet_turns", "outcome", "winners", "_partner", "_seed", "_start", "_legal", "_mask"):
             setattr(game, name, getattr(self, name))
         game.hand_counts = [counts[:] for counts in self.hand_counts]
         game.hand_sizes = self.hand_sizes[:]
@@ -411,8 +415,9 @@ class Game:
         return f"Game({self.num_players} players, turn {self.turn}, {status})"
 
 
-def canonical_slots(piles: list[list[int]]) -> tuple[int, ...]:
-    """Started slots plus the lowest empty slot: RULES.md's canonical slots."""
+def canonical_slots(piles) -> tuple[int, ...]:
+    """Started slots plus the lowest empty slot: RULES.md's canonical slots (``piles``: the piles, or
+    anything whose truth says whether each is started)."""
     slots = []
     empty_offered = False
     for slot, pile in enumerate(piles):
@@ -424,7 +429,39 @@ def canonical_slots(piles: list[list[int]]) -> tuple[int, ...]:
     return tuple(slots)
 
 
-@functools.lru_cache(maxsize=None)
-def _discard_ids(slots: tuple[int, ...]) -> tuple[tuple[int, ...], ...]:
-    """For each value 0..13, the discard ids onto ``slots`` (a lookup instead of arithmetic per step)."""
-    return tuple(tuple(discard_action(value, slot) for slot in slots) for value in range(NUM_VALUES + 1))
+def _id_mask(ids) -> int:
+    """The int whose byte ``id`` is 1 for each of ``ids`` (``to_bytes(NUM_ACTIONS, "little")`` gives the mask)."""
+    return sum(1 << 8 * action for action in ids)
+
+
+@functools.cache  # at most 12 ** 4 building positions
+def _fitting_slots(sizes: tuple[int, ...]) -> tuple[int, ...]:
+    """For each card value 0..13, the building slots it may be played on (canonical slots: the started
+    ones and the lowest empty one), as bits, with building piles of ``sizes``."""
+    fits = [0] * (NUM_VALUES + 1)
+    for slot in canonical_slots(sizes):
+        fits[sizes[slot] + 1] |= 1 << slot
+        fits[WILD] |= 1 << slot
+    return tuple(fits)
+
+
+_ACTION_IDS = range(NUM_ACTIONS)
+_NO_ACTIONS = bytes(NUM_ACTIONS)
+_END_TURN_MASK = _id_mask([END_TURN])
+_VALUES = range(NUM_VALUES + 1)
+_NO_FITS = (0,) * (NUM_VALUES + 1)
+_SLOT_SETS = range(1 << NUM_BUILDING_PILES)
+_PLAY_MASKS = [[_id_mask(play_action(source, slot) for slot in range(NUM_BUILDING_PILES) if bits >> slot & 1)
+                for bits in _SLOT_SETS] for source in range(NUM_SOURCES)]
+"""``_PLAY_MASKS[source][bits]``: the plays from ``source`` onto the building slots of ``bits``."""
+_HAND_PLAY_MASKS = [None] + [_PLAY_MASKS[play_source(hand_play_action(value, 0))] for value in range(1, NUM_VALUES + 1)]
+"""``_HAND_PLAY_MASKS[value][bits]``: the plays of a hand card of ``value`` onto the building slots of ``bits``."""
+_OWN_DISCARD_PLAY_MASKS = _PLAY_MASKS[DISCARD_SOURCE:DISCARD_SOURCE + NUM_DISCARD_PILES]
+_PARTNER_DISCARD_PLAY_MASKS = _PLAY_MASKS[PARTNER_DISCARD_SOURCE:PARTNER_DISCARD_SOURCE + NUM_DISCARD_PILES]
+_DISCARD_MASKS = {
+    started: [0] + [_id_mask(discard_action(value, slot) for slot in canonical_slots(started))
+                    for value in range(1, NUM_VALUES + 1)]
+    for started in itertools.product((False, True), repeat=NUM_DISCARD_PILES)
+}
+"""``_DISCARD_MASKS[started][value]``: the discards of ``value`` onto the canonical discard slots, the
+seat's discard piles started as ``started`` says."""

@@ -114,9 +114,13 @@ exactly). Other option keys are ignored.
 `OrderEnforcingWrapper`, as subclasses (`isinstance` holds) that read the attributes an AEC loop
 reads at every step (`agent_selection`, `terminations`, `rewards`, ...) from `raw_env` directly
 instead of through three `__getattr__` levels; their checks and their answers are PettingZoo's.
-Observations come from a `skipbo_env.encoding.ObservationCache` per environment, which encodes
-again only the seat blocks the last action can change (the vectors are new arrays, bit for bit
-`encode_observation`). `benchmarks/env_speed.py` measures both, side by side with RLCard's UNO.
+`step` with a legal int id and `observe` take a direct path through them, one call shorter, that does
+what PettingZoo's code does in that case; every other call (numpy ids, illegal ids, dead steps,
+calls before `reset`) is PettingZoo's own. Observations come from a
+`skipbo_env.encoding.ObservationCache` per environment, which writes only what the last action
+changed (the vectors are new arrays, bit for bit `encode_observation`); the mask and `step`'s
+check read the one byte mask the engine computes per position (`Game.legal_mask`).
+`benchmarks/env_speed.py` measures both, side by side with RLCard's UNO.
 
 ### Version History
 
@@ -207,15 +211,59 @@ class DirectAttributes:
 
 
 class TerminateIllegalWrapper(DirectAttributes, wrappers.TerminateIllegalWrapper):
-    """PettingZoo's TerminateIllegalWrapper with direct per-step attributes."""
+    """PettingZoo's TerminateIllegalWrapper with direct per-step attributes.
+
+    ``step`` with an id the kept mask allows, in a live hand, does what PettingZoo's ``step`` does
+    then (forget the kept observation, step the inner environment) without re-checking what this
+    environment guarantees (its observations are dicts with an ``action_mask``); every other call
+    is PettingZoo's own.
+    """
+
+    def observe(self, agent: str) -> dict:
+        """PettingZoo's ``observe`` (the acting agent's observation and info kept for ``step``), one call shorter."""
+        observation = self.env.observe(agent)
+        if agent == self.agent_selection:
+            self._prev_obs = observation
+            self._prev_info = self.infos.get(agent, {})
+        return observation
+
+    def step(self, action) -> None:
+        kept = self._prev_obs
+        if type(action) is int and kept is not None and not self._terminated:
+            agent = self.agent_selection
+            if not self.terminations[agent] and not self.truncations[agent] and kept["action_mask"][action]:
+                self._prev_obs = self._prev_info = None
+                self.env.step(action)
+                return
+        super().step(action)
 
 
 class AssertOutOfBoundsWrapper(DirectAttributes, wrappers.AssertOutOfBoundsWrapper):
-    """PettingZoo's AssertOutOfBoundsWrapper with direct per-step attributes."""
+    """PettingZoo's AssertOutOfBoundsWrapper with direct per-step attributes; an int id of the
+    action space goes straight on (PettingZoo's assertion holds for it), anything else is checked by PettingZoo."""
+
+    def step(self, action) -> None:
+        if type(action) is int and 0 <= action < NUM_ACTIONS:
+            self.env.step(action)
+        else:
+            super().step(action)
 
 
 class OrderEnforcingWrapper(DirectAttributes, wrappers.OrderEnforcingWrapper):
-    """PettingZoo's OrderEnforcingWrapper with direct per-step attributes."""
+    """PettingZoo's OrderEnforcingWrapper with direct per-step attributes; after ``reset``, with agents
+    left, ``step`` and ``observe`` do what PettingZoo's do then, one call shorter."""
+
+    def step(self, action) -> None:
+        if self._has_reset and self.agents:
+            self._has_updated = True
+            self.env.step(action)
+        else:
+            super().step(action)
+
+    def observe(self, agent: str) -> dict | None:
+        if self._has_reset:
+            return self.env.observe(agent)
+        return super().observe(agent)
 
 
 class ActionSpace(spaces.Discrete):
@@ -300,7 +348,7 @@ class raw_env(AECEnv):  # noqa: N801 - PettingZoo's naming convention
             self._clear_rewards()
         if game.outcome is None:
             self.agent_selection = self.possible_agents[game.current_seat]
-            if self._shape_arrival():
+            if self.shaping != "none" and self._shape_arrival():
                 self._accumulate_rewards()
         else:
             self._end_hand()

@@ -72,7 +72,7 @@ import numpy as np
 from gymnasium import spaces
 
 from skipbo_env.actions import NUM_ACTIONS
-from skipbo_env.encoding import OBS_HIGH, OBS_LOW, ObservationCache, as_action_id
+from skipbo_env.encoding import OBS_HIGH, OBS_LOW, ObservationCache, action_mask, as_action_id
 from skipbo_env.envs.common import (RENDER_MODES, check_render_mode, check_reward_mode, check_shaping, deal_hand,
                                     game_potential, hand_info, hand_rewards, observation_space, render_in_mode,
                                     table_rules)
@@ -180,7 +180,7 @@ class SingleAgentEnv(gymnasium.Env):
         if game is None or game.is_over or self._ended_by_illegal_action:
             raise RuntimeError("the episode is over: call reset() before step()")
         try:
-            game.step(as_action_id(action))
+            game.step(action if type(action) is int else as_action_id(action))
         except IllegalActionError:
             if self.illegal_action == "raise":
                 raise
@@ -204,6 +204,8 @@ class SingleAgentEnv(gymnasium.Env):
 
     def _shaped_step(self) -> float:
         """``gamma * Phi(s') - Phi(s)`` of the step just taken (0 without shaping)."""
+        if self.shaping == "none":
+            return 0.0
         before, self._potential = self._potential, self._shaping_potential()
         return self.gamma * self._potential - before
 
@@ -211,7 +213,7 @@ class SingleAgentEnv(gymnasium.Env):
         """The learner's vector, or with ``observation="dict"`` the vector and its mask as the AEC env gives."""
         vector = self._observations.encode(self.game, self.seat)
         if self.observation_kind == "dict":
-            return {"observation": vector, "action_mask": self.action_masks().astype(np.int8)}
+            return {"observation": vector, "action_mask": self._learner_mask()}
         return vector
 
     def _play_opponents(self) -> None:
@@ -221,13 +223,13 @@ class SingleAgentEnv(gymnasium.Env):
             seat = game.current_seat
             action = self._policy_of_seat[seat].act(self._observations.observe(game, seat))
             try:
-                game.step(as_action_id(action))
+                game.step(action if type(action) is int else as_action_id(action))
             except IllegalActionError as error:
                 raise IllegalActionError(f"the opponent at seat {seat} chose an illegal action: {error}") from None
 
     def _info(self) -> dict:
         """The same keys, types and shapes at every step (``hand_info``: outcome ``""`` until the end)."""
-        info = {"seat": self.seat, "action_mask": self.action_masks().astype(np.int8),
+        info = {"seat": self.seat, "action_mask": self._learner_mask(),
                 "illegal_action": self._ended_by_illegal_action}
         info.update(hand_info(self.game, self.seat))
         return info
@@ -235,10 +237,13 @@ class SingleAgentEnv(gymnasium.Env):
     # ------------------------------------------------------------------ helpers for learners
     def action_masks(self) -> np.ndarray:
         """The learner's legal actions as bool[145] (all False once the hand is over)."""
-        game = self.game
-        if game is None or game.is_over or self._ended_by_illegal_action or game.current_seat != self.seat:
-            return np.zeros(NUM_ACTIONS, dtype=bool)
-        return game.action_mask()
+        return self._learner_mask().view(bool)
+
+    def _learner_mask(self) -> np.ndarray:
+        """The learner's legal actions as int8[145], a new array (all 0 once the hand is over)."""
+        if self.game is None or self._ended_by_illegal_action:
+            return np.zeros(NUM_ACTIONS, dtype=np.int8)
+        return action_mask(self.game, self.seat)
 
     def render(self) -> str | None:
         return render_in_mode(self.render_mode, self.game, viewer=self.seat)

@@ -224,7 +224,7 @@ class VectorGame:
         seats = np.full(len(rows), -1, dtype=np.int64) if seats is None else np.asarray(seats, dtype=np.int64)
         if seats.shape != rows.shape:
             raise ValueError(f"rows and seats must have the same shape; got {rows.shape} and {seats.shape}")
-        out = np.empty((len(rows), OBS_SIZE), dtype=np.float32)
+        out = np.zeros((len(rows), OBS_SIZE), dtype=np.float32)  # absent seats' entries are left as they are
         observe.observe_rows(self.games, self.cfg, self._offsets, observe.SCALE, rows, seats, out)
         return out
 

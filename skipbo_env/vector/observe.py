@@ -41,6 +41,9 @@ def offsets() -> Offsets:
     glob, seat = encoding.GLOBAL_OFFSETS, encoding.SEAT_OFFSETS
     buried = [glob[f"buried_discards_{r}"] for r in range(encoding.MAX_SEATS)]
     assert buried == [buried[0] + NUM_VALUES * r for r in range(encoding.MAX_SEATS)]
+    # encode_observation clears the seat blocks of the table, then one range from the turn-limit features on
+    assert glob["max_turn_plays"] == encoding.SEAT_START + encoding.SEAT_BLOCK * encoding.MAX_SEATS
+    assert buried[0] == glob["turn_play_limit_reached"] + 1
     return Offsets(
         **{name: value for name, value in glob.items() if not name.startswith("buried_discards_")},
         buried_discards=buried[0],
@@ -60,9 +63,16 @@ def put(out, i, scale, index, value):
 
 @jit
 def encode_observation(r, cfg, off, scale, seat, out, i):
-    """Write game ``r`` as ``seat`` sees it into ``out[i]`` (float32[OBS_SIZE])."""
+    """Write game ``r`` as ``seat`` sees it into ``out[i]`` (float32[OBS_SIZE]).
+
+    The entries of the seats not at the table (their seat blocks and buried counts) are never
+    written: ``out[i]`` must hold zeros there already (a batch keeps its table size, so a row that
+    started as zeros does). Leaving them untouched spares the memory traffic of a third of the
+    vector at two players.
+    """
     n = cfg.num_players
-    out[i, :] = 0.0
+    out[i, :off.seat_start + off.seat_block * n] = 0.0
+    out[i, off.max_turn_plays:off.buried_discards + NUM_VALUES * n] = 0.0  # the turn-limit features, buried counts
     out[i, off.num_players + n - off.min_players] = 1.0
     if cfg.partners:
         out[i, off.partners] = 1.0
@@ -116,15 +126,24 @@ def encode_observation(r, cfg, off, scale, seat, out, i):
         for value in range(NUM_VALUES):
             at = off.buried_discards + NUM_VALUES * rel + value
             out[i, at] = out[i, at] * scale[at]
-    for value in range(1, WILD + 1):
+    for value in range(1, WILD + 1):  # unseen: counted raw, less every stockpile top below, then scaled
         put(out, i, scale, off.hand + value - 1, r.hand[seat, value])
-        put(out, i, scale, off.unseen + value - 1, unseen_copies(r, cfg, seat, value))
+        out[i, off.unseen + value - 1] = deck_copies(cfg, value) - r.public[value] - r.hand[seat, value]
+    for pile in range(cfg.num_stockpiles):
+        top = stock_top(r, cfg, pile)
+        if top > 0:
+            out[i, off.unseen + top - 1] -= 1.0
+    for value in range(NUM_VALUES):
+        at = off.unseen + value
+        out[i, at] = out[i, at] * scale[at]
 
 
 @jit
 def unseen_copies(r, cfg, seat, value):
     """The observation's ``unseen`` count of ``value`` for ``seat``: the deck's copies less the public piles
-    (discard, building, completed), the seat's hand and every stockpile top."""
+    (discard, building, completed), the seat's hand and every stockpile top (``encode_observation`` counts
+    all values at once the same way; the kernel expert reads this one, and its differential test against
+    ``agents.expert``, which reads the observation's counts, holds the two together)."""
     unseen = deck_copies(cfg, value) - r.public[value] - r.hand[seat, value]
     for pile in range(cfg.num_stockpiles):
         if stock_top(r, cfg, pile) == value:
