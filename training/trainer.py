@@ -296,6 +296,7 @@ class Trainer:
         resumed_from = read_checkpoint_state(checkpoint)["timesteps"] if checkpoint else None
         self._build(env_seed=_derived(self.config.seed, 1, resumed_from or 0))
         self._print(f"run folder: {self.folder.path}")
+        self._compile_kernels()
         if checkpoint is not None:
             self._restore(checkpoint)
             self._print(f"resumed from {checkpoint.name} at step {self.state['timesteps']:,}")
@@ -322,6 +323,24 @@ class Trainer:
         self.vec_env.close()
         self._print_summary(evaluation, model_path)
         return TrainResult(self.folder.path, model_path, self.state["timesteps"], evaluation, self.state["history"])
+
+    def _compile_kernels(self) -> None:
+        """Compile the batched engine and the kernel bots the run uses before any clock starts (on a first
+        run about a minute of one core, then numba's cache), so the time budgets go to learning."""
+        from agents.batched import compile_kernels
+        from agents.batched.bots import kernel_bot_code
+
+        config = self.config
+        specs = [*config.opponents.mix, *config.evaluation.opponents, *config.evaluation.final_opponents]
+        if config.pretrain.enabled:
+            specs.append(config.pretrain.teacher)
+        bots = tuple(dict.fromkeys(spec for spec in specs if kernel_bot_code(spec) is not None))
+        if config.env.vec_env != "vector" and not bots:
+            return
+        start = time.perf_counter()
+        compile_kernels(self.rules.decks, bots or ("random",))
+        self._print(f"batched engine ready in {_clock(time.perf_counter() - start)} (numba kernels, compiled "
+                    "on the first run, then read from the cache)")
 
     def _pretrain(self) -> None:
         from agents.batched.bots import kernel_bot_code
@@ -738,11 +757,11 @@ def _vector_env(config: TrainConfig, rules, seed: int):
 
 
 def _phase_deadlines(start: float, deadline: float | None, rounds: int) -> list[float | None]:
-    """When each imitation phase must end: cloning the teacher's games (60% of the budget when DAgger
+    """When each imitation phase must end: cloning the teacher's games (75% of the budget when DAgger
     rounds follow), then each DAgger round an equal share of the rest."""
     if deadline is None:
         return [None] * (rounds + 1)
-    first = 0.6 if rounds else 1.0
+    first = 0.75 if rounds else 1.0
     shares = np.cumsum([first] + [(1.0 - first) / rounds] * rounds)
     return [start + (deadline - start) * share for share in shares]
 

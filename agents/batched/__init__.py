@@ -8,12 +8,15 @@ seat of a batch move until the caller (a learner) is to act.
 from agents.batched.policies import batch_policy
 from agents.batched.seating import BatchOpponents, Seating, batch_opponents
 
-__all__ = ["BatchOpponents", "Seating", "batch_opponents", "batch_policy", "compile_kernels"]
+__all__ = ["KERNEL_BOTS", "BatchOpponents", "Seating", "batch_opponents", "batch_policy", "compile_kernels"]
 
 
-def compile_kernels(decks: int = 1) -> None:
+KERNEL_BOTS = ("random", "greedy", "planner", "expert")
+
+
+def compile_kernels(decks: int = 1, bots: tuple[str, ...] = KERNEL_BOTS) -> None:
     """Compile (or load from numba's cache) every kernel a batch of ``decks``-deck hands uses: the
-    deal, the rules, the mask, the observation and every kernel bot. A few seconds from a warm
+    deal, the rules, the mask, the observation and the kernel ``bots``. A few seconds from a warm
     cache; about a minute of one core from a cold one (``benchmarks/compile_time.py``). The test
     suite calls it once before its workers start, so they load the kernels instead of each
     compiling them."""
@@ -23,9 +26,9 @@ def compile_kernels(decks: int = 1) -> None:
     from skipbo_env.vector import VectorGame
 
     engine = VectorGame(Rules(num_players=2, decks=decks, stock_size=3), 4, seed=0, threads=1)
-    seating = Seating(engine, [batch_policy(name) for name in ("random", "greedy", "planner", "expert")])
+    seating = Seating(engine, [batch_policy(name) for name in bots])
     rows = np.arange(4)
-    seating.assign(rows, np.array([[0, 1], [1, 2], [2, 3], [3, 3]]))
+    seating.assign(rows, np.array([[row % len(bots), (row + 1) % len(bots)] for row in rows]))
     seating.advance(rows)
     engine.reset(1)
     engine.observe(rows)
