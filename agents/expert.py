@@ -59,6 +59,7 @@ from agents.planner import (
     STOCK,
     TurnSearch,
     TurnSearchBot,
+    chain_gaps,
     choose_discard,
     discard_score,
     opponents_in_turn_order,
@@ -108,31 +109,6 @@ def fill_chance(cards: int, missing: int, per_value: float, per_wild: float) -> 
             after[held] = after.get(held, 0.0) + chance * (1.0 - useful)
         spread = after
     return spread.get(missing, 0.0)
-
-
-def chain_gaps(need: int, target: int, counts, piles) -> list[int]:
-    """The values missing to build from ``need`` up to ``target - 1``.
-
-    ``counts[v]`` cards of value ``v`` (13 = SKIP-BO) and the discard piles ``piles`` (bottom
-    to top, used from the top down) fill the chain in order, as in ``agents.planner.chain_missing``.
-    """
-    piles = [list(p) for p in piles if p]
-    counts = list(counts)
-    gaps = []
-    for value in range(need, target):
-        if counts[value]:
-            counts[value] -= 1
-            continue
-        for pile in piles:
-            if pile and (pile[-1] == value or pile[-1] == WILD):
-                pile.pop()
-                break
-        else:
-            if counts[WILD]:
-                counts[WILD] -= 1
-            else:
-                gaps.append(value)
-    return gaps
 
 
 def run_length(need: int, counts, piles) -> int:

@@ -145,14 +145,19 @@ class _Seat:
 
 
 def chain_missing(need: int, target: int, counts: list[int], tops: list[list[int]]) -> int:
-    """How many cards are missing to build from ``need`` up to ``target - 1``.
+    """How many cards are missing to build from ``need`` up to ``target - 1`` (:func:`chain_gaps`)."""
+    return len(chain_gaps(need, target, counts, tops))
 
-    ``counts[v]`` cards of value ``v`` (13 = SKIP-BO) and the discard piles ``tops`` (bottom to
+
+def chain_gaps(need: int, target: int, counts, piles) -> list[int]:
+    """The values missing to build from ``need`` up to ``target - 1``.
+
+    ``counts[v]`` cards of value ``v`` (13 = SKIP-BO) and the discard piles ``piles`` (bottom to
     top, used from the top down) fill the chain in order; each value neither holds is missing.
     """
-    piles = [list(p) for p in tops if p]
+    piles = [list(p) for p in piles if p]
     counts = list(counts)
-    missing = 0
+    gaps = []
     for value in range(need, target):
         if counts[value]:
             counts[value] -= 1
@@ -165,8 +170,8 @@ def chain_missing(need: int, target: int, counts: list[int], tops: list[list[int
             if counts[WILD]:
                 counts[WILD] -= 1
             else:
-                missing += 1
-    return missing
+                gaps.append(value)
+    return gaps
 
 
 class TurnSearchBot(Bot):

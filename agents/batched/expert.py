@@ -142,7 +142,7 @@ def fill(odds, cards, missing, shares):
 
 @jit
 def chain_gaps(need, target, counts, piles, heights, work, odds):
-    """``agents.expert.chain_gaps`` as ``(how many values are missing, their chances odds[value] summed)``:
+    """``agents.planner.chain_gaps`` as ``(how many values are missing, their chances odds[value] summed)``:
     the chain from ``need`` up to ``target - 1`` filled by ``counts`` (copies per value), then the piles
     ``piles[p, :heights[p]]`` from the top down, then SKIP-BO cards of ``counts``. ``work``: room for four
     heights. Each number of the chain is needed once, so only the wilds and the piles are used up."""

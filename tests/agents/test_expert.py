@@ -5,13 +5,13 @@ from __future__ import annotations
 import pytest
 
 from agents import ExpertBot, load_policy
-from agents.expert import chain_gaps, fill_chance, run_length
+from agents.expert import fill_chance, run_length
+from agents.planner import chain_gaps
 from evaluation.tournament import run_tournament
 from skipbo_env import Game, Rules
 from skipbo_env.actions import (
     FIRST_DISCARD,
     STOCK_SOURCE,
-    discard_action,
     hand_play_action,
     play_action,
 )
