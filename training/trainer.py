@@ -201,12 +201,18 @@ def learner_weights(model) -> dict[str, np.ndarray]:
 
 
 def evaluate_policy(policy, opponents: list[str], rules, games: int, seed: int) -> dict:
-    """Win rate and 95% interval of ``policy`` against each opponent (duplicate deals)."""
+    """Win rate and 95% interval of ``policy`` against each opponent (duplicate deals).
+
+    The games run on the batched engine when it can play both (``engine="auto"``: a network and
+    the shipped bots, game for game the same result as the python engine, about 25 times faster
+    against ``planner``), else on the python engine.
+    """
     from evaluation import run_tournament
 
     results = {}
     for opponent in opponents:
-        tournament = run_tournament([policy, opponent], rules, games, seed, names=["learner", opponent])
+        tournament = run_tournament([policy, opponent], rules, games, seed, names=["learner", opponent],
+                                    engine="auto")
         stats = tournament.agent_stats()["learner"]
         results[opponent] = {key: stats[key] for key in ("games", "wins", "draws", "losses", "win_rate", "ci95",
                                                          "mean_points")}
