@@ -110,6 +110,9 @@ class PPOConfig:
     vf_coef: float = _field(0.5, "value loss weight", min=0.0)
     max_grad_norm: float = _field(0.5, "gradient clipping norm", min_exclusive=0.0)
     target_kl: Optional[float] = _field(None, "stop an update early past this KL (null: never)", min_exclusive=0.0)
+    anneal_lr: bool = _field(False, "lower the step size linearly to zero over the budget (the share of "
+                                    "budget.total_timesteps done or of budget.max_minutes spent, whichever is "
+                                    "larger; a resume with a larger budget raises it again)")
 
 
 @dataclasses.dataclass

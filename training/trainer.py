@@ -454,6 +454,8 @@ class Trainer:
         """Snapshots, evaluations and checkpoints that are due (weights are consistent here)."""
         self._sync_state()
         step = self.state["timesteps"]
+        if self.config.ppo.anneal_lr:
+            self._anneal_learning_rate()
         if step >= self.state["next_snapshot"]:
             self._add_snapshot(learner_weights(self.model), step)
             self.state["next_snapshot"] = _next(step, self.config.opponents.snapshot_every)
@@ -463,6 +465,20 @@ class Trainer:
         if step >= self.state["next_checkpoint"]:
             self.state["next_checkpoint"] = _next(step, self.config.checkpoint.every_steps)
             self._save_checkpoint()
+
+    def budget_spent(self) -> float:
+        """The share of PPO's budget used: of ``budget.total_timesteps`` or of ``budget.max_minutes``, the larger."""
+        budget = self.config.budget
+        spent = self.state["timesteps"] / budget.total_timesteps
+        if budget.max_minutes is not None:
+            spent = max(spent, self._training_seconds() / (60 * budget.max_minutes))
+        return min(spent, 1.0)
+
+    def _anneal_learning_rate(self) -> None:
+        """``ppo.anneal_lr``: the next update's step size, ``ppo.learning_rate`` times the budget left."""
+        from stable_baselines3.common.utils import ConstantSchedule
+
+        self.model.lr_schedule = ConstantSchedule(self.config.ppo.learning_rate * (1.0 - self.budget_spent()))
 
     def on_step(self, infos: list[dict], num_steps: int) -> bool:
         """Count finished hands per opponent; ``False`` stops training when the wall time is up."""

@@ -165,7 +165,8 @@ def test_the_quickstart_config_is_a_short_two_player_run():
     config = load_config("configs/quickstart.yaml")
     assert config.make_rules().num_players == 2
     assert config.budget.max_minutes is not None and config.budget.max_minutes <= 10
-    assert set(config.evaluation.final_opponents) == {"random", "greedy"} and config.evaluation.final_games == 400
+    assert set(config.evaluation.final_opponents) == {"random", "greedy", "planner"}
+    assert config.evaluation.final_games == 400
     assert config.env.vec_env == "vector" and config.pretrain.max_minutes is not None
 
 
@@ -185,6 +186,29 @@ def tensorboard_tags(folder) -> set[str]:
         accumulator.Reload()
         tags |= set(accumulator.Tags()["scalars"])
     return tags
+
+
+def logged_learning_rates(folder) -> list[float]:
+    from tensorboard.backend.event_processing.event_accumulator import EventAccumulator
+
+    rates = []
+    for events in sorted((folder / "tensorboard").glob("events.out.tfevents.*")):
+        accumulator = EventAccumulator(str(events))
+        accumulator.Reload()
+        if "train/learning_rate" in accumulator.Tags()["scalars"]:
+            rates += [event.value for event in accumulator.Scalars("train/learning_rate")]
+    return rates
+
+
+@pytest.mark.parametrize("anneal", [False, True])
+def test_anneal_lr_lowers_the_step_size_linearly_over_the_step_budget(tmp_path, anneal):
+    ppo = {**TINY["ppo"], "learning_rate": 3e-4, "anneal_lr": anneal}
+    assert main(["train", tiny_config(tmp_path, ppo=ppo, budget={"total_timesteps": 256}), "--no-progress"]) == 0
+    [folder] = run_folders(tmp_path)
+    rates = logged_learning_rates(folder)
+    steps_per_update = TINY["env"]["num_envs"] * TINY["ppo"]["n_steps"]
+    expected = [3e-4 * (1 - update * steps_per_update / 256) if anneal else 3e-4 for update in range(len(rates))]
+    assert len(rates) >= 3 and rates == pytest.approx(expected, rel=1e-5)
 
 
 def test_a_run_out_of_time_says_why_and_resume_with_a_larger_budget_continues(tmp_path, capsys):
