@@ -143,12 +143,13 @@ from pettingzoo import AECEnv
 from pettingzoo.utils import wrappers
 
 from skipbo_env.actions import NUM_ACTIONS
-from skipbo_env.encoding import STATE_HIGH, ObservationCache, as_action_id, encode_state
+from skipbo_env.encoding import STATE_HIGH, encode_state
 from skipbo_env.envs.common import (RENDER_MODES, check_render_mode, check_reward_mode, check_shaping, deal_hand,
-                                    game_potential, hand_info, hand_rewards, observation_space, render_in_mode,
+                                    hand_info, hand_potential, hand_rewards, observation_space, render_in_mode,
                                     table_rules)
 from skipbo_env.game import Game
 from skipbo_env.rules import Rules
+from skipbo_env.vector.single import OVER, CompiledHand
 
 
 def env(render_mode: str | None = None, reward: str = "win", rules: Rules | None = None, shaping: str = "none",
@@ -303,9 +304,15 @@ class raw_env(AECEnv):  # noqa: N801 - PettingZoo's naming convention
         self.observation_spaces = {agent: observation_space() for agent in self.possible_agents}
         self.action_spaces = {agent: ActionSpace(NUM_ACTIONS) for agent in self.possible_agents}
         self.state_space = spaces.Box(low=0, high=STATE_HIGH, dtype=np.float32)
-        self.game: Game | None = None
         self._rng: np.random.Generator | None = None
-        self._observations = ObservationCache()
+        self._hand = CompiledHand(self.rules)
+        self._dealt = False
+
+    @property
+    def game(self) -> Game | None:
+        """The hand as a rules-engine :class:`~skipbo_env.game.Game` (``None`` before ``reset``): the same
+        position, generator and record, built when read (a copy: stepping it does not step the environment)."""
+        return self._hand.game() if self._dealt else None
 
     def observation_space(self, agent: str) -> spaces.Dict:
         return self.observation_spaces[agent]
@@ -316,21 +323,35 @@ class raw_env(AECEnv):  # noqa: N801 - PettingZoo's naming convention
     def reset(self, seed: int | None = None, options: dict | None = None) -> None:
         if seed is not None or self._rng is None:
             self._rng = np.random.default_rng(seed)
-        self.game = deal_hand(self.rules, options or {}, int(self._rng.integers(2**63)))
+        hand_seed = int(self._rng.integers(2**63))
+        if options:  # a state (which plays by its own rules) or a dealer: the rules engine deals
+            game = deal_hand(self.rules, options, hand_seed)
+            hand = self._hand_for(game.rules)
+            hand.load(game)
+        else:
+            hand = self._hand_for(self.rules)
+            hand.deal(hand_seed)
+        self._dealt = True
         self.agents = self.possible_agents[:]
         self.rewards = dict.fromkeys(self.agents, 0.0)
         self._cumulative_rewards = dict.fromkeys(self.agents, 0.0)
         self.terminations = dict.fromkeys(self.agents, False)
         self.truncations = dict.fromkeys(self.agents, False)
-        self.infos = {agent: hand_info(self.game, seat) for seat, agent in enumerate(self.agents)}
-        self.agent_selection = self.possible_agents[self.game.current_seat]
+        self.infos = {agent: hand_info(hand, seat) for seat, agent in enumerate(self.agents)}
+        self.agent_selection = self.possible_agents[hand.status]
         self._potentials = {}
         self._shape_arrival()
         if self.render_mode == "human":
             self.render()
 
+    def _hand_for(self, rules: Rules) -> CompiledHand:
+        """The compiled hand, made anew when a saved state brings other rules (or goes back to the table's)."""
+        if self._hand.rules != rules:
+            self._hand = CompiledHand(rules)
+        return self._hand
+
     def observe(self, agent: str) -> dict:
-        return self._observations.observe(self.game, self.agent_name_mapping[agent])
+        return self._hand.observe(self.agent_name_mapping[agent])
 
     def state(self) -> np.ndarray:
         """The whole position, every hand and stockpile included (``skipbo_env.encoding.encode_state``)."""
@@ -341,13 +362,12 @@ class raw_env(AECEnv):  # noqa: N801 - PettingZoo's naming convention
         if self.terminations[agent] or self.truncations[agent]:
             self._was_dead_step(action)
             return
-        game = self.game
-        game.step(action if type(action) is int else as_action_id(action))
+        status = self._hand.step(action)
         self._cumulative_rewards[agent] = 0.0
         if self.shaping != "none":
             self._clear_rewards()
-        if game.outcome is None:
-            self.agent_selection = self.possible_agents[game.current_seat]
+        if status < OVER:  # the seat to act
+            self.agent_selection = self.possible_agents[status]
             if self.shaping != "none" and self._shape_arrival():
                 self._accumulate_rewards()
         else:
@@ -357,16 +377,16 @@ class raw_env(AECEnv):  # noqa: N801 - PettingZoo's naming convention
 
     def _end_hand(self) -> None:
         """Pay the rewards, mark every agent done, and say how the hand ended in every info."""
-        game = self.game
+        hand = self._hand
         done = dict.fromkeys(self.agents, True)
-        if game.outcome == "truncated":
+        if hand.outcome == "truncated":
             self.truncations = done
         else:
             self.terminations = done
-        for seat, reward in enumerate(hand_rewards(game, self.reward_mode)):
+        for seat, reward in enumerate(hand_rewards(hand, self.reward_mode)):
             agent = self.possible_agents[seat]
             self.rewards[agent] = reward - self._potentials.get(agent, 0.0)
-            self.infos[agent] = hand_info(game, seat)
+            self.infos[agent] = hand_info(hand, seat)
         self._accumulate_rewards()
 
     def _shape_arrival(self) -> bool:
@@ -374,7 +394,7 @@ class raw_env(AECEnv):  # noqa: N801 - PettingZoo's naming convention
         if self.shaping == "none":
             return False
         agent = self.agent_selection
-        now = game_potential(self.game, self.agent_name_mapping[agent])
+        now = hand_potential(self._hand, self.agent_name_mapping[agent])
         before = self._potentials.get(agent)
         self._potentials[agent] = now
         if before is None:
@@ -386,4 +406,4 @@ class raw_env(AECEnv):  # noqa: N801 - PettingZoo's naming convention
         return render_in_mode(self.render_mode, self.game, names=self.possible_agents)
 
     def close(self) -> None:
-        """Nothing to release: the table is plain Python."""
+        """Nothing to release: the hand is a few numpy arrays."""

@@ -60,6 +60,8 @@ def observation_space() -> spaces.Dict:
 def hand_info(game, seat: int) -> dict:
     """The info keys both environments give at every step, each with the same type and shape before
     and after the end, so that replay buffers which stack infos (Tianshou's, RLlib's) can store them.
+    ``game`` is a rules-engine ``Game`` or a ``CompiledHand`` (both have ``outcome``, ``winners``,
+    ``num_players`` and ``points()``; so does :func:`hand_rewards` take either).
 
     ``outcome``: :data:`NOT_OVER` (``""``) while the hand is in play; ``won``: whether ``seat`` (its
     team) won; ``points``: its points for the hand (0 until it ends); ``winners``: a tuple of
@@ -98,9 +100,19 @@ def game_potential(game, seat: int) -> float:
     """``Phi`` of the learner at ``seat`` in a rules-engine ``Game`` (0 once the hand is over)."""
     if game.is_over:
         return 0.0
-    rules = game.rules
-    teams = [rules.team_of(s) if rules.partners else s for s in range(game.num_players)]
-    return stockpile_potential([len(stock) for stock in game.stocks], seat, teams, rules.stock_size)
+    return stockpile_potential([len(stock) for stock in game.stocks], seat, _sides(game.rules), game.rules.stock_size)
+
+
+def hand_potential(hand, seat: int) -> float:
+    """``Phi`` of the learner at ``seat`` in a :class:`skipbo_env.vector.single.CompiledHand` (0 once it is over)."""
+    if hand.is_over:
+        return 0.0
+    return stockpile_potential(hand.stock_left(), seat, _sides(hand.rules), hand.rules.stock_size)
+
+
+def _sides(rules: Rules) -> list[int]:
+    """The side of every seat: its team in a partners game, itself otherwise."""
+    return [rules.team_of(s) if rules.partners else s for s in range(rules.num_players)]
 
 
 def hand_rewards(game, reward: str) -> list[float]:

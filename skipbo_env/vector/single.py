@@ -1,0 +1,215 @@
+"""One hand in the batched engine's arrays, stepped by one compiled call: the core behind ``raw_env``.
+
+:class:`CompiledHand` holds a batch of one (:mod:`.layout`'s record, the mask, the observation)
+and steps it with the same kernels as :class:`~skipbo_env.vector.VectorGame`, so it is the rules
+engine's hand state for state (tests/envs/test_compiled_hand.py holds the two together). One
+action is one kernel call that takes the action, computes the new mask and writes the new seat to
+act's observation; Python keeps only what the call returns (the seat to act, or how the hand
+ended) and the actions taken, from which :meth:`CompiledHand.game` builds a rules-engine
+:class:`~skipbo_env.game.Game` (same position, generator and record) when someone asks for one.
+
+The kernels take the rules as an int64 array (a tuple argument costs numba a type check per
+field at every call) and read the observation layout as compiled-in constants
+(:mod:`skipbo_env.encoding` is one of ``jit.KERNEL_SOURCES``, so a change of it recompiles them).
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from skipbo_env.actions import NUM_ACTIONS
+from skipbo_env.encoding import OBS_SIZE, as_action_id
+from skipbo_env.explain import why_illegal
+from skipbo_env.game import Game, IllegalActionError
+from skipbo_env.rules import Rules
+from skipbo_env.vector import observe
+from skipbo_env.vector.engine import record_state, write_game
+from skipbo_env.vector.jit import jit
+from skipbo_env.vector.kernels import compute_legal, deal_game, points_of_rows, step_game
+from skipbo_env.vector.layout import OUTCOME_NAMES, RUNNING, Config, game_dtype, make_config
+
+ILLEGAL = -1
+"""The status of a refused action (the hand is unchanged)."""
+OVER = 8
+"""Statuses from ``OVER`` on: the hand is over, ``status - OVER`` its outcome code (``layout.WIN`` ...);
+below it the status is the seat to act."""
+
+_OFFSETS = observe.offsets()
+_SCALE = observe.SCALE
+_TO_ACT, _SCRATCH = 0, 1  # the rows of CompiledHand.obs: the seat to act's vector, any other seat's
+
+
+@jit
+def _config(values):
+    """:func:`~skipbo_env.vector.layout.make_config`'s tuple from its values as int64 (the same numba type)."""
+    return Config(values[0], values[1], values[2], values[3], values[4], values[5], values[6] != 0, values[7] != 0,
+                  values[8] != 0, values[9] != 0, values[10], values[11], values[12], values[13])
+
+
+@jit
+def _status(r, cfg, obs):
+    """The seat to act, its vector written into ``obs[_TO_ACT]``; or ``OVER`` + the outcome."""
+    if r.outcome != RUNNING:
+        return OVER + r.outcome
+    observe.encode_observation(r, cfg, _OFFSETS, _SCALE, r.seat, obs, _TO_ACT)
+    return r.seat
+
+
+@jit
+def _step(games, legal, config, action, obs):
+    cfg = _config(config)
+    r = games[0]
+    if not step_game(r, legal, cfg, 0, action):
+        return ILLEGAL
+    return _status(r, cfg, obs)
+
+
+@jit
+def _deal(games, legal, config, seed, obs):
+    cfg = _config(config)
+    r = games[0]
+    deal_game(r, legal, cfg, 0, seed)
+    return _status(r, cfg, obs)
+
+
+@jit
+def _refresh(games, legal, config, obs):
+    cfg = _config(config)
+    r = games[0]
+    compute_legal(r, legal, cfg, 0)
+    return _status(r, cfg, obs)
+
+
+@jit
+def _encode(games, config, seat, obs):
+    observe.encode_observation(games[0], _config(config), _OFFSETS, _SCALE, seat, obs, _SCRATCH)
+
+
+class CompiledHand:
+    """One hand of Skip-Bo stepped by the batched engine's kernels, one call per action.
+
+    :meth:`deal` and :meth:`load` start a hand and return its status (the seat to act, or
+    ``OVER`` + the outcome code); :meth:`step` takes an action and returns the new status, or raises
+    :class:`IllegalActionError` (the hand unchanged) with the rules engine's reason. The position is
+    read through :meth:`observe` (the dict every policy's ``act`` receives), :meth:`encode`, the
+    result attributes (``outcome``, ``winners``, :meth:`points`), or :meth:`game`, a rules-engine
+    copy built when asked.
+    """
+
+    __slots__ = ("rules", "num_players", "status", "_cfg", "_config", "_games", "_legal", "_obs", "_mask",
+                 "_to_act", "_seed", "_start", "_actions", "_game", "_stock_of_seat")
+
+    def __init__(self, rules: Rules) -> None:
+        self.rules = rules
+        self.num_players = rules.num_players
+        self._cfg = make_config(rules)
+        self._config = np.array(self._cfg, dtype=np.int64)
+        self._games = np.zeros(1, dtype=game_dtype(rules.decks))
+        self._legal = np.zeros((1, NUM_ACTIONS), dtype=np.bool_)
+        self._obs = np.zeros((2, OBS_SIZE), dtype=np.float32)  # absent seats' entries stay zero
+        self._stock_of_seat = [rules.team_of(seat) if rules.team_stock == "shared" else seat
+                               for seat in range(rules.num_players)]
+        self._views()
+        self.status = OVER
+        self._seed: int | None = None
+        self._start: dict | None = None
+        self._actions: list[int] = []
+        self._game: Game | None = None
+
+    def _views(self) -> None:
+        self._mask = self._legal.view(np.int8)[0]
+        self._to_act = self._obs[_TO_ACT]
+
+    def __getstate__(self) -> dict:
+        return {name: getattr(self, name) for name in self.__slots__ if name not in ("_mask", "_to_act")}
+
+    def __setstate__(self, state: dict) -> None:
+        for name, value in state.items():
+            setattr(self, name, value)
+        self._views()
+
+    # ------------------------------------------------------------------ starting a hand
+    def deal(self, seed: int) -> int:
+        """``Game.new(rules, seed=seed)``, dealt by the kernels; returns the status."""
+        self._seed, self._start, self._actions, self._game = seed, None, [], None
+        self.status = _deal(self._games, self._legal, self._config, seed, self._obs)
+        return self.status
+
+    def load(self, game: Game) -> int:
+        """A copy of the rules-engine hand ``game`` (its record and generator included); returns the status."""
+        write_game(self._games[0], self.rules, self._cfg, game)
+        record = game.record()
+        self._seed, self._start, self._actions, self._game = record["seed"], record.get("start"), record["actions"], None
+        self.status = _refresh(self._games, self._legal, self._config, self._obs)
+        return self.status
+
+    # ------------------------------------------------------------------ playing
+    def step(self, action) -> int:
+        """Take ``action`` for the seat to act; returns the new status. Raises :class:`IllegalActionError`
+        (the hand unchanged) for an id that is not legal or not an id (:func:`~skipbo_env.encoding.as_action_id`)."""
+        if type(action) is not int:
+            action = as_action_id(action)
+        status = _step(self._games, self._legal, self._config, action if 0 <= action < NUM_ACTIONS else ILLEGAL,
+                       self._obs)
+        if status == ILLEGAL:
+            raise IllegalActionError(why_illegal(self.game(), action))
+        self._actions.append(action)
+        self.status = status
+        return status
+
+    def observe(self, seat: int) -> dict:
+        """``skipbo_env.observe(game, seat)``: the vector as ``seat`` sees it and its mask (new arrays)."""
+        if seat == self.status:
+            return {"observation": self._to_act.copy(), "action_mask": self._mask.copy()}
+        return {"observation": self.encode(seat), "action_mask": np.zeros(NUM_ACTIONS, dtype=np.int8)}
+
+    def encode(self, seat: int) -> np.ndarray:
+        """``encode_observation(game, seat)``: a new float32 vector."""
+        if seat == self.status:
+            return self._to_act.copy()
+        if isinstance(seat, bool) or not isinstance(seat, (int, np.integer)) or not 0 <= seat < self.num_players:
+            raise ValueError(f"seat={seat!r} is not a seat of this game: use 0 to {self.num_players - 1}")
+        _encode(self._games, self._config, int(seat), self._obs)
+        return self._obs[_SCRATCH].copy()
+
+    # ------------------------------------------------------------------ the position
+    @property
+    def is_over(self) -> bool:
+        return self.status >= OVER
+
+    @property
+    def outcome(self) -> str | None:
+        """``Game.outcome``: ``None`` while the hand is in play, then ``"win"``, ``"draw"`` or ``"truncated"``."""
+        return OUTCOME_NAMES[self.status - OVER] if self.status >= OVER else None
+
+    @property
+    def winners(self) -> tuple[int, ...]:
+        """``Game.winners``: the seats of the winning side, ascending (empty unless the hand was won)."""
+        return tuple(np.flatnonzero(self._games["winners"][0, :self.num_players]).tolist())
+
+    def points(self) -> tuple[int, ...]:
+        """``Game.points()``: this hand's points per seat; only the winners score."""
+        score = np.zeros(1, dtype=np.int64)
+        points_of_rows(self._games, self._cfg, np.zeros(1, dtype=np.int64), score)
+        winners = self.winners
+        return tuple(int(score[0]) if seat in winners else 0 for seat in range(self.num_players))
+
+    def stock_left(self) -> list[int]:
+        """``len(game.stocks[seat])`` for every seat: the cards left in the stockpile it plays from."""
+        lengths = self._games["stock_len"][0]
+        return [int(lengths[pile]) for pile in self._stock_of_seat]
+
+    def to_dict(self) -> dict:
+        """``Game.to_dict()``: the position in the state format of RULES.md, its generator included."""
+        return record_state(self._games[0], self.rules, self._cfg)
+
+    def game(self) -> Game:
+        """The hand as a rules-engine :class:`Game`: the same position, generator and record (seed, deal,
+        actions). Built when asked and kept until the next action; stepping it leaves this hand as it is."""
+        game = self._game
+        if game is None or game.actions_taken != len(self._actions) or game.outcome != self.outcome:
+            record = {"seed": self._seed, "actions": self._actions}
+            if self._start is not None:
+                record["start"] = self._start
+            game = self._game = Game.at_state(self.to_dict(), record)
+        return game
