@@ -223,16 +223,18 @@ class TerminateIllegalWrapper(DirectAttributes, wrappers.TerminateIllegalWrapper
     def observe(self, agent: str) -> dict:
         """PettingZoo's ``observe`` (the acting agent's observation and info kept for ``step``), one call shorter."""
         observation = self.env.observe(agent)
-        if agent == self.agent_selection:
+        env = self._unwrapped_env
+        if agent == env.agent_selection:
             self._prev_obs = observation
-            self._prev_info = self.infos.get(agent, {})
+            self._prev_info = env.infos.get(agent, {})
         return observation
 
     def step(self, action) -> None:
         kept = self._prev_obs
         if type(action) is int and kept is not None and not self._terminated:
-            agent = self.agent_selection
-            if not self.terminations[agent] and not self.truncations[agent] and kept["action_mask"][action]:
+            env = self._unwrapped_env
+            agent = env.agent_selection
+            if not env.terminations[agent] and not env.truncations[agent] and kept["action_mask"][action]:
                 self._prev_obs = self._prev_info = None
                 self.env.step(action)
                 return
@@ -252,19 +254,69 @@ class AssertOutOfBoundsWrapper(DirectAttributes, wrappers.AssertOutOfBoundsWrapp
 
 class OrderEnforcingWrapper(DirectAttributes, wrappers.OrderEnforcingWrapper):
     """PettingZoo's OrderEnforcingWrapper with direct per-step attributes; after ``reset``, with agents
-    left, ``step`` and ``observe`` do what PettingZoo's do then, one call shorter."""
+    left, ``step``, ``observe``, ``last`` and the ``agent_iter`` loop do what PettingZoo's do then, with
+    fewer calls.
+
+    Over ``env()``'s stack (this wrapper, then AssertOutOfBoundsWrapper, then TerminateIllegalWrapper)
+    an int id of the action space and ``observe`` go straight to the TerminateIllegalWrapper: the
+    AssertOutOfBoundsWrapper between passes both on unchanged.
+    """
+
+    def __init__(self, environment: AECEnv) -> None:
+        super().__init__(environment)
+        inner = getattr(environment, "env", None)
+        in_bounds = isinstance(environment, AssertOutOfBoundsWrapper) and isinstance(inner, TerminateIllegalWrapper)
+        self._guard = inner if in_bounds else environment
+        """Where an in-bounds int id and ``observe`` go: the TerminateIllegalWrapper of ``env()``'s stack."""
 
     def step(self, action) -> None:
-        if self._has_reset and self.agents:
+        if self._has_reset and self._unwrapped_env.agents:
             self._has_updated = True
-            self.env.step(action)
+            if type(action) is int and 0 <= action < NUM_ACTIONS:
+                self._guard.step(action)
+            else:
+                self.env.step(action)
         else:
             super().step(action)
 
     def observe(self, agent: str) -> dict | None:
         if self._has_reset:
-            return self.env.observe(agent)
+            return self._guard.observe(agent)
         return super().observe(agent)
+
+    def last(self, observe: bool = True) -> tuple:
+        """PettingZoo's ``last``, reading the unwrapped environment's dicts directly."""
+        if not self._has_reset:
+            return super().last(observe)
+        env = self._unwrapped_env
+        agent = env.agent_selection
+        assert agent is not None
+        observation = self._guard.observe(agent) if observe else None
+        return observation, env._cumulative_rewards[agent], env.terminations[agent], env.truncations[agent], env.infos[agent]
+
+    def agent_iter(self, max_iter: int = 2**63) -> wrappers.order_enforcing.AECOrderEnforcingIterable:
+        if not self._has_reset:
+            return super().agent_iter(max_iter)
+        return _OrderEnforcingIterable(self, max_iter)
+
+
+class _OrderEnforcingIterable(wrappers.order_enforcing.AECOrderEnforcingIterable):
+    def __iter__(self) -> "_OrderEnforcingIterator":
+        return _OrderEnforcingIterator(self.env, self.max_iter)
+
+
+class _OrderEnforcingIterator(wrappers.order_enforcing.AECOrderEnforcingIterator):
+    """PettingZoo's ``agent_iter`` iterator (the same checks, in the same order), reading the unwrapped environment."""
+
+    def __next__(self) -> str:
+        wrapper = self.env
+        env = wrapper._unwrapped_env
+        if not env.agents or self.iters_til_term <= 0:
+            raise StopIteration
+        self.iters_til_term -= 1
+        assert wrapper._has_updated, "need to call step() or reset() in a loop over `agent_iter`"
+        wrapper._has_updated = False
+        return env.agent_selection
 
 
 class ActionSpace(spaces.Discrete):
@@ -306,13 +358,12 @@ class raw_env(AECEnv):  # noqa: N801 - PettingZoo's naming convention
         self.state_space = spaces.Box(low=0, high=STATE_HIGH, dtype=np.float32)
         self._rng: np.random.Generator | None = None
         self._hand = CompiledHand(self.rules)
-        self._dealt = False
 
     @property
     def game(self) -> Game | None:
         """The hand as a rules-engine :class:`~skipbo_env.game.Game` (``None`` before ``reset``): the same
         position, generator and record, built when read (a copy: stepping it does not step the environment)."""
-        return self._hand.game() if self._dealt else None
+        return self._hand.game() if self._hand.dealt else None
 
     def observation_space(self, agent: str) -> spaces.Dict:
         return self.observation_spaces[agent]
@@ -331,7 +382,6 @@ class raw_env(AECEnv):  # noqa: N801 - PettingZoo's naming convention
         else:
             hand = self._hand_for(self.rules)
             hand.deal(hand_seed)
-        self._dealt = True
         self.agents = self.possible_agents[:]
         self.rewards = dict.fromkeys(self.agents, 0.0)
         self._cumulative_rewards = dict.fromkeys(self.agents, 0.0)

@@ -37,6 +37,8 @@ ILLEGAL = -1
 OVER = 8
 """Statuses from ``OVER`` on: the hand is over, ``status - OVER`` its outcome code (``layout.WIN`` ...);
 below it the status is the seat to act."""
+NO_HAND = OVER + RUNNING
+"""The status before the first deal."""
 
 _OFFSETS = observe.offsets()
 _SCALE = observe.SCALE
@@ -124,7 +126,7 @@ class CompiledHand:
         self._stock_of_seat = [rules.team_of(seat) if rules.team_stock == "shared" else seat
                                for seat in range(rules.num_players)]
         self._views()
-        self.status = OVER
+        self.status = NO_HAND
         self._seed: int | None = None
         self._start: dict | None = None
         self._actions: list[int] = []
@@ -187,12 +189,19 @@ class CompiledHand:
         """``encode_observation(game, seat)``: a new float32 vector."""
         if seat == self.status:
             return self._to_act.copy()
+        if self.status == NO_HAND:
+            raise RuntimeError("no hand has been dealt yet: call reset() first")
         if isinstance(seat, bool) or not isinstance(seat, (int, np.integer)) or not 0 <= seat < self.num_players:
             raise ValueError(f"seat={seat!r} is not a seat of this game: use 0 to {self.num_players - 1}")
         self._encode(self._games, self._config, int(seat), self._obs)
         return self._obs[_SCRATCH].copy()
 
     # ------------------------------------------------------------------ the position
+    @property
+    def dealt(self) -> bool:
+        """Whether a hand has been dealt or loaded."""
+        return self.status != NO_HAND
+
     @property
     def is_over(self) -> bool:
         return self.status >= OVER
