@@ -144,8 +144,8 @@ from pettingzoo.utils import wrappers
 
 from skipbo_env.actions import NUM_ACTIONS
 from skipbo_env.encoding import STATE_HIGH, encode_state
-from skipbo_env.envs.common import (RENDER_MODES, check_render_mode, check_reward_mode, check_shaping, deal_hand,
-                                    hand_info, hand_potential, hand_rewards, observation_space, render_in_mode,
+from skipbo_env.envs.common import (RENDER_MODES, check_render_mode, check_reward_mode, check_shaping, hand_info,
+                                    hand_potential, hand_rewards, observation_space, render_in_mode, start_hand,
                                     table_rules)
 from skipbo_env.game import Game
 from skipbo_env.rules import Rules
@@ -374,14 +374,7 @@ class raw_env(AECEnv):  # noqa: N801 - PettingZoo's naming convention
     def reset(self, seed: int | None = None, options: dict | None = None) -> None:
         if seed is not None or self._rng is None:
             self._rng = np.random.default_rng(seed)
-        hand_seed = int(self._rng.integers(2**63))
-        if options:  # a state (which plays by its own rules) or a dealer: the rules engine deals
-            game = deal_hand(self.rules, options, hand_seed)
-            hand = self._hand_for(game.rules)
-            hand.load(game)
-        else:
-            hand = self._hand_for(self.rules)
-            hand.deal(hand_seed)
+        hand = self._hand = start_hand(self._hand, self.rules, options or {}, int(self._rng.integers(2**63)))
         self.agents = self.possible_agents[:]
         self.rewards = dict.fromkeys(self.agents, 0.0)
         self._cumulative_rewards = dict.fromkeys(self.agents, 0.0)
@@ -393,12 +386,6 @@ class raw_env(AECEnv):  # noqa: N801 - PettingZoo's naming convention
         self._shape_arrival()
         if self.render_mode == "human":
             self.render()
-
-    def _hand_for(self, rules: Rules) -> CompiledHand:
-        """The compiled hand, made anew when a saved state brings other rules (or goes back to the table's)."""
-        if self._hand.rules != rules:
-            self._hand = CompiledHand(rules)
-        return self._hand
 
     def observe(self, agent: str) -> dict:
         return self._hand.observe(self.agent_name_mapping[agent])

@@ -36,6 +36,7 @@ from skipbo_env.encoding import OBS_HIGH, OBS_LOW
 from skipbo_env.game import Game
 from skipbo_env.envs.render import render_table
 from skipbo_env.rules import Rules
+from skipbo_env.vector.single import CompiledHand
 
 REWARD_MODES = ("win", "score")
 SHAPING_MODES = ("none", "stockpile")
@@ -160,6 +161,19 @@ def deal_hand(rules: Rules, options: dict, hand_seed: int) -> Game:
     if game.is_over:
         raise ValueError(f"the state is a finished hand ({game.outcome}): an episode needs a hand in play")
     return game
+
+
+def start_hand(hand: CompiledHand, rules: Rules, options: dict, hand_seed: int) -> CompiledHand:
+    """The compiled hand an episode starts with: :func:`deal_hand`'s hand, in ``hand`` when it plays by the
+    same rules (a state plays by its own), else in a new one. Without options the kernels deal it."""
+    if options:
+        game = deal_hand(rules, options, hand_seed)
+        hand = hand if hand.rules == game.rules else CompiledHand(game.rules)
+        hand.load(game)
+    else:
+        hand = hand if hand.rules == rules else CompiledHand(rules)
+        hand.deal(hand_seed)
+    return hand
 
 
 RENDER_MODES = ("ansi", "human", "rgb_array")

@@ -12,7 +12,7 @@ The kernels take the rules as an int64 array (a tuple argument costs numba a typ
 field at every call) and read the observation layout as compiled-in constants
 (:mod:`skipbo_env.encoding` is one of ``jit.KERNEL_SOURCES``, so a change of it recompiles them).
 A hand calls each kernel through its compiled entry point for the hand's own argument types
-(:func:`_entry`): a numba dispatcher spends about 0.35 us per call matching the arguments' types
+(:func:`compiled_entry`): a numba dispatcher spends about 0.35 us per call matching the arguments' types
 against its compiled signatures, as much as a whole step of the rules.
 """
 
@@ -46,14 +46,14 @@ _TO_ACT, _SCRATCH = 0, 1  # the rows of CompiledHand.obs: the seat to act's vect
 
 
 @jit
-def _config(values):
+def rules_config(values):
     """:func:`~skipbo_env.vector.layout.make_config`'s tuple from its values as int64 (the same numba type)."""
     return Config(values[0], values[1], values[2], values[3], values[4], values[5], values[6] != 0, values[7] != 0,
                   values[8] != 0, values[9] != 0, values[10], values[11], values[12], values[13])
 
 
 @jit
-def _status(r, cfg, obs):
+def hand_status(r, cfg, obs):
     """The seat to act, its vector written into ``obs[_TO_ACT]``; or ``OVER`` + the outcome."""
     if r.outcome != RUNNING:
         return OVER + r.outcome
@@ -63,35 +63,35 @@ def _status(r, cfg, obs):
 
 @jit
 def _step(games, legal, config, action, obs):
-    cfg = _config(config)
+    cfg = rules_config(config)
     r = games[0]
     if not step_game(r, legal, cfg, 0, action):
         return ILLEGAL
-    return _status(r, cfg, obs)
+    return hand_status(r, cfg, obs)
 
 
 @jit
 def _deal(games, legal, config, seed, obs):
-    cfg = _config(config)
+    cfg = rules_config(config)
     r = games[0]
     deal_game(r, legal, cfg, 0, seed)
-    return _status(r, cfg, obs)
+    return hand_status(r, cfg, obs)
 
 
 @jit
 def _refresh(games, legal, config, obs):
-    cfg = _config(config)
+    cfg = rules_config(config)
     r = games[0]
     compute_legal(r, legal, cfg, 0)
-    return _status(r, cfg, obs)
+    return hand_status(r, cfg, obs)
 
 
 @jit
 def _encode(games, config, seat, obs):
-    observe.encode_observation(games[0], _config(config), _OFFSETS, _SCALE, seat, obs, _SCRATCH)
+    observe.encode_observation(games[0], rules_config(config), _OFFSETS, _SCALE, seat, obs, _SCRATCH)
 
 
-def _entry(kernel, *args):
+def compiled_entry(kernel, *args):
     """``kernel``'s machine code for the numba types of ``args`` (compiled, or loaded from numba's cache,
     now): a callable that skips the dispatcher's type matching, so it must only ever get arguments of
     exactly those types (a hand's own arrays, and ints it has checked)."""
@@ -137,10 +137,10 @@ class CompiledHand:
         self._mask = self._legal.view(np.int8)[0]
         self._to_act = self._obs[_TO_ACT]
         games, legal, config, obs = self._games, self._legal, self._config, self._obs
-        self._step = _entry(_step, games, legal, config, 0, obs)
-        self._deal = _entry(_deal, games, legal, config, 0, obs)
-        self._refresh = _entry(_refresh, games, legal, config, obs)
-        self._encode = _entry(_encode, games, config, 0, obs)
+        self._step = compiled_entry(_step, games, legal, config, 0, obs)
+        self._deal = compiled_entry(_deal, games, legal, config, 0, obs)
+        self._refresh = compiled_entry(_refresh, games, legal, config, obs)
+        self._encode = compiled_entry(_encode, games, config, 0, obs)
 
     def __getstate__(self) -> dict:
         return {name: getattr(self, name) for name in self.__slots__ if name not in self._DERIVED}
@@ -179,11 +179,34 @@ class CompiledHand:
         self.status = status
         return status
 
+    def kernel_arguments(self) -> tuple:
+        """``(games, legal, config, obs)``: the arrays a kernel that plays this hand takes (the batch of one,
+        the mask, the rules as :func:`rules_config` reads them, the observations); it must end as :func:`hand_status`
+        does, and its caller reports what it did with :meth:`took`."""
+        return self._games, self._legal, self._config, self._obs
+
+    def took(self, actions: list[int], status: int) -> int:
+        """Record the legal ``actions`` a kernel took in this hand (in order) and the status it returned."""
+        self._actions += actions
+        self.status = status
+        return status
+
+    @property
+    def actions_taken(self) -> int:
+        """``Game.actions_taken``: how many actions this hand has taken, every seat's."""
+        return len(self._actions)
+
     def observe(self, seat: int) -> dict:
         """``skipbo_env.observe(game, seat)``: the vector as ``seat`` sees it and its mask (new arrays)."""
         if seat == self.status:
             return {"observation": self._to_act.copy(), "action_mask": self._mask.copy()}
         return {"observation": self.encode(seat), "action_mask": np.zeros(NUM_ACTIONS, dtype=np.int8)}
+
+    def mask(self, seat: int) -> np.ndarray:
+        """``skipbo_env.encoding.action_mask(game, seat)``: int8[145], the legal ids when ``seat`` is to act."""
+        if seat == self.status:
+            return self._mask.copy()
+        return np.zeros(NUM_ACTIONS, dtype=np.int8)
 
     def encode(self, seat: int) -> np.ndarray:
         """``encode_observation(game, seat)``: a new float32 vector."""

@@ -1,0 +1,149 @@
+"""Kernel bots as the opponents of a ``SingleAgentEnv``: the learner's action and every opponent move
+up to the learner's next turn in one compiled call on the environment's
+:class:`~skipbo_env.vector.single.CompiledHand`.
+
+A ``GreedyBot`` or ``RandomBot`` opponent offers this (``compiled_opponents``, the hook the module
+docstring of :mod:`skipbo_env.envs.single_agent` describes): its kernel twin (:mod:`.bots`) makes
+the same moves draw for draw from the same generator. At the start of a hand each bot's generator
+state is copied into the kernels (opponents that are one object share one generator, as they do in
+Python); when the hand ends the kernels' states are copied back, so the bots are left as if they had
+played in Python.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from agents.batched.bots import GREEDY_BOT, OTHER, RANDOM_BOT, greedy_choice, random_choice
+from skipbo_env.actions import NUM_ACTIONS
+from skipbo_env.encoding import as_action_id
+from skipbo_env.explain import why_illegal
+from skipbo_env.game import IllegalActionError
+from skipbo_env.rules import MAX_PLAYERS
+from skipbo_env.vector import pcg
+from skipbo_env.vector.jit import jit
+from skipbo_env.vector.kernels import step_game
+from skipbo_env.vector.layout import RUNNING
+from skipbo_env.vector.single import ILLEGAL, OVER, compiled_entry, hand_status, rules_config
+
+MOVES_PER_CALL = 512
+"""Room for the opponents' moves of one call; a call that fills it stops there, and the next goes on."""
+
+
+@jit
+def _bots_move(r, legal, cfg, controllers, stream_of_seat, streams, taken):
+    """The kernel bots of ``controllers`` move until another seat is to act, the hand ends or ``taken`` is full;
+    their ids go into ``taken``; returns how many."""
+    count = 0
+    while r.outcome == RUNNING and controllers[r.seat] != OTHER and count < taken.shape[0]:
+        generator = streams[stream_of_seat[r.seat]]
+        if controllers[r.seat] == GREEDY_BOT:
+            action = greedy_choice(r, legal, 0, generator)
+        else:
+            action = random_choice(legal, 0, generator)
+        step_game(r, legal, cfg, 0, action)
+        taken[count] = action
+        count += 1
+    return count
+
+
+@jit
+def _step_and_move(games, legal, config, action, obs, controllers, stream_of_seat, streams, taken, moved):
+    """The learner's ``action`` (``ILLEGAL`` and nothing changed when it is not legal), then the bots' moves."""
+    cfg = rules_config(config)
+    r = games[0]
+    if not step_game(r, legal, cfg, 0, action):
+        return ILLEGAL
+    moved[0] = _bots_move(r, legal, cfg, controllers, stream_of_seat, streams, taken)
+    return hand_status(r, cfg, obs)
+
+
+@jit
+def _move(games, legal, config, obs, controllers, stream_of_seat, streams, taken, moved):
+    cfg = rules_config(config)
+    r = games[0]
+    moved[0] = _bots_move(r, legal, cfg, controllers, stream_of_seat, streams, taken)
+    return hand_status(r, cfg, obs)
+
+
+def kernel_opponents(rules, opponents: list):
+    """A :class:`KernelOpponents` for ``opponents`` when every one is a plain ``GreedyBot`` or ``RandomBot``
+    (a subclass with its own ``act`` has no kernel twin), else ``None``."""
+    from agents.greedy import GreedyBot
+    from agents.random_bot import RandomBot
+
+    codes = {GreedyBot.act: GREEDY_BOT, RandomBot.act: RANDOM_BOT}
+    kinds = [codes.get(type(policy).act) for policy in opponents]
+    if None in kinds:
+        return None
+    return KernelOpponents(opponents, kinds)
+
+
+class KernelOpponents:
+    """The kernel twins of a ``SingleAgentEnv``'s opponents (``opponents[k]`` plays the ``k + 1``-th seat
+    to the learner's left, a code of :mod:`.bots` in ``kinds[k]``)."""
+
+    def __init__(self, opponents: list, kinds: list[int]) -> None:
+        self._bots = list({id(policy): policy for policy in opponents}.values())  # one generator each
+        index = {id(policy): i for i, policy in enumerate(self._bots)}
+        self._opponents = [(kind, index[id(policy)]) for policy, kind in zip(opponents, kinds)]
+        self._streams = np.zeros((len(self._bots), pcg.GENERATOR_WORDS), dtype=np.uint64)
+        self._controllers = np.full(MAX_PLAYERS, OTHER, dtype=np.int64)
+        self._stream_of_seat = np.zeros(MAX_PLAYERS, dtype=np.int64)
+        self._taken = np.zeros(MOVES_PER_CALL, dtype=np.int64)
+        self._moved = np.zeros(1, dtype=np.int64)
+        self._learner = 0
+        self._hand = None
+        self._step = self._move = None
+
+    def start(self, hand, learner_seat: int) -> None:
+        """A new hand (just dealt, the bots just reset): who plays which seat, each bot's generator state."""
+        n = hand.num_players
+        self._learner = learner_seat
+        self._controllers[:] = OTHER
+        for k, (kind, stream) in enumerate(self._opponents, start=1):
+            seat = (learner_seat + k) % n
+            self._controllers[seat] = kind
+            self._stream_of_seat[seat] = stream
+        for words, bot in zip(self._streams, self._bots):
+            state = bot.rng.bit_generator.state
+            words[:4] = pcg.from_numpy_state(state)
+            words[4], words[5] = state["has_uint32"], state["uinteger"]
+        if hand is not self._hand:
+            arrays = hand.kernel_arguments()
+            extra = (self._controllers, self._stream_of_seat, self._streams, self._taken, self._moved)
+            self._step = compiled_entry(_step_and_move, *arrays[:3], 0, arrays[3], *extra)
+            self._move = compiled_entry(_move, *arrays, *extra)
+            self._hand = hand
+
+    def play(self, hand, action) -> int:
+        """The learner's ``action``, then the opponents up to its next turn; the new status. An illegal
+        ``action`` raises :class:`IllegalActionError` with the rules engine's reason (the hand unchanged)."""
+        if type(action) is not int:
+            action = as_action_id(action)
+        games, legal, config, obs = hand.kernel_arguments()
+        status = self._step(games, legal, config, action if 0 <= action < NUM_ACTIONS else ILLEGAL, obs,
+                            self._controllers, self._stream_of_seat, self._streams, self._taken, self._moved)
+        if status == ILLEGAL:
+            raise IllegalActionError(why_illegal(hand.game(), action))
+        hand.took([action, *self._taken[:self._moved[0]].tolist()], status)
+        return self._went_on(hand, status)
+
+    def play_opponents(self, hand) -> int:
+        """The opponents' moves up to the learner's turn (at the start of a hand); the new status."""
+        status = self._move(*hand.kernel_arguments(), self._controllers, self._stream_of_seat, self._streams,
+                            self._taken, self._moved)
+        hand.took(self._taken[:self._moved[0]].tolist(), status)
+        return self._went_on(hand, status)
+
+    def _went_on(self, hand, status: int) -> int:
+        if status < OVER and status != self._learner:  # the moves filled the room of one call
+            return self.play_opponents(hand)
+        if status >= OVER:
+            self._return_generators()
+        return status
+
+    def _return_generators(self) -> None:
+        """Each bot's generator set to the state its kernel twin reached."""
+        for words, bot in zip(self._streams, self._bots):
+            bot.rng.bit_generator.state = pcg.to_numpy_state(words[:4], words[4], words[5])
