@@ -24,46 +24,42 @@ from skipbo_env.vector import pcg
 from skipbo_env.vector.jit import jit
 from skipbo_env.vector.kernels import step_game
 from skipbo_env.vector.layout import RUNNING
-from skipbo_env.vector.single import ILLEGAL, OVER, compiled_entry, hand_status, rules_config
+from skipbo_env.vector.single import ILLEGAL, OVER, compiled_entry, hand_row, hand_status, rules_config
 
+NO_ACTION = -2
+"""The learner's action of a call that only lets the bots move (the start of a hand, or going on)."""
 MOVES_PER_CALL = 512
 """Room for the opponents' moves of one call; a call that fills it stops there, and the next goes on."""
 
 
 @jit
-def _bots_move(r, legal, cfg, controllers, stream_of_seat, streams, taken):
+def _bots_move(r, legal, cfg, g, controllers, stream_of_seat, streams, taken):
     """The kernel bots of ``controllers`` move until another seat is to act, the hand ends or ``taken`` is full;
     their ids go into ``taken``; returns how many."""
     count = 0
     while r.outcome == RUNNING and controllers[r.seat] != OTHER and count < taken.shape[0]:
         generator = streams[stream_of_seat[r.seat]]
         if controllers[r.seat] == GREEDY_BOT:
-            action = greedy_choice(r, legal, 0, generator)
+            action = greedy_choice(r, legal, g, generator)
         else:
-            action = random_choice(legal, 0, generator)
-        step_game(r, legal, cfg, 0, action)
+            action = random_choice(legal, g, generator)
+        step_game(r, legal, cfg, g, action)
         taken[count] = action
         count += 1
     return count
 
 
 @jit
-def _step_and_move(games, legal, config, action, obs, controllers, stream_of_seat, streams, taken, moved):
-    """The learner's ``action`` (``ILLEGAL`` and nothing changed when it is not legal), then the bots' moves."""
+def _step_and_move(games, legal, config, scale, action, obs, controllers, stream_of_seat, streams, taken, moved):
+    """The learner's ``action`` (``ILLEGAL`` and nothing changed when it is not legal; ``NO_ACTION``: none),
+    then the bots' moves; returns the status."""
     cfg = rules_config(config)
-    r = games[0]
-    if not step_game(r, legal, cfg, 0, action):
+    g = hand_row(games)
+    r = games[g]
+    if action != NO_ACTION and not step_game(r, legal, cfg, g, action):
         return ILLEGAL
-    moved[0] = _bots_move(r, legal, cfg, controllers, stream_of_seat, streams, taken)
-    return hand_status(r, cfg, obs)
-
-
-@jit
-def _move(games, legal, config, obs, controllers, stream_of_seat, streams, taken, moved):
-    cfg = rules_config(config)
-    r = games[0]
-    moved[0] = _bots_move(r, legal, cfg, controllers, stream_of_seat, streams, taken)
-    return hand_status(r, cfg, obs)
+    moved[0] = _bots_move(r, legal, cfg, g, controllers, stream_of_seat, streams, taken)
+    return hand_status(r, cfg, scale, obs, g)
 
 
 def kernel_opponents(rules, opponents: list):
@@ -94,7 +90,7 @@ class KernelOpponents:
         self._moved = np.zeros(1, dtype=np.int64)
         self._learner = 0
         self._hand = None
-        self._step = self._move = None
+        self._step = None
 
     def start(self, hand, learner_seat: int) -> None:
         """A new hand (just dealt, the bots just reset): who plays which seat, each bot's generator state."""
@@ -112,8 +108,7 @@ class KernelOpponents:
         if hand is not self._hand:
             arrays = hand.kernel_arguments()
             extra = (self._controllers, self._stream_of_seat, self._streams, self._taken, self._moved)
-            self._step = compiled_entry(_step_and_move, *arrays[:3], 0, arrays[3], *extra)
-            self._move = compiled_entry(_move, *arrays, *extra)
+            self._step = compiled_entry(_step_and_move, *arrays[:4], 0, arrays[4], *extra)
             self._hand = hand
 
     def play(self, hand, action) -> int:
@@ -121,8 +116,8 @@ class KernelOpponents:
         ``action`` raises :class:`IllegalActionError` with the rules engine's reason (the hand unchanged)."""
         if type(action) is not int:
             action = as_action_id(action)
-        games, legal, config, obs = hand.kernel_arguments()
-        status = self._step(games, legal, config, action if 0 <= action < NUM_ACTIONS else ILLEGAL, obs,
+        games, legal, config, scale, obs = hand.kernel_arguments()
+        status = self._step(games, legal, config, scale, action if 0 <= action < NUM_ACTIONS else ILLEGAL, obs,
                             self._controllers, self._stream_of_seat, self._streams, self._taken, self._moved)
         if status == ILLEGAL:
             raise IllegalActionError(why_illegal(hand.game(), action))
@@ -131,8 +126,9 @@ class KernelOpponents:
 
     def play_opponents(self, hand) -> int:
         """The opponents' moves up to the learner's turn (at the start of a hand); the new status."""
-        status = self._move(*hand.kernel_arguments(), self._controllers, self._stream_of_seat, self._streams,
-                            self._taken, self._moved)
+        games, legal, config, scale, obs = hand.kernel_arguments()
+        status = self._step(games, legal, config, scale, NO_ACTION, obs, self._controllers, self._stream_of_seat,
+                            self._streams, self._taken, self._moved)
         hand.took(self._taken[:self._moved[0]].tolist(), status)
         return self._went_on(hand, status)
 

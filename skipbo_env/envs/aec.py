@@ -114,12 +114,16 @@ exactly). Other option keys are ignored.
 `OrderEnforcingWrapper`, as subclasses (`isinstance` holds) that read the attributes an AEC loop
 reads at every step (`agent_selection`, `terminations`, `rewards`, ...) from `raw_env` directly
 instead of through three `__getattr__` levels; their checks and their answers are PettingZoo's.
-`step` with a legal int id and `observe` take a direct path through them, one call shorter, that does
-what PettingZoo's code does in that case; every other call (numpy ids, illegal ids, dead steps,
-calls before `reset`) is PettingZoo's own. Observations come from a
-`skipbo_env.encoding.ObservationCache` per environment, which writes only what the last action
-changed (the vectors are new arrays, bit for bit `encode_observation`); the mask and `step`'s
-check read the one byte mask the engine computes per position (`Game.legal_mask`).
+`step` with a legal int id, `observe`, `last` and the `agent_iter` loop take a direct path through them
+that does what PettingZoo's code does in that case; every other call (numpy ids, illegal ids, dead
+steps, calls before `reset`) is PettingZoo's own. The hand is a
+`skipbo_env.vector.single.CompiledHand`: the batched engine's kernels at batch one, so one `step`
+is one compiled call that takes the action, computes the new mask and writes the new seat to act's
+observation (bit for bit `encode_observation`, tested against the rules engine after every action);
+`observe` hands out new arrays. `raw_env.game` is the hand as a rules-engine `Game` (same position,
+generator and record), built when read and kept until the next action; it is a copy, so stepping it
+does not step the environment. The first environment of a fresh install compiles the kernels once
+(numba's on-disk cache keeps them).
 `benchmarks/env_speed.py` measures both, side by side with RLCard's UNO.
 
 ### Version History

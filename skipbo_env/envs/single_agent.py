@@ -33,6 +33,15 @@ reward is the team's). A policy with ``reset(seed)`` is reset at the start of ev
 seed drawn from the environment's generator. An opponent that returns an illegal id raises
 ``IllegalActionError`` naming the seat.
 
+Opponents whose class offers ``compiled_opponents(rules, opponents)`` (the same function for every
+opponent; it returns a player or ``None``) are played by what it returns: an object with
+``start(hand, learner_seat)`` (after each deal and the opponents' resets), ``play(hand, action)``
+(the learner's action and every opponent move up to its next turn, raising ``IllegalActionError``
+for an illegal learner action with the hand unchanged) and ``play_opponents(hand)``, each on the
+environment's :class:`~skipbo_env.vector.single.CompiledHand`. ``agents``' ``GreedyBot`` and
+``RandomBot`` offer their kernel twins so (:mod:`agents.batched.table`): the same moves, draw for
+draw, in one compiled call per learner step. Any other opponent is asked ``act`` in Python.
+
 ## Rewards
 The learner's, paid when the hand ends: ``reward="win"`` +1 for a win (its team's, in a
 partners game), -1 for a loss, 0 for a drawn or truncated hand; ``reward="score"`` the hand's

@@ -9,8 +9,10 @@ ended) and the actions taken, from which :meth:`CompiledHand.game` builds a rule
 :class:`~skipbo_env.game.Game` (same position, generator and record) when someone asks for one.
 
 The kernels take the rules as an int64 array (a tuple argument costs numba a type check per
-field at every call) and read the observation layout as compiled-in constants
-(:mod:`skipbo_env.encoding` is one of ``jit.KERNEL_SOURCES``, so a change of it recompiles them).
+field at every call) and read the observation's offsets as compiled-in constants
+(:mod:`skipbo_env.encoding` is one of ``jit.KERNEL_SOURCES``, so a change of it recompiles them); its
+scales come as an argument, an array of the type ``VectorGame`` passes, so that both share one
+compiled ``encode_observation``.
 A hand calls each kernel through its compiled entry point for the hand's own argument types
 (:func:`compiled_entry`): a numba dispatcher spends about 0.35 us per call matching the arguments' types
 against its compiled signatures, as much as a whole step of the rules.
@@ -27,6 +29,7 @@ from skipbo_env.explain import why_illegal
 from skipbo_env.game import Game, IllegalActionError
 from skipbo_env.rules import Rules
 from skipbo_env.vector import observe
+from skipbo_env.vector.observe import SCALE
 from skipbo_env.vector.engine import record_state, write_game
 from skipbo_env.vector.jit import jit
 from skipbo_env.vector.kernels import compute_legal, deal_game, points_of_rows, step_game
@@ -41,8 +44,13 @@ NO_HAND = OVER + RUNNING
 """The status before the first deal."""
 
 _OFFSETS = observe.offsets()
-_SCALE = observe.SCALE
-_TO_ACT, _SCRATCH = 0, 1  # the rows of CompiledHand.obs: the seat to act's vector, any other seat's
+
+
+@jit
+def hand_row(games):
+    """0, the row of the hand in its batch of one, as a plain int64 (like a ``VectorGame``'s rows, so that the
+    kernels it is passed to are the ones ``VectorGame`` compiled: a literal 0 would compile them again)."""
+    return games.shape[0] - 1
 
 
 @jit
@@ -53,42 +61,36 @@ def rules_config(values):
 
 
 @jit
-def hand_status(r, cfg, obs):
-    """The seat to act, its vector written into ``obs[_TO_ACT]``; or ``OVER`` + the outcome."""
+def hand_status(r, cfg, scale, obs, g):
+    """The seat to act, its vector written into ``obs[g]`` (``g``: the hand's row); or ``OVER`` + the outcome."""
     if r.outcome != RUNNING:
         return OVER + r.outcome
-    observe.encode_observation(r, cfg, _OFFSETS, _SCALE, r.seat, obs, _TO_ACT)
+    observe.encode_observation(r, cfg, _OFFSETS, scale, r.seat, obs, g)
     return r.seat
 
 
+_STEP, _DEAL, _REFRESH, _ENCODE = range(4)
+"""What a call of :func:`_play` does (one kernel for all four: each compiled kernel costs seconds to build)."""
+
+
 @jit
-def _step(games, legal, config, action, obs):
+def _play(games, legal, config, scale, what, value, obs):
+    """``_STEP``: take action ``value``; ``_DEAL``: deal with seed ``value``; ``_REFRESH``: the mask of a
+    loaded record; each returns the status. ``_ENCODE``: seat ``value``'s vector into ``obs[1]``."""
     cfg = rules_config(config)
-    r = games[0]
-    if not step_game(r, legal, cfg, 0, action):
-        return ILLEGAL
-    return hand_status(r, cfg, obs)
-
-
-@jit
-def _deal(games, legal, config, seed, obs):
-    cfg = rules_config(config)
-    r = games[0]
-    deal_game(r, legal, cfg, 0, seed)
-    return hand_status(r, cfg, obs)
-
-
-@jit
-def _refresh(games, legal, config, obs):
-    cfg = rules_config(config)
-    r = games[0]
-    compute_legal(r, legal, cfg, 0)
-    return hand_status(r, cfg, obs)
-
-
-@jit
-def _encode(games, config, seat, obs):
-    observe.encode_observation(games[0], rules_config(config), _OFFSETS, _SCALE, seat, obs, _SCRATCH)
+    g = hand_row(games)
+    r = games[g]
+    if what == _ENCODE:
+        observe.encode_observation(r, cfg, _OFFSETS, scale, value, obs, g + 1)
+        return 0
+    if what == _STEP:
+        if not step_game(r, legal, cfg, g, value):
+            return ILLEGAL
+    elif what == _DEAL:
+        deal_game(r, legal, cfg, g, value)
+    else:
+        compute_legal(r, legal, cfg, g)
+    return hand_status(r, cfg, scale, obs, g)
 
 
 def compiled_entry(kernel, *args):
@@ -110,9 +112,8 @@ class CompiledHand:
     """
 
     __slots__ = ("rules", "num_players", "status", "_cfg", "_config", "_games", "_legal", "_obs", "_mask",
-                 "_to_act", "_seed", "_start", "_actions", "_game", "_stock_of_seat", "_step", "_deal", "_refresh",
-                 "_encode")
-    _DERIVED = ("_mask", "_to_act", "_step", "_deal", "_refresh", "_encode")
+                 "_to_act", "_seed", "_start", "_actions", "_game", "_stock_of_seat", "_play")
+    _DERIVED = ("_mask", "_to_act", "_play")
     """What :meth:`__setstate__` makes again (views and compiled entry points, which do not pickle)."""
 
     def __init__(self, rules: Rules) -> None:
@@ -122,7 +123,7 @@ class CompiledHand:
         self._config = np.array(self._cfg, dtype=np.int64)
         self._games = np.zeros(1, dtype=game_dtype(rules.decks))
         self._legal = np.zeros((1, NUM_ACTIONS), dtype=np.bool_)
-        self._obs = np.zeros((2, OBS_SIZE), dtype=np.float32)  # absent seats' entries stay zero
+        self._obs = np.zeros((2, OBS_SIZE), dtype=np.float32)  # the seat to act's vector, another's; absent seats stay 0
         self._stock_of_seat = [rules.team_of(seat) if rules.team_stock == "shared" else seat
                                for seat in range(rules.num_players)]
         self._views()
@@ -133,14 +134,10 @@ class CompiledHand:
         self._game: Game | None = None
 
     def _views(self) -> None:
-        """The mask as int8 and the seat to act's vector, views of the kernels' arrays; the kernels' entry points."""
+        """The mask as int8 and the seat to act's vector, views of the kernels' arrays; the kernel's entry point."""
         self._mask = self._legal.view(np.int8)[0]
-        self._to_act = self._obs[_TO_ACT]
-        games, legal, config, obs = self._games, self._legal, self._config, self._obs
-        self._step = compiled_entry(_step, games, legal, config, 0, obs)
-        self._deal = compiled_entry(_deal, games, legal, config, 0, obs)
-        self._refresh = compiled_entry(_refresh, games, legal, config, obs)
-        self._encode = compiled_entry(_encode, games, config, 0, obs)
+        self._to_act = self._obs[0]
+        self._play = compiled_entry(_play, self._games, self._legal, self._config, SCALE, _STEP, 0, self._obs)
 
     def __getstate__(self) -> dict:
         return {name: getattr(self, name) for name in self.__slots__ if name not in self._DERIVED}
@@ -154,7 +151,7 @@ class CompiledHand:
     def deal(self, seed: int) -> int:
         """``Game.new(rules, seed=seed)``, dealt by the kernels; returns the status."""
         self._seed, self._start, self._actions, self._game = seed, None, [], None
-        self.status = self._deal(self._games, self._legal, self._config, seed, self._obs)
+        self.status = self._play(self._games, self._legal, self._config, SCALE, _DEAL, seed, self._obs)
         return self.status
 
     def load(self, game: Game) -> int:
@@ -162,7 +159,7 @@ class CompiledHand:
         write_game(self._games[0], self.rules, self._cfg, game)
         record = game.record()
         self._seed, self._start, self._actions, self._game = record["seed"], record.get("start"), record["actions"], None
-        self.status = self._refresh(self._games, self._legal, self._config, self._obs)
+        self.status = self._play(self._games, self._legal, self._config, SCALE, _REFRESH, 0, self._obs)
         return self.status
 
     # ------------------------------------------------------------------ playing
@@ -171,8 +168,8 @@ class CompiledHand:
         (the hand unchanged) for an id that is not legal or not an id (:func:`~skipbo_env.encoding.as_action_id`)."""
         if type(action) is not int:
             action = as_action_id(action)
-        status = self._step(self._games, self._legal, self._config, action if 0 <= action < NUM_ACTIONS else ILLEGAL,
-                            self._obs)
+        status = self._play(self._games, self._legal, self._config, SCALE, _STEP,
+                            action if 0 <= action < NUM_ACTIONS else ILLEGAL, self._obs)
         if status == ILLEGAL:
             raise IllegalActionError(why_illegal(self.game(), action))
         self._actions.append(action)
@@ -180,10 +177,10 @@ class CompiledHand:
         return status
 
     def kernel_arguments(self) -> tuple:
-        """``(games, legal, config, obs)``: the arrays a kernel that plays this hand takes (the batch of one,
-        the mask, the rules as :func:`rules_config` reads them, the observations); it must end as :func:`hand_status`
-        does, and its caller reports what it did with :meth:`took`."""
-        return self._games, self._legal, self._config, self._obs
+        """``(games, legal, config, scale, obs)``: the arrays a kernel that plays this hand takes (the batch of
+        one, the mask, the rules as :func:`rules_config` reads them, the observation's scales, the observations);
+        it must end as :func:`hand_status` does, and its caller reports what it did with :meth:`took`."""
+        return self._games, self._legal, self._config, SCALE, self._obs
 
     def took(self, actions: list[int], status: int) -> int:
         """Record the legal ``actions`` a kernel took in this hand (in order) and the status it returned."""
@@ -216,8 +213,8 @@ class CompiledHand:
             raise RuntimeError("no hand has been dealt yet: call reset() first")
         if isinstance(seat, bool) or not isinstance(seat, (int, np.integer)) or not 0 <= seat < self.num_players:
             raise ValueError(f"seat={seat!r} is not a seat of this game: use 0 to {self.num_players - 1}")
-        self._encode(self._games, self._config, int(seat), self._obs)
-        return self._obs[_SCRATCH].copy()
+        self._play(self._games, self._legal, self._config, SCALE, _ENCODE, int(seat), self._obs)
+        return self._obs[1].copy()
 
     # ------------------------------------------------------------------ the position
     @property
