@@ -240,9 +240,11 @@ class CompiledHand:
 
     def points(self) -> tuple[int, ...]:
         """``Game.points()``: this hand's points per seat; only the winners score."""
+        winners = self.winners
+        if not winners:
+            return (0,) * self.num_players
         score = np.zeros(1, dtype=np.int64)
         points_of_rows(self._games, self._cfg, np.zeros(1, dtype=np.int64), score)
-        winners = self.winners
         return tuple(int(score[0]) if seat in winners else 0 for seat in range(self.num_players))
 
     def stock_left(self) -> list[int]:
