@@ -28,15 +28,16 @@ from skipbo_env.vector.single import ILLEGAL, OVER, compiled_entry, hand_row, ha
 
 NO_ACTION = -2
 """The learner's action of a call that only lets the bots move (the start of a hand, or going on)."""
+MOVED = 16
+"""The kernel's return value is the status plus ``MOVED`` times the count of ids it took (statuses are below 16)."""
 MOVES_PER_CALL = 512
 """Room for the opponents' moves of one call; a call that fills it stops there, and the next goes on."""
 
 
 @jit
-def _bots_move(r, legal, cfg, g, controllers, stream_of_seat, streams, taken):
+def _bots_move(r, legal, cfg, g, controllers, stream_of_seat, streams, taken, count):
     """The kernel bots of ``controllers`` move until another seat is to act, the hand ends or ``taken`` is full;
-    their ids go into ``taken``; returns how many."""
-    count = 0
+    their ids go into ``taken`` from ``count`` on; returns how many ids ``taken`` then holds."""
     while r.outcome == RUNNING and controllers[r.seat] != OTHER and count < taken.shape[0]:
         generator = streams[stream_of_seat[r.seat]]
         if controllers[r.seat] == GREEDY_BOT:
@@ -50,16 +51,20 @@ def _bots_move(r, legal, cfg, g, controllers, stream_of_seat, streams, taken):
 
 
 @jit
-def _step_and_move(games, legal, config, scale, action, obs, controllers, stream_of_seat, streams, taken, moved):
+def _step_and_move(games, legal, config, scale, action, obs, controllers, stream_of_seat, streams, taken):
     """The learner's ``action`` (``ILLEGAL`` and nothing changed when it is not legal; ``NO_ACTION``: none),
-    then the bots' moves; returns the status."""
+    then the bots' moves; every id taken goes into ``taken``. Returns the status plus ``MOVED`` times their count."""
     cfg = rules_config(config)
     g = hand_row(games)
     r = games[g]
-    if action != NO_ACTION and not step_game(r, legal, cfg, g, action):
-        return ILLEGAL
-    moved[0] = _bots_move(r, legal, cfg, g, controllers, stream_of_seat, streams, taken)
-    return hand_status(r, cfg, scale, obs, g)
+    count = 0
+    if action != NO_ACTION:
+        if not step_game(r, legal, cfg, g, action):
+            return ILLEGAL
+        taken[0] = action
+        count = 1
+    count = _bots_move(r, legal, cfg, g, controllers, stream_of_seat, streams, taken, count)
+    return hand_status(r, cfg, scale, obs, g) + MOVED * count
 
 
 def kernel_opponents(rules, opponents: list):
@@ -87,7 +92,6 @@ class KernelOpponents:
         self._controllers = np.full(MAX_PLAYERS, OTHER, dtype=np.int64)
         self._stream_of_seat = np.zeros(MAX_PLAYERS, dtype=np.int64)
         self._taken = np.zeros(MOVES_PER_CALL, dtype=np.int64)
-        self._moved = np.zeros(1, dtype=np.int64)
         self._learner = 0
         self._hand = None
         self._step = None
@@ -107,7 +111,7 @@ class KernelOpponents:
             words[4], words[5] = state["has_uint32"], state["uinteger"]
         if hand is not self._hand:
             arrays = hand.kernel_arguments()
-            extra = (self._controllers, self._stream_of_seat, self._streams, self._taken, self._moved)
+            extra = (self._controllers, self._stream_of_seat, self._streams, self._taken)
             self._step = compiled_entry(_step_and_move, *arrays[:4], 0, arrays[4], *extra)
             self._hand = hand
 
@@ -117,23 +121,23 @@ class KernelOpponents:
         if type(action) is not int:
             action = as_action_id(action)
         games, legal, config, scale, obs = hand.kernel_arguments()
-        status = self._step(games, legal, config, scale, action if 0 <= action < NUM_ACTIONS else ILLEGAL, obs,
-                            self._controllers, self._stream_of_seat, self._streams, self._taken, self._moved)
-        if status == ILLEGAL:
+        result = self._step(games, legal, config, scale, action if 0 <= action < NUM_ACTIONS else ILLEGAL, obs,
+                            self._controllers, self._stream_of_seat, self._streams, self._taken)
+        if result == ILLEGAL:
             raise IllegalActionError(why_illegal(hand.game(), action))
-        hand.took([action, *self._taken[:self._moved[0]].tolist()], status)
-        return self._went_on(hand, status)
+        return self._went_on(hand, result)
 
     def play_opponents(self, hand) -> int:
         """The opponents' moves up to the learner's turn (at the start of a hand); the new status."""
         games, legal, config, scale, obs = hand.kernel_arguments()
-        status = self._step(games, legal, config, scale, NO_ACTION, obs, self._controllers, self._stream_of_seat,
-                            self._streams, self._taken, self._moved)
-        hand.took(self._taken[:self._moved[0]].tolist(), status)
-        return self._went_on(hand, status)
+        result = self._step(games, legal, config, scale, NO_ACTION, obs, self._controllers, self._stream_of_seat,
+                            self._streams, self._taken)
+        return self._went_on(hand, result)
 
-    def _went_on(self, hand, status: int) -> int:
-        if status < OVER and status != self._learner:  # the moves filled the room of one call
+    def _went_on(self, hand, result: int) -> int:
+        """Record what a call took; go on while an opponent is to act (the call filled its room)."""
+        status = hand.took(self._taken[:result // MOVED].tolist(), result % MOVED)
+        if status < OVER and status != self._learner:
             return self.play_opponents(hand)
         if status >= OVER:
             self._return_generators()

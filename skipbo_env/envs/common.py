@@ -69,9 +69,9 @@ def hand_info(game, seat: int) -> dict:
     ``num_players`` bools, ``winners[s]`` whether seat ``s`` won (in the AEC environment seat ``s``
     is agent ``possible_agents[s]``), all False until the end.
     """
-    winners = tuple(s in game.winners for s in range(game.num_players))
     if game.outcome is None:
-        return {"outcome": NOT_OVER, "won": False, "points": 0, "winners": winners}
+        return {"outcome": NOT_OVER, "won": False, "points": 0, "winners": (False,) * game.num_players}
+    winners = tuple(s in game.winners for s in range(game.num_players))
     return {"outcome": game.outcome, "won": winners[seat], "points": int(game.points()[seat]), "winners": winners}
 
 

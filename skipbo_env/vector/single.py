@@ -112,7 +112,7 @@ class CompiledHand:
     """
 
     __slots__ = ("rules", "num_players", "status", "_cfg", "_config", "_games", "_legal", "_obs", "_mask",
-                 "_to_act", "_seed", "_start", "_actions", "_game", "_stock_of_seat", "_play")
+                 "_to_act", "_seed", "_start", "_actions", "_game", "_stock_of_seat", "_play", "_points")
     _DERIVED = ("_mask", "_to_act", "_play")
     """What :meth:`__setstate__` makes again (views and compiled entry points, which do not pickle)."""
 
@@ -132,6 +132,7 @@ class CompiledHand:
         self._start: dict | None = None
         self._actions: list[int] = []
         self._game: Game | None = None
+        self._points: tuple | None = None  # (the status they were worked out at, the points)
 
     def _views(self) -> None:
         """The mask as int8 and the seat to act's vector, views of the kernels' arrays; the kernel's entry point."""
@@ -150,7 +151,7 @@ class CompiledHand:
     # ------------------------------------------------------------------ starting a hand
     def deal(self, seed: int) -> int:
         """``Game.new(rules, seed=seed)``, dealt by the kernels; returns the status."""
-        self._seed, self._start, self._actions, self._game = seed, None, [], None
+        self._seed, self._start, self._actions, self._game, self._points = seed, None, [], None, None
         self.status = self._play(self._games, self._legal, self._config, SCALE, _DEAL, seed, self._obs)
         return self.status
 
@@ -158,7 +159,8 @@ class CompiledHand:
         """A copy of the rules-engine hand ``game`` (its record and generator included); returns the status."""
         write_game(self._games[0], self.rules, self._cfg, game)
         record = game.record()
-        self._seed, self._start, self._actions, self._game = record["seed"], record.get("start"), record["actions"], None
+        self._seed, self._start, self._actions = record["seed"], record.get("start"), record["actions"]
+        self._game = self._points = None
         self.status = self._play(self._games, self._legal, self._config, SCALE, _REFRESH, 0, self._obs)
         return self.status
 
@@ -239,13 +241,14 @@ class CompiledHand:
         return tuple(np.flatnonzero(self._games["winners"][0, :self.num_players]).tolist())
 
     def points(self) -> tuple[int, ...]:
-        """``Game.points()``: this hand's points per seat; only the winners score."""
-        winners = self.winners
-        if not winners:
-            return (0,) * self.num_players
-        score = np.zeros(1, dtype=np.int64)
-        points_of_rows(self._games, self._cfg, np.zeros(1, dtype=np.int64), score)
-        return tuple(int(score[0]) if seat in winners else 0 for seat in range(self.num_players))
+        """``Game.points()``: this hand's points per seat; only the winners score (worked out once per hand)."""
+        if self._points is None or self._points[0] != self.status:
+            winners = self.winners
+            score = np.zeros(1, dtype=np.int64)
+            if winners:
+                points_of_rows(self._games, self._cfg, np.zeros(1, dtype=np.int64), score)
+            self._points = self.status, tuple(int(score[0]) if seat in winners else 0 for seat in range(self.num_players))
+        return self._points[1]
 
     def stock_left(self) -> list[int]:
         """``len(game.stocks[seat])`` for every seat: the cards left in the stockpile it plays from."""
