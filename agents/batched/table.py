@@ -94,6 +94,7 @@ class KernelOpponents:
         self._taken = np.zeros(MOVES_PER_CALL, dtype=np.int64)
         self._learner = 0
         self._hand = None
+        self._arguments: tuple = ()  # the hand's kernel_arguments()
         self._step = None
 
     def start(self, hand, learner_seat: int) -> None:
@@ -110,7 +111,7 @@ class KernelOpponents:
             words[:4] = pcg.from_numpy_state(state)
             words[4], words[5] = state["has_uint32"], state["uinteger"]
         if hand is not self._hand:
-            arrays = hand.kernel_arguments()
+            self._arguments = arrays = hand.kernel_arguments()
             extra = (self._controllers, self._stream_of_seat, self._streams, self._taken)
             self._step = compiled_entry(_step_and_move, *arrays[:4], 0, arrays[4], *extra)
             self._hand = hand
@@ -120,7 +121,7 @@ class KernelOpponents:
         ``action`` raises :class:`IllegalActionError` with the rules engine's reason (the hand unchanged)."""
         if type(action) is not int:
             action = as_action_id(action)
-        games, legal, config, scale, obs = hand.kernel_arguments()
+        games, legal, config, scale, obs = self._arguments
         result = self._step(games, legal, config, scale, action if 0 <= action < NUM_ACTIONS else ILLEGAL, obs,
                             self._controllers, self._stream_of_seat, self._streams, self._taken)
         if result == ILLEGAL:
@@ -129,7 +130,7 @@ class KernelOpponents:
 
     def play_opponents(self, hand) -> int:
         """The opponents' moves up to the learner's turn (at the start of a hand); the new status."""
-        games, legal, config, scale, obs = hand.kernel_arguments()
+        games, legal, config, scale, obs = self._arguments
         result = self._step(games, legal, config, scale, NO_ACTION, obs, self._controllers, self._stream_of_seat,
                             self._streams, self._taken)
         return self._went_on(hand, result)

@@ -226,7 +226,8 @@ class SingleAgentEnv(gymnasium.Env):
             self.render()
         outcome = hand.outcome
         reward = 0.0 if outcome is None else hand_rewards(hand, self.reward_mode)[self.seat]
-        reward += self._shaped_step()
+        if self.shaping != "none":
+            reward += self._shaped_step()
         return self._observation(), reward, outcome == "win" or outcome == "draw", outcome == "truncated", self._info()
 
     def _illegal_step_result(self):
@@ -267,10 +268,8 @@ class SingleAgentEnv(gymnasium.Env):
 
     def _info(self) -> dict:
         """The same keys, types and shapes at every step (``hand_info``: outcome ``""`` until the end)."""
-        info = {"seat": self.seat, "action_mask": self._learner_mask(),
-                "illegal_action": self._ended_by_illegal_action}
-        info.update(hand_info(self._hand, self.seat))
-        return info
+        return {"seat": self.seat, "action_mask": self._learner_mask(), "illegal_action": self._ended_by_illegal_action,
+                **hand_info(self._hand, self.seat)}
 
     # ------------------------------------------------------------------ helpers for learners
     def action_masks(self) -> np.ndarray:
