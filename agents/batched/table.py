@@ -117,8 +117,9 @@ class KernelOpponents:
             self._hand = hand
 
     def play(self, hand, action) -> int:
-        """The learner's ``action``, then the opponents up to its next turn; the new status. An illegal
-        ``action`` raises :class:`IllegalActionError` with the rules engine's reason (the hand unchanged)."""
+        """The learner's ``action``, then the opponents up to its next turn, in the hand of the last :meth:`start`;
+        the new status. An illegal ``action`` raises :class:`IllegalActionError` with the rules engine's reason
+        (the hand unchanged)."""
         if type(action) is not int:
             action = as_action_id(action)
         games, legal, config, scale, obs = self._arguments
@@ -138,10 +139,9 @@ class KernelOpponents:
     def _went_on(self, hand, result: int) -> int:
         """Record what a call took; go on while an opponent is to act (the call filled its room)."""
         status = hand.took(self._taken[:result // MOVED].tolist(), result % MOVED)
-        if status < OVER and status != self._learner:
-            return self.play_opponents(hand)
-        if status >= OVER:
-            self._return_generators()
+        if status < OVER:
+            return status if status == self._learner else self.play_opponents(hand)
+        self._return_generators()
         return status
 
     def _return_generators(self) -> None:
