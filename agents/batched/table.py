@@ -111,10 +111,21 @@ class KernelOpponents:
             words[:4] = pcg.from_numpy_state(state)
             words[4], words[5] = state["has_uint32"], state["uinteger"]
         if hand is not self._hand:
-            self._arguments = arrays = hand.kernel_arguments()
-            extra = (self._controllers, self._stream_of_seat, self._streams, self._taken)
-            self._step = compiled_entry(_step_and_move, *arrays[:4], 0, arrays[4], *extra)
-            self._hand = hand
+            self._hand, self._arguments = hand, hand.kernel_arguments()
+            self._step = self._entry()
+
+    def _entry(self):
+        """The kernel's entry point for the hand's arrays and these bots' (see ``compiled_entry``)."""
+        games, legal, config, scale, obs = self._arguments
+        return compiled_entry(_step_and_move, games, legal, config, scale, 0, obs, self._controllers,
+                              self._stream_of_seat, self._streams, self._taken)
+
+    def __getstate__(self) -> dict:
+        return {name: value for name, value in self.__dict__.items() if name != "_step"}
+
+    def __setstate__(self, state: dict) -> None:
+        self.__dict__.update(state)
+        self._step = self._entry() if self._arguments else None
 
     def play(self, hand, action) -> int:
         """The learner's ``action``, then the opponents up to its next turn, in the hand of the last :meth:`start`;

@@ -296,7 +296,8 @@ class OrderEnforcingWrapper(DirectAttributes, wrappers.OrderEnforcingWrapper):
         agent = env.agent_selection
         assert agent is not None
         observation = self._guard.observe(agent) if observe else None
-        return observation, env._cumulative_rewards[agent], env.terminations[agent], env.truncations[agent], env.infos[agent]
+        return (observation, env._cumulative_rewards[agent], env.terminations[agent], env.truncations[agent],
+                env.infos[agent])
 
     def agent_iter(self, max_iter: int = 2**63) -> wrappers.order_enforcing.AECOrderEnforcingIterable:
         if not self._has_reset:

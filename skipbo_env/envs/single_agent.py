@@ -175,7 +175,7 @@ class SingleAgentEnv(gymnasium.Env):
 
     @property
     def actions_taken(self) -> int:
-        """How many actions the hand has taken so far, every seat's (``game.actions_taken``, without building the game)."""
+        """How many actions the hand has taken so far, every seat's (``game.actions_taken`` without building a game)."""
         return self._hand.actions_taken
 
     # ------------------------------------------------------------------ episode

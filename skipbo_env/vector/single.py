@@ -123,7 +123,7 @@ class CompiledHand:
         self._config = np.array(self._cfg, dtype=np.int64)
         self._games = np.zeros(1, dtype=game_dtype(rules.decks))
         self._legal = np.zeros((1, NUM_ACTIONS), dtype=np.bool_)
-        self._obs = np.zeros((2, OBS_SIZE), dtype=np.float32)  # the seat to act's vector, another's; absent seats stay 0
+        self._obs = np.zeros((2, OBS_SIZE), dtype=np.float32)  # the seat to act's vector, another's (absent seats: 0)
         self._stock_of_seat = [rules.team_of(seat) if rules.team_stock == "shared" else seat
                                for seat in range(rules.num_players)]
         self._views()
@@ -247,7 +247,8 @@ class CompiledHand:
             score = np.zeros(1, dtype=np.int64)
             if winners:
                 points_of_rows(self._games, self._cfg, np.zeros(1, dtype=np.int64), score)
-            self._points = self.status, tuple(int(score[0]) if seat in winners else 0 for seat in range(self.num_players))
+            points = tuple(int(score[0]) if seat in winners else 0 for seat in range(self.num_players))
+            self._points = self.status, points
         return self._points[1]
 
     def stock_left(self) -> list[int]:

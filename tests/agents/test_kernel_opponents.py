@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import pickle
+
 import numpy as np
 import pytest
 
@@ -94,3 +96,20 @@ def test_an_illegal_learner_action_leaves_the_kernel_played_hand_as_it_was():
     with pytest.raises(IllegalActionError, match="end turn"):
         environment.step(END_TURN)
     assert environment.game.to_dict() == before
+
+
+def test_an_environment_pickled_in_mid_hand_plays_on_as_the_original():
+    environment = SingleAgentEnv(opponents=GreedyBot(5), num_players=3)
+    environment.reset(seed=5)
+    rng = np.random.default_rng(5)
+    for _ in range(10):
+        environment.step(int(rng.choice(np.flatnonzero(environment.action_masks()))))
+    twin = pickle.loads(pickle.dumps(environment))
+    assert twin._compiled is not None
+    done = False
+    while not done:
+        action = int(rng.choice(np.flatnonzero(environment.action_masks())))
+        got, wanted = twin.step(action), environment.step(action)
+        assert np.array_equal(got[0], wanted[0]) and got[1:4] == wanted[1:4]
+        done = got[2] or got[3]
+    assert twin.game.record() == environment.game.record()

@@ -1,4 +1,4 @@
-"""CompiledHand, the kernels' hand behind raw_env and SingleAgentEnv, against the rules engine: every position, every seat."""
+"""CompiledHand, the kernels' hand behind raw_env and SingleAgentEnv, against the rules engine at every position."""
 
 from __future__ import annotations
 
