@@ -150,8 +150,10 @@ class KernelOpponents:
     def _went_on(self, hand, result: int) -> int:
         """Record what a call took; go on while an opponent is to act (the call filled its room)."""
         status = hand.took(self._taken[:result // MOVED].tolist(), result % MOVED)
+        if status == self._learner:
+            return status
         if status < OVER:
-            return status if status == self._learner else self.play_opponents(hand)
+            return self.play_opponents(hand)
         self._return_generators()
         return status
 

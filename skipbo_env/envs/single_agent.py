@@ -278,9 +278,7 @@ class SingleAgentEnv(gymnasium.Env):
 
     def _learner_mask(self) -> np.ndarray:
         """The learner's legal actions as int8[145], a new array (all 0 once the hand is over)."""
-        if self._ended_by_illegal_action:
-            return np.zeros(NUM_ACTIONS, dtype=np.int8)
-        return self._hand.mask(self.seat)
+        return self._hand.mask(-1 if self._ended_by_illegal_action else self.seat)
 
     def render(self) -> str | None:
         return render_in_mode(self.render_mode, self.game, viewer=self.seat)

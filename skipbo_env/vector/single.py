@@ -202,7 +202,8 @@ class CompiledHand:
         return {"observation": self.encode(seat), "action_mask": np.zeros(NUM_ACTIONS, dtype=np.int8)}
 
     def mask(self, seat: int) -> np.ndarray:
-        """``skipbo_env.encoding.action_mask(game, seat)``: int8[145], the legal ids when ``seat`` is to act."""
+        """``skipbo_env.encoding.action_mask(game, seat)``: int8[145], the legal ids when ``seat`` is to act
+        (all zero for any other seat, or ``-1``)."""
         if seat == self.status:
             return self._mask.copy()
         return np.zeros(NUM_ACTIONS, dtype=np.int8)
