@@ -12,10 +12,9 @@ The kernels take the rules as an int64 array (a tuple argument costs numba a typ
 field at every call) and read the observation's offsets as compiled-in constants
 (:mod:`skipbo_env.encoding` is one of ``jit.KERNEL_SOURCES``, so a change of it recompiles them); its
 scales come as an argument, an array of the type ``VectorGame`` passes, so that both share one
-compiled ``encode_observation``.
-A hand calls each kernel through its compiled entry point for the hand's own argument types
-(:func:`compiled_entry`): a numba dispatcher spends about 0.35 us per call matching the arguments' types
-against its compiled signatures, as much as a whole step of the rules.
+compiled ``encode_observation``. A hand calls its kernel through the compiled entry point for the
+hand's own argument types (:func:`compiled_entry`): a numba dispatcher spends about 0.35 us per call
+matching the arguments' types against its compiled signatures, as much as a whole step of the rules.
 """
 
 from __future__ import annotations
