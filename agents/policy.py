@@ -39,6 +39,14 @@ def reset_policy(policy: object, seed: int | None) -> None:
         reset(seed)
 
 
+def kernel_opponents(rules, opponents: list):
+    """``SingleAgentEnv``'s ``compiled_opponents`` hook, offered by the bots whose kernel twins make the same
+    moves draw for draw (``GreedyBot``, ``RandomBot``): :func:`agents.batched.table.kernel_opponents`."""
+    from agents.batched.table import kernel_opponents as compiled
+
+    return compiled(rules, opponents)
+
+
 class Bot:
     """Base class of the heuristic bots: a name, and a seeded generator renewed by :meth:`reset`.
 

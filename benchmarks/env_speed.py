@@ -128,14 +128,14 @@ def play_single_agent(players: int, games: int, seed: int) -> dict:
     clock = Clock()
     for game in range(games):
         environment.reset(seed=seed + game)
-        first = environment.game.actions_taken
+        first = environment.actions_taken
         done = False
         while not done:
             ids = np.flatnonzero(environment.action_masks())
             choices.append(ids)
             _, _, terminated, truncated, _ = environment.step(int(rng.choice(ids)))
             done = terminated or truncated
-        actions += environment.game.actions_taken - first
+        actions += environment.actions_taken - first
     elapsed, choosing = clock.elapsed(), choosing_time(choices, seed)
     return {**rates(len(choices), elapsed, choosing), **rates(actions, elapsed, choosing, "all_actions_"),
             "steps_per_game": len(choices) / games}

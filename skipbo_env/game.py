@@ -140,6 +140,18 @@ class Game:
             game._draw_up_to_five()
         return game
 
+    @classmethod
+    def at_state(cls, state: dict, record: dict) -> "Game":
+        """The hand ``record`` describes (its ``seed``, its ``start`` when it was loaded, its ``actions``),
+        brought to ``state`` without replaying: ``state`` (saved with its generator, as :meth:`to_dict`
+        writes) must be the position those actions lead to. Its :meth:`record`, :attr:`seed` and
+        :attr:`actions_taken` are then that hand's (the compiled hand behind ``raw_env`` builds its game so)."""
+        game = cls.from_dict(state)
+        game._seed = record["seed"]
+        game._start = record.get("start")
+        game._actions = list(record["actions"])
+        return game
+
     def stockpile_owner(self, seat: int) -> int:
         """The seat whose ``stock`` entry holds this seat's stockpile in the state format."""
         return self.rules.team_of(seat) if self.rules.team_stock == "shared" else seat

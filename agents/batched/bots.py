@@ -72,12 +72,6 @@ def streams_for(seeds: np.ndarray, salt=0) -> np.ndarray:
 
 
 @jit
-def below(r, streams, g, count):
-    """``Generator.integers(count)`` of the seat to act in game ``g``: a uniform integer in ``[0, count)``."""
-    return integers(streams[g, r.seat], count)
-
-
-@jit
 def nth_legal(legal, g, first, last, nth):
     """The id of the ``nth`` (0-based) legal action of game ``g`` among ids ``first .. last - 1``."""
     for action in range(first, last):
@@ -91,12 +85,18 @@ def nth_legal(legal, g, first, last, nth):
 @jit
 def random_action(r, legal, g, streams):
     """``random``: a uniformly random legal id of game ``g`` (-1 when none is legal)."""
+    return random_choice(legal, g, streams[g, r.seat])
+
+
+@jit
+def random_choice(legal, g, generator):
+    """:func:`random_action` drawing from ``generator`` (``uint64[GENERATOR_WORDS]``)."""
     count = 0
     for action in range(legal.shape[1]):
         count += legal[g, action]
     if count == 0:
         return -1
-    return nth_legal(legal, g, 0, legal.shape[1], below(r, streams, g, count))
+    return nth_legal(legal, g, 0, legal.shape[1], integers(generator, count))
 
 
 @jit
@@ -112,6 +112,12 @@ def play_preference(source):
 @jit
 def greedy_action(r, legal, g, streams):
     """``greedy`` in game ``g`` (record ``r``) for the seat to act."""
+    return greedy_choice(r, legal, g, streams[g, r.seat])
+
+
+@jit
+def greedy_choice(r, legal, g, generator):
+    """:func:`greedy_action` drawing from ``generator`` (``uint64[GENERATOR_WORDS]``)."""
     best, count = 3, 0
     for action in range(FIRST_DISCARD):
         if legal[g, action]:
@@ -121,7 +127,7 @@ def greedy_action(r, legal, g, streams):
             elif preference == best:
                 count += 1
     if count > 0:
-        nth = below(r, streams, g, count)
+        nth = integers(generator, count)
         for action in range(FIRST_DISCARD):
             if legal[g, action] and play_preference(source_of(action)) == best:
                 if nth == 0:
@@ -130,7 +136,7 @@ def greedy_action(r, legal, g, streams):
     if legal[g, END_TURN]:
         return END_TURN
     seat = r.seat
-    card = below(r, streams, g, r.hand_size[seat])
+    card = integers(generator, r.hand_size[seat])
     value = 1
     while card >= r.hand[seat, value]:
         card -= r.hand[seat, value]
@@ -139,7 +145,7 @@ def greedy_action(r, legal, g, streams):
     piles = 0
     for action in range(first, first + 4):
         piles += legal[g, action]
-    return nth_legal(legal, g, first, first + 4, below(r, streams, g, piles))
+    return nth_legal(legal, g, first, first + 4, integers(generator, piles))
 
 
 @jit

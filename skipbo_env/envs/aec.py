@@ -114,12 +114,16 @@ exactly). Other option keys are ignored.
 `OrderEnforcingWrapper`, as subclasses (`isinstance` holds) that read the attributes an AEC loop
 reads at every step (`agent_selection`, `terminations`, `rewards`, ...) from `raw_env` directly
 instead of through three `__getattr__` levels; their checks and their answers are PettingZoo's.
-`step` with a legal int id and `observe` take a direct path through them, one call shorter, that does
-what PettingZoo's code does in that case; every other call (numpy ids, illegal ids, dead steps,
-calls before `reset`) is PettingZoo's own. Observations come from a
-`skipbo_env.encoding.ObservationCache` per environment, which writes only what the last action
-changed (the vectors are new arrays, bit for bit `encode_observation`); the mask and `step`'s
-check read the one byte mask the engine computes per position (`Game.legal_mask`).
+`step` with a legal int id, `observe`, `last` and the `agent_iter` loop take a direct path through them
+that does what PettingZoo's code does in that case; every other call (numpy ids, illegal ids, dead
+steps, calls before `reset`) is PettingZoo's own. The hand is a
+`skipbo_env.vector.single.CompiledHand`: the batched engine's kernels at batch one, so one `step`
+is one compiled call that takes the action, computes the new mask and writes the new seat to act's
+observation (bit for bit `encode_observation`, tested against the rules engine after every action);
+`observe` hands out new arrays. `raw_env.game` is the hand as a rules-engine `Game` (same position,
+generator and record), built when read and kept until the next action; it is a copy, so stepping it
+does not step the environment. The first environment of a fresh install compiles the kernels once
+(numba's on-disk cache keeps them).
 `benchmarks/env_speed.py` measures both, side by side with RLCard's UNO.
 
 ### Version History
@@ -143,12 +147,13 @@ from pettingzoo import AECEnv
 from pettingzoo.utils import wrappers
 
 from skipbo_env.actions import NUM_ACTIONS
-from skipbo_env.encoding import STATE_HIGH, ObservationCache, as_action_id, encode_state
-from skipbo_env.envs.common import (RENDER_MODES, check_render_mode, check_reward_mode, check_shaping, deal_hand,
-                                    game_potential, hand_info, hand_rewards, observation_space, render_in_mode,
+from skipbo_env.encoding import STATE_HIGH, encode_state
+from skipbo_env.envs.common import (RENDER_MODES, check_render_mode, check_reward_mode, check_shaping, hand_info,
+                                    hand_potential, hand_rewards, observation_space, render_in_mode, start_hand,
                                     table_rules)
 from skipbo_env.game import Game
 from skipbo_env.rules import Rules
+from skipbo_env.vector.single import OVER, CompiledHand
 
 
 def env(render_mode: str | None = None, reward: str = "win", rules: Rules | None = None, shaping: str = "none",
@@ -222,16 +227,18 @@ class TerminateIllegalWrapper(DirectAttributes, wrappers.TerminateIllegalWrapper
     def observe(self, agent: str) -> dict:
         """PettingZoo's ``observe`` (the acting agent's observation and info kept for ``step``), one call shorter."""
         observation = self.env.observe(agent)
-        if agent == self.agent_selection:
+        env = self._unwrapped_env
+        if agent == env.agent_selection:
             self._prev_obs = observation
-            self._prev_info = self.infos.get(agent, {})
+            self._prev_info = env.infos.get(agent, {})
         return observation
 
     def step(self, action) -> None:
         kept = self._prev_obs
         if type(action) is int and kept is not None and not self._terminated:
-            agent = self.agent_selection
-            if not self.terminations[agent] and not self.truncations[agent] and kept["action_mask"][action]:
+            env = self._unwrapped_env
+            agent = env.agent_selection
+            if not env.terminations[agent] and not env.truncations[agent] and kept["action_mask"][action]:
                 self._prev_obs = self._prev_info = None
                 self.env.step(action)
                 return
@@ -251,19 +258,70 @@ class AssertOutOfBoundsWrapper(DirectAttributes, wrappers.AssertOutOfBoundsWrapp
 
 class OrderEnforcingWrapper(DirectAttributes, wrappers.OrderEnforcingWrapper):
     """PettingZoo's OrderEnforcingWrapper with direct per-step attributes; after ``reset``, with agents
-    left, ``step`` and ``observe`` do what PettingZoo's do then, one call shorter."""
+    left, ``step``, ``observe``, ``last`` and the ``agent_iter`` loop do what PettingZoo's do then, with
+    fewer calls.
+
+    Over ``env()``'s stack (this wrapper, then AssertOutOfBoundsWrapper, then TerminateIllegalWrapper)
+    an int id of the action space and ``observe`` go straight to the TerminateIllegalWrapper: the
+    AssertOutOfBoundsWrapper between passes both on unchanged.
+    """
+
+    def __init__(self, environment: AECEnv) -> None:
+        super().__init__(environment)
+        inner = getattr(environment, "env", None)
+        in_bounds = isinstance(environment, AssertOutOfBoundsWrapper) and isinstance(inner, TerminateIllegalWrapper)
+        self._guard = inner if in_bounds else environment
+        """Where an in-bounds int id and ``observe`` go: the TerminateIllegalWrapper of ``env()``'s stack."""
 
     def step(self, action) -> None:
-        if self._has_reset and self.agents:
+        if self._has_reset and self._unwrapped_env.agents:
             self._has_updated = True
-            self.env.step(action)
+            if type(action) is int and 0 <= action < NUM_ACTIONS:
+                self._guard.step(action)
+            else:
+                self.env.step(action)
         else:
             super().step(action)
 
     def observe(self, agent: str) -> dict | None:
         if self._has_reset:
-            return self.env.observe(agent)
+            return self._guard.observe(agent)
         return super().observe(agent)
+
+    def last(self, observe: bool = True) -> tuple:
+        """PettingZoo's ``last``, reading the unwrapped environment's dicts directly."""
+        if not self._has_reset:
+            return super().last(observe)
+        env = self._unwrapped_env
+        agent = env.agent_selection
+        assert agent is not None
+        observation = self._guard.observe(agent) if observe else None
+        return (observation, env._cumulative_rewards[agent], env.terminations[agent], env.truncations[agent],
+                env.infos[agent])
+
+    def agent_iter(self, max_iter: int = 2**63) -> wrappers.order_enforcing.AECOrderEnforcingIterable:
+        if not self._has_reset:
+            return super().agent_iter(max_iter)
+        return _OrderEnforcingIterable(self, max_iter)
+
+
+class _OrderEnforcingIterable(wrappers.order_enforcing.AECOrderEnforcingIterable):
+    def __iter__(self) -> "_OrderEnforcingIterator":
+        return _OrderEnforcingIterator(self.env, self.max_iter)
+
+
+class _OrderEnforcingIterator(wrappers.order_enforcing.AECOrderEnforcingIterator):
+    """PettingZoo's ``agent_iter`` iterator (the same checks, in the same order), reading the unwrapped environment."""
+
+    def __next__(self) -> str:
+        wrapper = self.env
+        env = wrapper._unwrapped_env
+        if not env.agents or self.iters_til_term <= 0:
+            raise StopIteration
+        self.iters_til_term -= 1
+        assert wrapper._has_updated, "need to call step() or reset() in a loop over `agent_iter`"
+        wrapper._has_updated = False
+        return env.agent_selection
 
 
 class ActionSpace(spaces.Discrete):
@@ -303,9 +361,14 @@ class raw_env(AECEnv):  # noqa: N801 - PettingZoo's naming convention
         self.observation_spaces = {agent: observation_space() for agent in self.possible_agents}
         self.action_spaces = {agent: ActionSpace(NUM_ACTIONS) for agent in self.possible_agents}
         self.state_space = spaces.Box(low=0, high=STATE_HIGH, dtype=np.float32)
-        self.game: Game | None = None
         self._rng: np.random.Generator | None = None
-        self._observations = ObservationCache()
+        self._hand = CompiledHand(self.rules)
+
+    @property
+    def game(self) -> Game | None:
+        """The hand as a rules-engine :class:`~skipbo_env.game.Game` (``None`` before ``reset``): the same
+        position, generator and record, built when read (a copy: stepping it does not step the environment)."""
+        return self._hand.game() if self._hand.dealt else None
 
     def observation_space(self, agent: str) -> spaces.Dict:
         return self.observation_spaces[agent]
@@ -316,21 +379,21 @@ class raw_env(AECEnv):  # noqa: N801 - PettingZoo's naming convention
     def reset(self, seed: int | None = None, options: dict | None = None) -> None:
         if seed is not None or self._rng is None:
             self._rng = np.random.default_rng(seed)
-        self.game = deal_hand(self.rules, options or {}, int(self._rng.integers(2**63)))
+        hand = self._hand = start_hand(self._hand, self.rules, options or {}, int(self._rng.integers(2**63)))
         self.agents = self.possible_agents[:]
         self.rewards = dict.fromkeys(self.agents, 0.0)
         self._cumulative_rewards = dict.fromkeys(self.agents, 0.0)
         self.terminations = dict.fromkeys(self.agents, False)
         self.truncations = dict.fromkeys(self.agents, False)
-        self.infos = {agent: hand_info(self.game, seat) for seat, agent in enumerate(self.agents)}
-        self.agent_selection = self.possible_agents[self.game.current_seat]
+        self.infos = {agent: hand_info(hand, seat) for seat, agent in enumerate(self.agents)}
+        self.agent_selection = self.possible_agents[hand.status]
         self._potentials = {}
         self._shape_arrival()
         if self.render_mode == "human":
             self.render()
 
     def observe(self, agent: str) -> dict:
-        return self._observations.observe(self.game, self.agent_name_mapping[agent])
+        return self._hand.observe(self.agent_name_mapping[agent])
 
     def state(self) -> np.ndarray:
         """The whole position, every hand and stockpile included (``skipbo_env.encoding.encode_state``)."""
@@ -341,13 +404,12 @@ class raw_env(AECEnv):  # noqa: N801 - PettingZoo's naming convention
         if self.terminations[agent] or self.truncations[agent]:
             self._was_dead_step(action)
             return
-        game = self.game
-        game.step(action if type(action) is int else as_action_id(action))
+        status = self._hand.step(action)
         self._cumulative_rewards[agent] = 0.0
         if self.shaping != "none":
             self._clear_rewards()
-        if game.outcome is None:
-            self.agent_selection = self.possible_agents[game.current_seat]
+        if status < OVER:  # the seat to act
+            self.agent_selection = self.possible_agents[status]
             if self.shaping != "none" and self._shape_arrival():
                 self._accumulate_rewards()
         else:
@@ -357,16 +419,16 @@ class raw_env(AECEnv):  # noqa: N801 - PettingZoo's naming convention
 
     def _end_hand(self) -> None:
         """Pay the rewards, mark every agent done, and say how the hand ended in every info."""
-        game = self.game
+        hand = self._hand
         done = dict.fromkeys(self.agents, True)
-        if game.outcome == "truncated":
+        if hand.outcome == "truncated":
             self.truncations = done
         else:
             self.terminations = done
-        for seat, reward in enumerate(hand_rewards(game, self.reward_mode)):
+        for seat, reward in enumerate(hand_rewards(hand, self.reward_mode)):
             agent = self.possible_agents[seat]
             self.rewards[agent] = reward - self._potentials.get(agent, 0.0)
-            self.infos[agent] = hand_info(game, seat)
+            self.infos[agent] = hand_info(hand, seat)
         self._accumulate_rewards()
 
     def _shape_arrival(self) -> bool:
@@ -374,7 +436,7 @@ class raw_env(AECEnv):  # noqa: N801 - PettingZoo's naming convention
         if self.shaping == "none":
             return False
         agent = self.agent_selection
-        now = game_potential(self.game, self.agent_name_mapping[agent])
+        now = hand_potential(self._hand, self.agent_name_mapping[agent])
         before = self._potentials.get(agent)
         self._potentials[agent] = now
         if before is None:
@@ -386,4 +448,4 @@ class raw_env(AECEnv):  # noqa: N801 - PettingZoo's naming convention
         return render_in_mode(self.render_mode, self.game, names=self.possible_agents)
 
     def close(self) -> None:
-        """Nothing to release: the table is plain Python."""
+        """Nothing to release: the hand is a few numpy arrays."""

@@ -36,6 +36,7 @@ from skipbo_env.encoding import OBS_HIGH, OBS_LOW
 from skipbo_env.game import Game
 from skipbo_env.envs.render import render_table
 from skipbo_env.rules import Rules
+from skipbo_env.vector.single import CompiledHand
 
 REWARD_MODES = ("win", "score")
 SHAPING_MODES = ("none", "stockpile")
@@ -60,15 +61,17 @@ def observation_space() -> spaces.Dict:
 def hand_info(game, seat: int) -> dict:
     """The info keys both environments give at every step, each with the same type and shape before
     and after the end, so that replay buffers which stack infos (Tianshou's, RLlib's) can store them.
+    ``game`` is a rules-engine ``Game`` or a ``CompiledHand`` (both have ``outcome``, ``winners``,
+    ``num_players`` and ``points()``; so does :func:`hand_rewards` take either).
 
     ``outcome``: :data:`NOT_OVER` (``""``) while the hand is in play; ``won``: whether ``seat`` (its
     team) won; ``points``: its points for the hand (0 until it ends); ``winners``: a tuple of
     ``num_players`` bools, ``winners[s]`` whether seat ``s`` won (in the AEC environment seat ``s``
     is agent ``possible_agents[s]``), all False until the end.
     """
-    winners = tuple(s in game.winners for s in range(game.num_players))
     if game.outcome is None:
-        return {"outcome": NOT_OVER, "won": False, "points": 0, "winners": winners}
+        return {"outcome": NOT_OVER, "won": False, "points": 0, "winners": (False,) * game.num_players}
+    winners = tuple(s in game.winners for s in range(game.num_players))
     return {"outcome": game.outcome, "won": winners[seat], "points": int(game.points()[seat]), "winners": winners}
 
 
@@ -98,9 +101,19 @@ def game_potential(game, seat: int) -> float:
     """``Phi`` of the learner at ``seat`` in a rules-engine ``Game`` (0 once the hand is over)."""
     if game.is_over:
         return 0.0
-    rules = game.rules
-    teams = [rules.team_of(s) if rules.partners else s for s in range(game.num_players)]
-    return stockpile_potential([len(stock) for stock in game.stocks], seat, teams, rules.stock_size)
+    return stockpile_potential([len(stock) for stock in game.stocks], seat, _sides(game.rules), game.rules.stock_size)
+
+
+def hand_potential(hand, seat: int) -> float:
+    """``Phi`` of the learner at ``seat`` in a :class:`skipbo_env.vector.single.CompiledHand` (0 once it is over)."""
+    if hand.is_over:
+        return 0.0
+    return stockpile_potential(hand.stock_left(), seat, _sides(hand.rules), hand.rules.stock_size)
+
+
+def _sides(rules: Rules) -> list[int]:
+    """The side of every seat: its team in a partners game, itself otherwise."""
+    return [rules.team_of(s) if rules.partners else s for s in range(rules.num_players)]
 
 
 def hand_rewards(game, reward: str) -> list[float]:
@@ -148,6 +161,19 @@ def deal_hand(rules: Rules, options: dict, hand_seed: int) -> Game:
     if game.is_over:
         raise ValueError(f"the state is a finished hand ({game.outcome}): an episode needs a hand in play")
     return game
+
+
+def start_hand(hand: CompiledHand, rules: Rules, options: dict, hand_seed: int) -> CompiledHand:
+    """The compiled hand an episode starts with: :func:`deal_hand`'s hand, in ``hand`` when it plays by the
+    same rules (a state plays by its own), else in a new one. Without options the kernels deal it."""
+    if options:
+        game = deal_hand(rules, options, hand_seed)
+        hand = hand if hand.rules == game.rules else CompiledHand(game.rules)
+        hand.load(game)
+    else:
+        hand = hand if hand.rules == rules else CompiledHand(rules)
+        hand.deal(hand_seed)
+    return hand
 
 
 RENDER_MODES = ("ansi", "human", "rgb_array")

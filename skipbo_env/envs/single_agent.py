@@ -33,6 +33,15 @@ reward is the team's). A policy with ``reset(seed)`` is reset at the start of ev
 seed drawn from the environment's generator. An opponent that returns an illegal id raises
 ``IllegalActionError`` naming the seat.
 
+Opponents whose class offers ``compiled_opponents(rules, opponents)`` (the same function for every
+opponent; it returns a player or ``None``) are played by what it returns: an object with
+``start(hand, learner_seat)`` (after each deal and the opponents' resets), ``play(hand, action)``
+(the learner's action and every opponent move up to its next turn, raising ``IllegalActionError``
+for an illegal learner action with the hand unchanged) and ``play_opponents(hand)``, each on the
+environment's :class:`~skipbo_env.vector.single.CompiledHand`. ``agents``' ``GreedyBot`` and
+``RandomBot`` offer their kernel twins so (:mod:`agents.batched.table`): the same moves, draw for
+draw, in one compiled call per learner step. Any other opponent is asked ``act`` in Python.
+
 ## Rewards
 The learner's, paid when the hand ends: ``reward="win"`` +1 for a win (its team's, in a
 partners game), -1 for a loss, 0 for a drawn or truncated hand; ``reward="score"`` the hand's
@@ -72,13 +81,14 @@ import numpy as np
 from gymnasium import spaces
 
 from skipbo_env.actions import NUM_ACTIONS
-from skipbo_env.encoding import OBS_HIGH, OBS_LOW, ObservationCache, action_mask, as_action_id
-from skipbo_env.envs.common import (RENDER_MODES, check_render_mode, check_reward_mode, check_shaping, deal_hand,
-                                    game_potential, hand_info, hand_rewards, observation_space, render_in_mode,
+from skipbo_env.encoding import OBS_HIGH, OBS_LOW
+from skipbo_env.envs.common import (RENDER_MODES, check_render_mode, check_reward_mode, check_shaping, hand_info,
+                                    hand_potential, hand_rewards, observation_space, render_in_mode, start_hand,
                                     table_rules)
 from skipbo_env.envs.registration import ENV_ID, register_envs  # noqa: F401 - ENV_ID is part of this module's interface
 from skipbo_env.game import Game, IllegalActionError
 from skipbo_env.rules import Rules
+from skipbo_env.vector.single import OVER, CompiledHand
 
 ILLEGAL_ACTION_MODES = ("terminate", "raise")
 OBSERVATION_KINDS = ("flat", "dict")
@@ -103,6 +113,15 @@ def checked_policy(policy):
     hint = (f": a name is resolved above the environments, with agents.load_policy({policy!r}) or "
             f"agents.environments.single_agent_env(opponents={policy!r})") if isinstance(policy, str) else ""
     raise ValueError(f"opponent {policy!r} is not a policy (an object with act(observation) -> int){hint}")
+
+
+def compiled_opponents(rules: Rules, opponents: list):
+    """The opponents' compiled player, or ``None``: when every opponent offers one (module docstring,
+    "Opponents"), ``type(opponents[0]).compiled_opponents(rules, opponents)``, else ``None``."""
+    make = getattr(type(opponents[0]), "compiled_opponents", None) if opponents else None
+    if make is None or any(getattr(type(policy), "compiled_opponents", None) is not make for policy in opponents):
+        return None
+    return make(rules, opponents)
 
 
 class SingleAgentEnv(gymnasium.Env):
@@ -143,10 +162,21 @@ class SingleAgentEnv(gymnasium.Env):
                                   else spaces.Box(low=OBS_LOW, high=OBS_HIGH, dtype=np.float32))
         self.action_space = spaces.Discrete(NUM_ACTIONS)
         self.seat = self.fixed_seat
-        self.game: Game | None = None
         self._policy_of_seat: dict[int, object] = {}
         self._ended_by_illegal_action = False
-        self._observations = ObservationCache()
+        self._hand = CompiledHand(self.rules)
+        self._compiled = compiled_opponents(self.rules, self.opponents)
+
+    @property
+    def game(self) -> Game | None:
+        """The hand as a rules-engine :class:`~skipbo_env.game.Game` (``None`` before ``reset``): the same
+        position, generator and record, built when read (a copy: stepping it does not step the environment)."""
+        return self._hand.game() if self._hand.dealt else None
+
+    @property
+    def actions_taken(self) -> int:
+        """How many actions the hand has taken so far, every seat's (``game.actions_taken`` without building a game)."""
+        return self._hand.actions_taken
 
     # ------------------------------------------------------------------ episode
     def reset(self, *, seed: int | None = None, options: dict | None = None):
@@ -158,13 +188,15 @@ class SingleAgentEnv(gymnasium.Env):
         for _ in range(MAX_REDEALS):
             self.seat = int(rng.integers(n)) if self.random_seat else self.fixed_seat
             self._policy_of_seat = {(self.seat + k) % n: policy for k, policy in enumerate(self.opponents, start=1)}
-            self.game = deal_hand(self.rules, options, int(rng.integers(2**63)))
+            self._hand = start_hand(self._hand, self.rules, options, int(rng.integers(2**63)))
             for policy in self.opponents:
                 reset = getattr(policy, "reset", None)
                 if callable(reset):
                     reset(int(rng.integers(2**63)))
+            if self._compiled is not None:
+                self._compiled.start(self._hand, self.seat)
             self._play_opponents()
-            if not self.game.is_over:
+            if not self._hand.is_over:
                 break
             if "state" in options:
                 raise ValueError("the opponents end the hand of this state before the learner acts")
@@ -176,23 +208,27 @@ class SingleAgentEnv(gymnasium.Env):
         return self._observation(), self._info()
 
     def step(self, action):
-        game = self.game
-        if game is None or game.is_over or self._ended_by_illegal_action:
+        hand = self._hand
+        if hand.status >= OVER or self._ended_by_illegal_action:  # also before the first reset
             raise RuntimeError("the episode is over: call reset() before step()")
         try:
-            game.step(action if type(action) is int else as_action_id(action))
+            if self._compiled is not None:  # the learner's action and the opponents' moves, one kernel call
+                self._compiled.play(hand, action)
+            else:
+                hand.step(action)
         except IllegalActionError:
             if self.illegal_action == "raise":
                 raise
             return self._illegal_step_result()
-        self._play_opponents()
+        if self._compiled is None:
+            self._play_opponents()
         if self.render_mode == "human":
             self.render()
-        reward = hand_rewards(game, self.reward_mode)[self.seat] if game.is_over else 0.0
-        reward += self._shaped_step()
-        terminated = game.outcome in ("win", "draw")
-        truncated = game.outcome == "truncated"
-        return self._observation(), reward, terminated, truncated, self._info()
+        outcome = hand.outcome
+        reward = 0.0 if outcome is None else hand_rewards(hand, self.reward_mode)[self.seat]
+        if self.shaping != "none":
+            reward += self._shaped_step()
+        return self._observation(), reward, outcome == "win" or outcome == "draw", outcome == "truncated", self._info()
 
     def _illegal_step_result(self):
         """The episode ends at once with ``illegal_reward``; the position is left as it was."""
@@ -200,7 +236,7 @@ class SingleAgentEnv(gymnasium.Env):
         return self._observation(), self.illegal_reward - self._potential, True, False, self._info()
 
     def _shaping_potential(self) -> float:
-        return game_potential(self.game, self.seat) if self.shaping != "none" else 0.0
+        return hand_potential(self._hand, self.seat) if self.shaping != "none" else 0.0
 
     def _shaped_step(self) -> float:
         """``gamma * Phi(s') - Phi(s)`` of the step just taken (0 without shaping)."""
@@ -211,28 +247,29 @@ class SingleAgentEnv(gymnasium.Env):
 
     def _observation(self):
         """The learner's vector, or with ``observation="dict"`` the vector and its mask as the AEC env gives."""
-        vector = self._observations.encode(self.game, self.seat)
+        vector = self._hand.encode(self.seat)
         if self.observation_kind == "dict":
             return {"observation": vector, "action_mask": self._learner_mask()}
         return vector
 
     def _play_opponents(self) -> None:
         """The other seats act until it is the learner's turn or the hand is over."""
-        game = self.game
-        while game.outcome is None and game.current_seat != self.seat:
-            seat = game.current_seat
-            action = self._policy_of_seat[seat].act(self._observations.observe(game, seat))
+        hand = self._hand
+        if self._compiled is not None:
+            self._compiled.play_opponents(hand)
+            return
+        while hand.status < OVER and hand.status != self.seat:
+            seat = hand.status
+            action = self._policy_of_seat[seat].act(hand.observe(seat))
             try:
-                game.step(action if type(action) is int else as_action_id(action))
+                hand.step(action)
             except IllegalActionError as error:
                 raise IllegalActionError(f"the opponent at seat {seat} chose an illegal action: {error}") from None
 
     def _info(self) -> dict:
         """The same keys, types and shapes at every step (``hand_info``: outcome ``""`` until the end)."""
-        info = {"seat": self.seat, "action_mask": self._learner_mask(),
-                "illegal_action": self._ended_by_illegal_action}
-        info.update(hand_info(self.game, self.seat))
-        return info
+        return {"seat": self.seat, "action_mask": self._learner_mask(), "illegal_action": self._ended_by_illegal_action,
+                **hand_info(self._hand, self.seat)}
 
     # ------------------------------------------------------------------ helpers for learners
     def action_masks(self) -> np.ndarray:
@@ -241,9 +278,7 @@ class SingleAgentEnv(gymnasium.Env):
 
     def _learner_mask(self) -> np.ndarray:
         """The learner's legal actions as int8[145], a new array (all 0 once the hand is over)."""
-        if self.game is None or self._ended_by_illegal_action:
-            return np.zeros(NUM_ACTIONS, dtype=np.int8)
-        return action_mask(self.game, self.seat)
+        return self._hand.mask(-1 if self._ended_by_illegal_action else self.seat)
 
     def render(self) -> str | None:
         return render_in_mode(self.render_mode, self.game, viewer=self.seat)

@@ -231,40 +231,11 @@ class VectorGame:
     # ------------------------------------------------------------------ conversion
     def to_dict(self, row: int) -> dict:
         """Game ``row`` in the state format of RULES.md, equal to ``Game.to_dict()`` of the same hand."""
-        r, cfg, row = self.games[int(row)], self.cfg, int(row)
-        seats = []
-        for seat in range(cfg.num_players):
-            counts = r["hand"][seat]
-            hand = [value for value in range(1, NUM_VALUES + 1) for _ in range(int(counts[value]))]
-            owns_a_pile = not cfg.shared_stock or self.rules.team_of(seat) == seat
-            start = seat * cfg.stock_size
-            stock = r["stock"][start:start + r["stock_len"][seat]].tolist() if owns_a_pile else []
-            discards = [r["discard"][seat, slot, :r["discard_len"][seat, slot]].tolist() for slot in range(NUM_DISCARD_PILES)]
-            seats.append({"hand": hand, "stock": stock, "discards": discards})
-        state = {
-            "format": STATE_FORMAT,
-            "rules": self.rules.to_dict(),
-            "seats": seats,
-            "building": [r["building"][slot, :r["building_len"][slot]].tolist() for slot in range(NUM_BUILDING_PILES)],
-            "completed": r["completed"][:r["completed_len"]].tolist(),
-            "draw_pile": r["draw"][:r["draw_len"]].tolist(),
-            "current_seat": int(r["seat"]),
-            "phase": PHASE_NAMES[r["phase"]],
-            "dealer": int(r["dealer"]),
-            "turn": int(r["turn"]),
-            "plays_this_turn": int(r["plays"]),
-            "quiet_turns": int(r["quiet"]),
-            "rng": self.generator_state(row),
-        }
-        if r["outcome"] != RUNNING:
-            state["outcome"] = OUTCOME_NAMES[r["outcome"]]
-            state["winners"] = np.flatnonzero(r["winners"][:cfg.num_players]).tolist()
-        return state
+        return record_state(self.games[int(row)], self.rules, self.cfg)
 
     def generator_state(self, row: int) -> dict:
         """The state game ``row``'s generator has, in numpy's ``PCG64().state`` form."""
-        r = self.games[int(row)]
-        return pcg.to_numpy_state(r["rng"], r["rng_has_uint32"], r["rng_uinteger"])
+        return record_generator_state(self.games[int(row)])
 
     def to_game(self, row: int) -> Game:
         """Game ``row`` as a rules-engine :class:`Game` that goes on with the same shuffles."""
@@ -272,45 +243,87 @@ class VectorGame:
 
     def set_game(self, row: int, game: Game) -> None:
         """Copy a rules-engine hand into ``row``; its later shuffles continue the game's generator."""
-        if game.rules != self.rules:
-            raise ValueError(f"the game's rules {game.rules} differ from the batch's rules {self.rules}")
-        row, cfg = int(row), self.cfg
-        state = game.to_dict()
-        r = self.games[row]
-        r["hand"] = 0
-        r["stock_len"] = 0
-        public = np.zeros(NUM_VALUES + 1, dtype=np.int64)
-        for seat, seat_state in enumerate(state["seats"]):
-            r["hand"][seat] = np.bincount(seat_state["hand"], minlength=NUM_VALUES + 1)
-            r["hand_size"][seat] = len(seat_state["hand"])
-            if not cfg.shared_stock or self.rules.team_of(seat) == seat:
-                stock = seat_state["stock"]
-                r["stock"][seat * cfg.stock_size:seat * cfg.stock_size + len(stock)] = stock
-                r["stock_len"][seat] = len(stock)
-            for slot, pile in enumerate(seat_state["discards"]):
-                r["discard"][seat, slot, :len(pile)] = pile
-                r["discard_len"][seat, slot] = len(pile)
-                public += np.bincount(pile, minlength=NUM_VALUES + 1)
-        for slot, pile in enumerate(state["building"]):
-            r["building"][slot, :len(pile)] = pile
-            r["building_len"][slot] = len(pile)
-            public += np.bincount(pile, minlength=NUM_VALUES + 1)
-        for name, pile in (("completed", state["completed"]), ("draw", state["draw_pile"])):
-            r[name][:len(pile)] = pile
-            r[f"{name}_len"] = len(pile)
-        public += np.bincount(state["completed"], minlength=NUM_VALUES + 1)
-        r["public"] = public
-        for field, key in (("seat", "current_seat"), ("dealer", "dealer"), ("turn", "turn"),
-                           ("plays", "plays_this_turn"), ("quiet", "quiet_turns")):
-            r[field] = state[key]
-        r["phase"] = PHASE_DRAW if state["phase"] == "draw" else PHASE_PLAY
-        r["outcome"] = OUTCOME_NAMES.index(state.get("outcome"))
-        r["winners"] = 0
-        r["winners"][state.get("winners", [])] = 1
-        r["actions"] = len(game.record()["actions"])
-        r["rng"] = pcg.from_numpy_state(state["rng"])
-        r["rng_has_uint32"] = state["rng"]["has_uint32"]
-        r["rng_uinteger"] = state["rng"]["uinteger"]
+        row = int(row)
+        write_game(self.games[row], self.rules, self.cfg, game)
         self.seeds[row] = game.seed if game.seed is not None else -1
         rows = np.array([row])
         observe.refresh_rows(self.games, self.action_mask, self.cfg, self._offsets, observe.SCALE, rows, self._obs_out())
+
+
+def record_generator_state(r) -> dict:
+    """The state record ``r``'s generator has, in numpy's ``PCG64().state`` form."""
+    return pcg.to_numpy_state(r["rng"], r["rng_has_uint32"], r["rng_uinteger"])
+
+
+def record_state(r, rules: Rules, cfg) -> dict:
+    """The hand in record ``r`` (a row of a batch under ``rules``, ``cfg`` their ``make_config``) in the
+    state format of RULES.md, its generator included: ``Game.to_dict()`` of the same hand."""
+    seats = []
+    for seat in range(cfg.num_players):
+        counts = r["hand"][seat]
+        hand = [value for value in range(1, NUM_VALUES + 1) for _ in range(int(counts[value]))]
+        owns_a_pile = not cfg.shared_stock or rules.team_of(seat) == seat
+        start = seat * cfg.stock_size
+        stock = r["stock"][start:start + r["stock_len"][seat]].tolist() if owns_a_pile else []
+        discards = [r["discard"][seat, slot, :r["discard_len"][seat, slot]].tolist() for slot in range(NUM_DISCARD_PILES)]
+        seats.append({"hand": hand, "stock": stock, "discards": discards})
+    state = {
+        "format": STATE_FORMAT,
+        "rules": rules.to_dict(),
+        "seats": seats,
+        "building": [r["building"][slot, :r["building_len"][slot]].tolist() for slot in range(NUM_BUILDING_PILES)],
+        "completed": r["completed"][:r["completed_len"]].tolist(),
+        "draw_pile": r["draw"][:r["draw_len"]].tolist(),
+        "current_seat": int(r["seat"]),
+        "phase": PHASE_NAMES[r["phase"]],
+        "dealer": int(r["dealer"]),
+        "turn": int(r["turn"]),
+        "plays_this_turn": int(r["plays"]),
+        "quiet_turns": int(r["quiet"]),
+        "rng": record_generator_state(r),
+    }
+    if r["outcome"] != RUNNING:
+        state["outcome"] = OUTCOME_NAMES[r["outcome"]]
+        state["winners"] = np.flatnonzero(r["winners"][:cfg.num_players]).tolist()
+    return state
+
+
+def write_game(r, rules: Rules, cfg, game: Game) -> None:
+    """Copy a rules-engine hand into record ``r`` (its mask and observation are not computed here)."""
+    if game.rules != rules:
+        raise ValueError(f"the game's rules {game.rules} differ from the batch's rules {rules}")
+    state = game.to_dict()
+    r["hand"] = 0
+    r["stock_len"] = 0
+    public = np.zeros(NUM_VALUES + 1, dtype=np.int64)
+    for seat, seat_state in enumerate(state["seats"]):
+        r["hand"][seat] = np.bincount(seat_state["hand"], minlength=NUM_VALUES + 1)
+        r["hand_size"][seat] = len(seat_state["hand"])
+        if not cfg.shared_stock or rules.team_of(seat) == seat:
+            stock = seat_state["stock"]
+            r["stock"][seat * cfg.stock_size:seat * cfg.stock_size + len(stock)] = stock
+            r["stock_len"][seat] = len(stock)
+        for slot, pile in enumerate(seat_state["discards"]):
+            r["discard"][seat, slot, :len(pile)] = pile
+            r["discard_len"][seat, slot] = len(pile)
+            public += np.bincount(pile, minlength=NUM_VALUES + 1)
+    for slot, pile in enumerate(state["building"]):
+        r["building"][slot, :len(pile)] = pile
+        r["building_len"][slot] = len(pile)
+        public += np.bincount(pile, minlength=NUM_VALUES + 1)
+    for name, pile in (("completed", state["completed"]), ("draw", state["draw_pile"])):
+        r[name][:len(pile)] = pile
+        r[f"{name}_len"] = len(pile)
+    public += np.bincount(state["completed"], minlength=NUM_VALUES + 1)
+    r["public"] = public
+    for field, key in (("seat", "current_seat"), ("dealer", "dealer"), ("turn", "turn"),
+                       ("plays", "plays_this_turn"), ("quiet", "quiet_turns")):
+        r[field] = state[key]
+    r["phase"] = PHASE_DRAW if state["phase"] == "draw" else PHASE_PLAY
+    r["outcome"] = OUTCOME_NAMES.index(state.get("outcome"))
+    r["winners"] = 0
+    r["winners"][state.get("winners", [])] = 1
+    r["actions"] = game.actions_taken
+    r["rng"] = pcg.from_numpy_state(state["rng"])
+    r["rng_has_uint32"] = state["rng"]["has_uint32"]
+    r["rng_uinteger"] = state["rng"]["uinteger"]

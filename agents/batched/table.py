@@ -1,0 +1,163 @@
+"""Kernel bots as the opponents of a ``SingleAgentEnv``: the learner's action and every opponent move
+up to the learner's next turn in one compiled call on the environment's
+:class:`~skipbo_env.vector.single.CompiledHand`.
+
+A ``GreedyBot`` or ``RandomBot`` opponent offers this (``compiled_opponents``, the hook the module
+docstring of :mod:`skipbo_env.envs.single_agent` describes): its kernel twin (:mod:`.bots`) makes
+the same moves draw for draw from the same generator. At the start of a hand each bot's generator
+state is copied into the kernels (opponents that are one object share one generator, as they do in
+Python); when the hand ends the kernels' states are copied back, so the bots are left as if they had
+played in Python.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from agents.batched.bots import GREEDY_BOT, OTHER, RANDOM_BOT, greedy_choice, random_choice
+from skipbo_env.actions import NUM_ACTIONS
+from skipbo_env.encoding import as_action_id
+from skipbo_env.explain import why_illegal
+from skipbo_env.game import IllegalActionError
+from skipbo_env.rules import MAX_PLAYERS
+from skipbo_env.vector import pcg
+from skipbo_env.vector.jit import jit
+from skipbo_env.vector.kernels import step_game
+from skipbo_env.vector.layout import RUNNING
+from skipbo_env.vector.single import ILLEGAL, OVER, compiled_entry, hand_row, hand_status, rules_config
+
+NO_ACTION = -2
+"""The learner's action of a call that only lets the bots move (the start of a hand, or going on)."""
+MOVED = 16
+"""The kernel's return value is the status plus ``MOVED`` times the count of ids it took (statuses are below 16)."""
+MOVES_PER_CALL = 512
+"""Room for the opponents' moves of one call; a call that fills it stops there, and the next goes on."""
+
+
+@jit
+def _bots_move(r, legal, cfg, g, controllers, stream_of_seat, streams, taken, count):
+    """The kernel bots of ``controllers`` move until another seat is to act, the hand ends or ``taken`` is full;
+    their ids go into ``taken`` from ``count`` on; returns how many ids ``taken`` then holds."""
+    while r.outcome == RUNNING and controllers[r.seat] != OTHER and count < taken.shape[0]:
+        generator = streams[stream_of_seat[r.seat]]
+        if controllers[r.seat] == GREEDY_BOT:
+            action = greedy_choice(r, legal, g, generator)
+        else:
+            action = random_choice(legal, g, generator)
+        step_game(r, legal, cfg, g, action)
+        taken[count] = action
+        count += 1
+    return count
+
+
+@jit
+def _step_and_move(games, legal, config, scale, action, obs, controllers, stream_of_seat, streams, taken):
+    """The learner's ``action`` (``ILLEGAL`` and nothing changed when it is not legal; ``NO_ACTION``: none),
+    then the bots' moves; every id taken goes into ``taken``. Returns the status plus ``MOVED`` times their count."""
+    cfg = rules_config(config)
+    g = hand_row(games)
+    r = games[g]
+    count = 0
+    if action != NO_ACTION:
+        if not step_game(r, legal, cfg, g, action):
+            return ILLEGAL
+        taken[0] = action
+        count = 1
+    count = _bots_move(r, legal, cfg, g, controllers, stream_of_seat, streams, taken, count)
+    return hand_status(r, cfg, scale, obs, g) + MOVED * count
+
+
+def kernel_opponents(rules, opponents: list):
+    """A :class:`KernelOpponents` for ``opponents`` when every one is a plain ``GreedyBot`` or ``RandomBot``
+    (a subclass with its own ``act`` has no kernel twin), else ``None``."""
+    from agents.greedy import GreedyBot
+    from agents.random_bot import RandomBot
+
+    codes = {GreedyBot.act: GREEDY_BOT, RandomBot.act: RANDOM_BOT}
+    kinds = [codes.get(type(policy).act) for policy in opponents]
+    if None in kinds:
+        return None
+    return KernelOpponents(opponents, kinds)
+
+
+class KernelOpponents:
+    """The kernel twins of a ``SingleAgentEnv``'s opponents (``opponents[k]`` plays the ``k + 1``-th seat
+    to the learner's left, a code of :mod:`.bots` in ``kinds[k]``)."""
+
+    def __init__(self, opponents: list, kinds: list[int]) -> None:
+        self._bots = list({id(policy): policy for policy in opponents}.values())  # one generator each
+        index = {id(policy): i for i, policy in enumerate(self._bots)}
+        self._opponents = [(kind, index[id(policy)]) for policy, kind in zip(opponents, kinds)]
+        self._streams = np.zeros((len(self._bots), pcg.GENERATOR_WORDS), dtype=np.uint64)
+        self._controllers = np.full(MAX_PLAYERS, OTHER, dtype=np.int64)
+        self._stream_of_seat = np.zeros(MAX_PLAYERS, dtype=np.int64)
+        self._taken = np.zeros(MOVES_PER_CALL, dtype=np.int64)
+        self._learner = 0
+        self._hand = None
+        self._arguments: tuple = ()  # the hand's kernel_arguments()
+        self._step = None
+
+    def start(self, hand, learner_seat: int) -> None:
+        """A new hand (just dealt, the bots just reset): who plays which seat, each bot's generator state."""
+        n = hand.num_players
+        self._learner = learner_seat
+        self._controllers[:] = OTHER
+        for k, (kind, stream) in enumerate(self._opponents, start=1):
+            seat = (learner_seat + k) % n
+            self._controllers[seat] = kind
+            self._stream_of_seat[seat] = stream
+        for words, bot in zip(self._streams, self._bots):
+            state = bot.rng.bit_generator.state
+            words[:4] = pcg.from_numpy_state(state)
+            words[4], words[5] = state["has_uint32"], state["uinteger"]
+        if hand is not self._hand:
+            self._hand, self._arguments = hand, hand.kernel_arguments()
+            self._step = self._entry()
+
+    def _entry(self):
+        """The kernel's entry point for the hand's arrays and these bots' (see ``compiled_entry``)."""
+        games, legal, config, scale, obs = self._arguments
+        return compiled_entry(_step_and_move, games, legal, config, scale, 0, obs, self._controllers,
+                              self._stream_of_seat, self._streams, self._taken)
+
+    def __getstate__(self) -> dict:
+        return {name: value for name, value in self.__dict__.items() if name != "_step"}
+
+    def __setstate__(self, state: dict) -> None:
+        self.__dict__.update(state)
+        self._step = self._entry() if self._arguments else None
+
+    def play(self, hand, action) -> int:
+        """The learner's ``action``, then the opponents up to its next turn, in the hand of the last :meth:`start`;
+        the new status. An illegal ``action`` raises :class:`IllegalActionError` with the rules engine's reason
+        (the hand unchanged)."""
+        if type(action) is not int:
+            action = as_action_id(action)
+        games, legal, config, scale, obs = self._arguments
+        result = self._step(games, legal, config, scale, action if 0 <= action < NUM_ACTIONS else ILLEGAL, obs,
+                            self._controllers, self._stream_of_seat, self._streams, self._taken)
+        if result == ILLEGAL:
+            raise IllegalActionError(why_illegal(hand.game(), action))
+        return self._went_on(hand, result)
+
+    def play_opponents(self, hand) -> int:
+        """The opponents' moves up to the learner's turn (at the start of a hand); the new status."""
+        games, legal, config, scale, obs = self._arguments
+        result = self._step(games, legal, config, scale, NO_ACTION, obs, self._controllers, self._stream_of_seat,
+                            self._streams, self._taken)
+        return self._went_on(hand, result)
+
+    def _went_on(self, hand, result: int) -> int:
+        """Record what a call took; go on while an opponent is to act (the call filled its room)."""
+        status = hand.took(self._taken[:result // MOVED].tolist(), result % MOVED)
+        if status == self._learner:
+            return status
+        if status < OVER:
+            return self.play_opponents(hand)
+        self._return_generators()
+        return status
+
+    def _return_generators(self) -> None:
+        """Each bot's generator set to the state its kernel twin reached."""
+        for words, bot in zip(self._streams, self._bots):
+            bot.rng.bit_generator.state = pcg.to_numpy_state(words[:4], words[4], words[5])
