@@ -50,20 +50,31 @@ def _bots_move(r, legal, cfg, g, controllers, stream_of_seat, streams, taken, co
     return count
 
 
+STREAM_OF_SEAT = MAX_PLAYERS
+TAKEN = 2 * MAX_PLAYERS
+TABLE_SIZE = TAKEN + MOVES_PER_CALL
+"""Where the parts of a call's ``table`` start (one int64 array, so that a call unboxes fewer arguments): from 0
+the code of who plays each seat (``controllers``), from ``STREAM_OF_SEAT`` each seat's row of ``streams``, from
+``TAKEN`` room for the ids the call takes."""
+
+
 @jit
-def _step_and_move(games, legal, config, scale, action, obs, controllers, stream_of_seat, streams, taken):
+def _step_and_move(games, legal, config, scale, action, obs, table, streams):
     """The learner's ``action`` (``ILLEGAL`` and nothing changed when it is not legal; ``NO_ACTION``: none),
-    then the bots' moves; every id taken goes into ``taken``. Returns the status plus ``MOVED`` times their count."""
+    then the bots' moves; every id taken goes into ``table`` from ``TAKEN`` on. Returns the status plus ``MOVED`` times
+    their count."""
     cfg = rules_config(config)
     g = hand_row(games)
     r = games[g]
+    taken = table[TAKEN:]
     count = 0
     if action != NO_ACTION:
         if not step_game(r, legal, cfg, g, action):
             return ILLEGAL
         taken[0] = action
         count = 1
-    count = _bots_move(r, legal, cfg, g, controllers, stream_of_seat, streams, taken, count)
+    count = _bots_move(r, legal, cfg, g, table[:STREAM_OF_SEAT], table[STREAM_OF_SEAT:TAKEN], streams, taken,
+                       count)
     return hand_status(r, cfg, scale, obs, g) + MOVED * count
 
 
@@ -89,9 +100,8 @@ class KernelOpponents:
         index = {id(policy): i for i, policy in enumerate(self._bots)}
         self._opponents = [(kind, index[id(policy)]) for policy, kind in zip(opponents, kinds)]
         self._streams = np.zeros((len(self._bots), pcg.GENERATOR_WORDS), dtype=np.uint64)
-        self._controllers = np.full(MAX_PLAYERS, OTHER, dtype=np.int64)
-        self._stream_of_seat = np.zeros(MAX_PLAYERS, dtype=np.int64)
-        self._taken = np.zeros(MOVES_PER_CALL, dtype=np.int64)
+        self._table = np.zeros(TABLE_SIZE, dtype=np.int64)  # controllers, stream of each seat, ids taken
+        self._views()
         self._learner = 0
         self._hand = None
         self._arguments: tuple = ()  # the hand's kernel_arguments()
@@ -114,17 +124,26 @@ class KernelOpponents:
             self._hand, self._arguments = hand, hand.kernel_arguments()
             self._step = self._entry()
 
+    def _views(self) -> None:
+        """The parts of ``_table`` (:data:`TABLE_SIZE`), as views to write and read."""
+        self._controllers = self._table[:STREAM_OF_SEAT]
+        self._stream_of_seat = self._table[STREAM_OF_SEAT:TAKEN]
+        self._taken = self._table[TAKEN:]
+
     def _entry(self):
         """The kernel's entry point for the hand's arrays and these bots' (see ``compiled_entry``)."""
         games, legal, config, scale, obs = self._arguments
-        return compiled_entry(_step_and_move, games, legal, config, scale, 0, obs, self._controllers,
-                              self._stream_of_seat, self._streams, self._taken)
+        return compiled_entry(_step_and_move, games, legal, config, scale, 0, obs, self._table, self._streams)
+
+    _DERIVED = ("_step", "_controllers", "_stream_of_seat", "_taken")
+    """What :meth:`__setstate__` makes again (views of ``_table`` and the entry point, which do not pickle)."""
 
     def __getstate__(self) -> dict:
-        return {name: value for name, value in self.__dict__.items() if name != "_step"}
+        return {name: value for name, value in self.__dict__.items() if name not in self._DERIVED}
 
     def __setstate__(self, state: dict) -> None:
         self.__dict__.update(state)
+        self._views()
         self._step = self._entry() if self._arguments else None
 
     def play(self, hand, action) -> int:
@@ -135,21 +154,20 @@ class KernelOpponents:
             action = as_action_id(action)
         games, legal, config, scale, obs = self._arguments
         result = self._step(games, legal, config, scale, action if 0 <= action < NUM_ACTIONS else ILLEGAL, obs,
-                            self._controllers, self._stream_of_seat, self._streams, self._taken)
+                            self._table, self._streams)
         if result == ILLEGAL:
             raise IllegalActionError(why_illegal(hand.game(), action))
-        return self._went_on(hand, result)
+        status = hand.took(self._taken[:result // MOVED].tolist(), result % MOVED)
+        return status if status == self._learner else self._went_on(hand, status)
 
     def play_opponents(self, hand) -> int:
         """The opponents' moves up to the learner's turn (at the start of a hand); the new status."""
         games, legal, config, scale, obs = self._arguments
-        result = self._step(games, legal, config, scale, NO_ACTION, obs, self._controllers, self._stream_of_seat,
-                            self._streams, self._taken)
-        return self._went_on(hand, result)
+        result = self._step(games, legal, config, scale, NO_ACTION, obs, self._table, self._streams)
+        return self._went_on(hand, hand.took(self._taken[:result // MOVED].tolist(), result % MOVED))
 
-    def _went_on(self, hand, result: int) -> int:
-        """Record what a call took; go on while an opponent is to act (the call filled its room)."""
-        status = hand.took(self._taken[:result // MOVED].tolist(), result % MOVED)
+    def _went_on(self, hand, status: int) -> int:
+        """After a call that left ``status`` (recorded): go on while an opponent is to act (the call filled its room)."""
         if status == self._learner:
             return status
         if status < OVER:

@@ -164,6 +164,7 @@ class SingleAgentEnv(gymnasium.Env):
         self.seat = self.fixed_seat
         self._policy_of_seat: dict[int, object] = {}
         self._ended_by_illegal_action = False
+        self._running_info: dict = {}
         self._hand = CompiledHand(self.rules)
         self._compiled = compiled_opponents(self.rules, self.opponents)
 
@@ -205,6 +206,8 @@ class SingleAgentEnv(gymnasium.Env):
         if self.render_mode == "human":
             self.render()
         self._potential = self._shaping_potential()
+        self._running_info = {"seat": self.seat, "action_mask": None, "illegal_action": False,
+                              **hand_info(self._hand, self.seat)}
         return self._observation(), self._info()
 
     def step(self, action):
@@ -224,10 +227,11 @@ class SingleAgentEnv(gymnasium.Env):
             self._play_opponents()
         if self.render_mode == "human":
             self.render()
+        if hand.status < OVER:  # the learner is to act again
+            reward = self._shaped_step() if self.shaping != "none" else 0.0
+            return self._observation(), reward, False, False, self._info()
         outcome = hand.outcome
-        reward = 0.0 if outcome is None else hand_rewards(hand, self.reward_mode)[self.seat]
-        if self.shaping != "none":
-            reward += self._shaped_step()
+        reward = hand_rewards(hand, self.reward_mode)[self.seat] + self._shaped_step()
         return self._observation(), reward, outcome == "win" or outcome == "draw", outcome == "truncated", self._info()
 
     def _illegal_step_result(self):
@@ -267,14 +271,19 @@ class SingleAgentEnv(gymnasium.Env):
                 raise IllegalActionError(f"the opponent at seat {seat} chose an illegal action: {error}") from None
 
     def _info(self) -> dict:
-        """The same keys, types and shapes at every step (``hand_info``: outcome ``""`` until the end)."""
+        """The same keys, types and shapes at every step (``hand_info``: outcome ``""`` until the end); while the
+        hand is in play, a copy of the info :meth:`reset` made with the mask put in."""
+        if self._hand.status == self.seat and not self._ended_by_illegal_action:
+            info = self._running_info.copy()
+            info["action_mask"] = self._hand.mask(self.seat)
+            return info
         return {"seat": self.seat, "action_mask": self._learner_mask(), "illegal_action": self._ended_by_illegal_action,
                 **hand_info(self._hand, self.seat)}
 
     # ------------------------------------------------------------------ helpers for learners
     def action_masks(self) -> np.ndarray:
         """The learner's legal actions as bool[145] (all False once the hand is over)."""
-        return self._learner_mask().view(bool)
+        return self._hand.legal(-1 if self._ended_by_illegal_action else self.seat)
 
     def _learner_mask(self) -> np.ndarray:
         """The learner's legal actions as int8[145], a new array (all 0 once the hand is over)."""
