@@ -152,6 +152,7 @@ class SingleAgentEnv(gymnasium.Env):
         self.gamma = float(gamma)
         self._potential = 0.0
         self.observation_kind = observation
+        self._flat = observation == "flat"
         self.fixed_seat = int(seat)
         self.random_seat = bool(random_seat)
         self.illegal_action = illegal_action
@@ -206,9 +207,9 @@ class SingleAgentEnv(gymnasium.Env):
         if self.render_mode == "human":
             self.render()
         self._potential = self._shaping_potential()
-        self._running_info = {"seat": self.seat, "action_mask": None, "illegal_action": False,
-                              **hand_info(self._hand, self.seat)}
-        return self._observation(), self._info()
+        info = self._info()
+        self._running_info = info.copy()  # every info of the hand in play but its mask (step copies it)
+        return self._observation(), info
 
     def step(self, action):
         hand = self._hand
@@ -227,9 +228,11 @@ class SingleAgentEnv(gymnasium.Env):
             self._play_opponents()
         if self.render_mode == "human":
             self.render()
-        if hand.status < OVER:  # the learner is to act again
+        if hand.status < OVER:  # the learner is to act again: reset's info with the new mask
+            info = self._running_info.copy()
+            info["action_mask"] = hand.mask(self.seat)
             reward = self._shaped_step() if self.shaping != "none" else 0.0
-            return self._observation(), reward, False, False, self._info()
+            return hand.encode(self.seat) if self._flat else self._observation(), reward, False, False, info
         outcome = hand.outcome
         reward = hand_rewards(hand, self.reward_mode)[self.seat] + self._shaped_step()
         return self._observation(), reward, outcome == "win" or outcome == "draw", outcome == "truncated", self._info()
@@ -271,12 +274,7 @@ class SingleAgentEnv(gymnasium.Env):
                 raise IllegalActionError(f"the opponent at seat {seat} chose an illegal action: {error}") from None
 
     def _info(self) -> dict:
-        """The same keys, types and shapes at every step (``hand_info``: outcome ``""`` until the end); while the
-        hand is in play, a copy of the info :meth:`reset` made with the mask put in."""
-        if self._hand.status == self.seat and not self._ended_by_illegal_action:
-            info = self._running_info.copy()
-            info["action_mask"] = self._hand.mask(self.seat)
-            return info
+        """The same keys, types and shapes at every step (``hand_info``: outcome ``""`` until the end)."""
         return {"seat": self.seat, "action_mask": self._learner_mask(), "illegal_action": self._ended_by_illegal_action,
                 **hand_info(self._hand, self.seat)}
 
