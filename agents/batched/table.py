@@ -4,10 +4,11 @@ up to the learner's next turn in one compiled call on the environment's
 
 A ``GreedyBot`` or ``RandomBot`` opponent offers this (``compiled_opponents``, the hook the module
 docstring of :mod:`skipbo_env.envs.single_agent` describes): its kernel twin (:mod:`.bots`) makes
-the same moves draw for draw from the same generator. At the start of a hand each bot's generator
-state is copied into the kernels (opponents that are one object share one generator, as they do in
-Python); when the hand ends the kernels' states are copied back, so the bots are left as if they had
-played in Python.
+the same moves draw for draw from the same generator. At the start of a hand each bot is reset in the
+kernels: its twin's generator is seeded as ``Bot.reset(seed)`` seeds the bot's (opponents that are one
+object share one generator, as they do in Python, the last seed winning). When the hand ends the
+kernels' states are copied into the bots' generators, so the bots are left as if they had played in
+Python (during a hand, and after one left unfinished, a bot's own generator is not used and not renewed).
 """
 
 from __future__ import annotations
@@ -52,10 +53,9 @@ def _bots_move(r, legal, cfg, g, controllers, stream_of_seat, streams, taken, co
 
 STREAM_OF_SEAT = MAX_PLAYERS
 TAKEN = 2 * MAX_PLAYERS
-TABLE_SIZE = TAKEN + MOVES_PER_CALL
 """Where the parts of a call's ``table`` start (one int64 array, so that a call unboxes fewer arguments): from 0
 the code of who plays each seat (``controllers``), from ``STREAM_OF_SEAT`` each seat's row of ``streams``, from
-``TAKEN`` room for the ids the call takes."""
+``TAKEN`` room for the ids the call takes (``MOVES_PER_CALL``)."""
 
 
 @jit
@@ -80,13 +80,14 @@ def _step_and_move(games, legal, config, scale, action, obs, table, streams):
 
 def kernel_opponents(rules, opponents: list):
     """A :class:`KernelOpponents` for ``opponents`` when every one is a plain ``GreedyBot`` or ``RandomBot``
-    (a subclass with its own ``act`` has no kernel twin), else ``None``."""
+    (a subclass with its own ``act`` or ``reset`` has no kernel twin), else ``None``."""
     from agents.greedy import GreedyBot
+    from agents.policy import Bot
     from agents.random_bot import RandomBot
 
     codes = {GreedyBot.act: GREEDY_BOT, RandomBot.act: RANDOM_BOT}
     kinds = [codes.get(type(policy).act) for policy in opponents]
-    if None in kinds:
+    if None in kinds or any(type(policy).reset is not Bot.reset for policy in opponents):
         return None
     return KernelOpponents(opponents, kinds)
 
@@ -100,15 +101,16 @@ class KernelOpponents:
         index = {id(policy): i for i, policy in enumerate(self._bots)}
         self._opponents = [(kind, index[id(policy)]) for policy, kind in zip(opponents, kinds)]
         self._streams = np.zeros((len(self._bots), pcg.GENERATOR_WORDS), dtype=np.uint64)
-        self._table = np.zeros(TABLE_SIZE, dtype=np.int64)  # controllers, stream of each seat, ids taken
+        self._table = np.zeros(TAKEN + MOVES_PER_CALL, dtype=np.int64)  # controllers, stream of each seat, ids taken
         self._views()
         self._learner = 0
         self._hand = None
         self._arguments: tuple = ()  # the hand's kernel_arguments()
         self._step = None
 
-    def start(self, hand, learner_seat: int) -> None:
-        """A new hand (just dealt, the bots just reset): who plays which seat, each bot's generator state."""
+    def start(self, hand, learner_seat: int, seeds: list[int]) -> None:
+        """A new hand (just dealt): who plays which seat; each bot reset with its seed (``seeds[k]`` for
+        ``opponents[k]``), in its kernel twin's generator."""
         n = hand.num_players
         self._learner = learner_seat
         self._controllers[:] = OTHER
@@ -116,16 +118,14 @@ class KernelOpponents:
             seat = (learner_seat + k) % n
             self._controllers[seat] = kind
             self._stream_of_seat[seat] = stream
-        for words, bot in zip(self._streams, self._bots):
-            state = bot.rng.bit_generator.state
-            words[:4] = pcg.from_numpy_state(state)
-            words[4], words[5] = state["has_uint32"], state["uinteger"]
+        for (_, stream), seed in zip(self._opponents, seeds, strict=True):
+            pcg.seed_generator(self._streams[stream], seed)
         if hand is not self._hand:
             self._hand, self._arguments = hand, hand.kernel_arguments()
             self._step = self._entry()
 
     def _views(self) -> None:
-        """The parts of ``_table`` (:data:`TABLE_SIZE`), as views to write and read."""
+        """The parts of ``_table`` (:data:`TAKEN`), as views to write and read."""
         self._controllers = self._table[:STREAM_OF_SEAT]
         self._stream_of_seat = self._table[STREAM_OF_SEAT:TAKEN]
         self._taken = self._table[TAKEN:]

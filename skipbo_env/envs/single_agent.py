@@ -35,7 +35,8 @@ seed drawn from the environment's generator. An opponent that returns an illegal
 
 Opponents whose class offers ``compiled_opponents(rules, opponents)`` (the same function for every
 opponent; it returns a player or ``None``) are played by what it returns: an object with
-``start(hand, learner_seat)`` (after each deal and the opponents' resets), ``play(hand, action)``
+``start(hand, learner_seat, seeds)`` (after each deal; it resets the opponents, ``opponents[k].reset(seeds[k])``
+in turn, or does what that does: the seeds are drawn as for Python opponents), ``play(hand, action)``
 (the learner's action and every opponent move up to its next turn, raising ``IllegalActionError``
 for an illegal learner action with the hand unchanged) and ``play_opponents(hand)``, each on the
 environment's :class:`~skipbo_env.vector.single.CompiledHand`. ``agents``' ``GreedyBot`` and
@@ -191,12 +192,13 @@ class SingleAgentEnv(gymnasium.Env):
             self.seat = int(rng.integers(n)) if self.random_seat else self.fixed_seat
             self._policy_of_seat = {(self.seat + k) % n: policy for k, policy in enumerate(self.opponents, start=1)}
             self._hand = start_hand(self._hand, self.rules, options, int(rng.integers(2**63)))
-            for policy in self.opponents:
-                reset = getattr(policy, "reset", None)
-                if callable(reset):
-                    reset(int(rng.integers(2**63)))
-            if self._compiled is not None:
-                self._compiled.start(self._hand, self.seat)
+            resets = [policy.reset for policy in self.opponents if callable(getattr(policy, "reset", None))]
+            seeds = [int(rng.integers(2**63)) for _ in resets]
+            if self._compiled is not None:  # it resets its opponents itself
+                self._compiled.start(self._hand, self.seat, seeds)
+            else:
+                for reset, reset_seed in zip(resets, seeds):
+                    reset(reset_seed)
             self._play_opponents()
             if not self._hand.is_over:
                 break
