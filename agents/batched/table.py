@@ -4,10 +4,11 @@ up to the learner's next turn in one compiled call on the environment's
 
 A ``GreedyBot`` or ``RandomBot`` opponent offers this (``compiled_opponents``, the hook the module
 docstring of :mod:`skipbo_env.envs.single_agent` describes): its kernel twin (:mod:`.bots`) makes
-the same moves draw for draw from the same generator. At the start of a hand each bot's generator
-state is copied into the kernels (opponents that are one object share one generator, as they do in
-Python); when the hand ends the kernels' states are copied back, so the bots are left as if they had
-played in Python.
+the same moves draw for draw from the same generator. At the start of a hand each bot is reset in the
+kernels: its twin's generator is seeded as ``Bot.reset(seed)`` seeds the bot's (opponents that are one
+object share one generator, as they do in Python, the last seed winning). When the hand ends the
+kernels' states are copied into the bots' generators, so the bots are left as if they had played in
+Python (during a hand, and after one left unfinished, a bot's own generator is not used and not renewed).
 """
 
 from __future__ import annotations
@@ -50,32 +51,43 @@ def _bots_move(r, legal, cfg, g, controllers, stream_of_seat, streams, taken, co
     return count
 
 
+STREAM_OF_SEAT = MAX_PLAYERS
+TAKEN = 2 * MAX_PLAYERS
+"""Where the parts of a call's ``table`` start (one int64 array, so that a call unboxes fewer arguments): from 0
+the code of who plays each seat (``controllers``), from ``STREAM_OF_SEAT`` each seat's row of ``streams``, from
+``TAKEN`` room for the ids the call takes (``MOVES_PER_CALL``)."""
+
+
 @jit
-def _step_and_move(games, legal, config, scale, action, obs, controllers, stream_of_seat, streams, taken):
+def _step_and_move(games, legal, config, scale, action, obs, table, streams):
     """The learner's ``action`` (``ILLEGAL`` and nothing changed when it is not legal; ``NO_ACTION``: none),
-    then the bots' moves; every id taken goes into ``taken``. Returns the status plus ``MOVED`` times their count."""
+    then the bots' moves; every id taken goes into ``table`` from ``TAKEN`` on. Returns the status plus ``MOVED`` times
+    their count."""
     cfg = rules_config(config)
     g = hand_row(games)
     r = games[g]
+    taken = table[TAKEN:]
     count = 0
     if action != NO_ACTION:
         if not step_game(r, legal, cfg, g, action):
             return ILLEGAL
         taken[0] = action
         count = 1
-    count = _bots_move(r, legal, cfg, g, controllers, stream_of_seat, streams, taken, count)
+    count = _bots_move(r, legal, cfg, g, table[:STREAM_OF_SEAT], table[STREAM_OF_SEAT:TAKEN], streams, taken,
+                       count)
     return hand_status(r, cfg, scale, obs, g) + MOVED * count
 
 
 def kernel_opponents(rules, opponents: list):
     """A :class:`KernelOpponents` for ``opponents`` when every one is a plain ``GreedyBot`` or ``RandomBot``
-    (a subclass with its own ``act`` has no kernel twin), else ``None``."""
+    (a subclass with its own ``act`` or ``reset`` has no kernel twin), else ``None``."""
     from agents.greedy import GreedyBot
+    from agents.policy import Bot
     from agents.random_bot import RandomBot
 
     codes = {GreedyBot.act: GREEDY_BOT, RandomBot.act: RANDOM_BOT}
     kinds = [codes.get(type(policy).act) for policy in opponents]
-    if None in kinds:
+    if None in kinds or any(type(policy).reset is not Bot.reset for policy in opponents):
         return None
     return KernelOpponents(opponents, kinds)
 
@@ -89,16 +101,16 @@ class KernelOpponents:
         index = {id(policy): i for i, policy in enumerate(self._bots)}
         self._opponents = [(kind, index[id(policy)]) for policy, kind in zip(opponents, kinds)]
         self._streams = np.zeros((len(self._bots), pcg.GENERATOR_WORDS), dtype=np.uint64)
-        self._controllers = np.full(MAX_PLAYERS, OTHER, dtype=np.int64)
-        self._stream_of_seat = np.zeros(MAX_PLAYERS, dtype=np.int64)
-        self._taken = np.zeros(MOVES_PER_CALL, dtype=np.int64)
+        self._table = np.zeros(TAKEN + MOVES_PER_CALL, dtype=np.int64)  # controllers, stream of each seat, ids taken
+        self._views()
         self._learner = 0
         self._hand = None
         self._arguments: tuple = ()  # the hand's kernel_arguments()
         self._step = None
 
-    def start(self, hand, learner_seat: int) -> None:
-        """A new hand (just dealt, the bots just reset): who plays which seat, each bot's generator state."""
+    def start(self, hand, learner_seat: int, seeds: list[int]) -> None:
+        """A new hand (just dealt): who plays which seat; each bot reset with its seed (``seeds[k]`` for
+        ``opponents[k]``), in its kernel twin's generator."""
         n = hand.num_players
         self._learner = learner_seat
         self._controllers[:] = OTHER
@@ -106,25 +118,32 @@ class KernelOpponents:
             seat = (learner_seat + k) % n
             self._controllers[seat] = kind
             self._stream_of_seat[seat] = stream
-        for words, bot in zip(self._streams, self._bots):
-            state = bot.rng.bit_generator.state
-            words[:4] = pcg.from_numpy_state(state)
-            words[4], words[5] = state["has_uint32"], state["uinteger"]
+        for (_, stream), seed in zip(self._opponents, seeds, strict=True):
+            pcg.seed_generator(self._streams[stream], seed)
         if hand is not self._hand:
             self._hand, self._arguments = hand, hand.kernel_arguments()
             self._step = self._entry()
 
+    def _views(self) -> None:
+        """The parts of ``_table`` (:data:`TAKEN`), as views to write and read."""
+        self._controllers = self._table[:STREAM_OF_SEAT]
+        self._stream_of_seat = self._table[STREAM_OF_SEAT:TAKEN]
+        self._taken = self._table[TAKEN:]
+
     def _entry(self):
         """The kernel's entry point for the hand's arrays and these bots' (see ``compiled_entry``)."""
         games, legal, config, scale, obs = self._arguments
-        return compiled_entry(_step_and_move, games, legal, config, scale, 0, obs, self._controllers,
-                              self._stream_of_seat, self._streams, self._taken)
+        return compiled_entry(_step_and_move, games, legal, config, scale, 0, obs, self._table, self._streams)
+
+    _DERIVED = ("_step", "_controllers", "_stream_of_seat", "_taken")
+    """What :meth:`__setstate__` makes again (views of ``_table`` and the entry point, which do not pickle)."""
 
     def __getstate__(self) -> dict:
-        return {name: value for name, value in self.__dict__.items() if name != "_step"}
+        return {name: value for name, value in self.__dict__.items() if name not in self._DERIVED}
 
     def __setstate__(self, state: dict) -> None:
         self.__dict__.update(state)
+        self._views()
         self._step = self._entry() if self._arguments else None
 
     def play(self, hand, action) -> int:
@@ -135,21 +154,20 @@ class KernelOpponents:
             action = as_action_id(action)
         games, legal, config, scale, obs = self._arguments
         result = self._step(games, legal, config, scale, action if 0 <= action < NUM_ACTIONS else ILLEGAL, obs,
-                            self._controllers, self._stream_of_seat, self._streams, self._taken)
+                            self._table, self._streams)
         if result == ILLEGAL:
             raise IllegalActionError(why_illegal(hand.game(), action))
-        return self._went_on(hand, result)
+        status = hand.took(self._taken[:result // MOVED].tolist(), result % MOVED)
+        return status if status == self._learner else self._went_on(hand, status)
 
     def play_opponents(self, hand) -> int:
         """The opponents' moves up to the learner's turn (at the start of a hand); the new status."""
         games, legal, config, scale, obs = self._arguments
-        result = self._step(games, legal, config, scale, NO_ACTION, obs, self._controllers, self._stream_of_seat,
-                            self._streams, self._taken)
-        return self._went_on(hand, result)
+        result = self._step(games, legal, config, scale, NO_ACTION, obs, self._table, self._streams)
+        return self._went_on(hand, hand.took(self._taken[:result // MOVED].tolist(), result % MOVED))
 
-    def _went_on(self, hand, result: int) -> int:
-        """Record what a call took; go on while an opponent is to act (the call filled its room)."""
-        status = hand.took(self._taken[:result // MOVED].tolist(), result % MOVED)
+    def _went_on(self, hand, status: int) -> int:
+        """After a call that left ``status`` (recorded): go on while an opponent is to act (the call filled its room)."""
         if status == self._learner:
             return status
         if status < OVER:

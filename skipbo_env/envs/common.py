@@ -171,7 +171,7 @@ def start_hand(hand: CompiledHand, rules: Rules, options: dict, hand_seed: int) 
         hand = hand if hand.rules == game.rules else CompiledHand(game.rules)
         hand.load(game)
     else:
-        hand = hand if hand.rules == rules else CompiledHand(rules)
+        hand = hand if hand.rules is rules or hand.rules == rules else CompiledHand(rules)
         hand.deal(hand_seed)
     return hand
 

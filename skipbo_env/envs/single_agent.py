@@ -35,7 +35,8 @@ seed drawn from the environment's generator. An opponent that returns an illegal
 
 Opponents whose class offers ``compiled_opponents(rules, opponents)`` (the same function for every
 opponent; it returns a player or ``None``) are played by what it returns: an object with
-``start(hand, learner_seat)`` (after each deal and the opponents' resets), ``play(hand, action)``
+``start(hand, learner_seat, seeds)`` (after each deal; it resets the opponents, ``opponents[k].reset(seeds[k])``
+in turn, or does what that does: the seeds are drawn as for Python opponents), ``play(hand, action)``
 (the learner's action and every opponent move up to its next turn, raising ``IllegalActionError``
 for an illegal learner action with the hand unchanged) and ``play_opponents(hand)``, each on the
 environment's :class:`~skipbo_env.vector.single.CompiledHand`. ``agents``' ``GreedyBot`` and
@@ -152,6 +153,7 @@ class SingleAgentEnv(gymnasium.Env):
         self.gamma = float(gamma)
         self._potential = 0.0
         self.observation_kind = observation
+        self._flat = observation == "flat"
         self.fixed_seat = int(seat)
         self.random_seat = bool(random_seat)
         self.illegal_action = illegal_action
@@ -164,6 +166,7 @@ class SingleAgentEnv(gymnasium.Env):
         self.seat = self.fixed_seat
         self._policy_of_seat: dict[int, object] = {}
         self._ended_by_illegal_action = False
+        self._running_info: dict = {}
         self._hand = CompiledHand(self.rules)
         self._compiled = compiled_opponents(self.rules, self.opponents)
 
@@ -189,12 +192,13 @@ class SingleAgentEnv(gymnasium.Env):
             self.seat = int(rng.integers(n)) if self.random_seat else self.fixed_seat
             self._policy_of_seat = {(self.seat + k) % n: policy for k, policy in enumerate(self.opponents, start=1)}
             self._hand = start_hand(self._hand, self.rules, options, int(rng.integers(2**63)))
-            for policy in self.opponents:
-                reset = getattr(policy, "reset", None)
-                if callable(reset):
-                    reset(int(rng.integers(2**63)))
-            if self._compiled is not None:
-                self._compiled.start(self._hand, self.seat)
+            resets = [policy.reset for policy in self.opponents if callable(getattr(policy, "reset", None))]
+            seeds = [int(rng.integers(2**63)) for _ in resets]
+            if self._compiled is not None:  # it resets its opponents itself
+                self._compiled.start(self._hand, self.seat, seeds)
+            else:
+                for reset, reset_seed in zip(resets, seeds):
+                    reset(reset_seed)
             self._play_opponents()
             if not self._hand.is_over:
                 break
@@ -205,7 +209,9 @@ class SingleAgentEnv(gymnasium.Env):
         if self.render_mode == "human":
             self.render()
         self._potential = self._shaping_potential()
-        return self._observation(), self._info()
+        info = self._info()
+        self._running_info = info.copy()  # every info of the hand in play but its mask (step copies it)
+        return self._observation(), info
 
     def step(self, action):
         hand = self._hand
@@ -224,10 +230,13 @@ class SingleAgentEnv(gymnasium.Env):
             self._play_opponents()
         if self.render_mode == "human":
             self.render()
+        if hand.status < OVER:  # the learner is to act again: reset's info with the new mask
+            info = self._running_info.copy()
+            info["action_mask"] = hand.mask(self.seat)
+            reward = self._shaped_step() if self.shaping != "none" else 0.0
+            return hand.encode(self.seat) if self._flat else self._observation(), reward, False, False, info
         outcome = hand.outcome
-        reward = 0.0 if outcome is None else hand_rewards(hand, self.reward_mode)[self.seat]
-        if self.shaping != "none":
-            reward += self._shaped_step()
+        reward = hand_rewards(hand, self.reward_mode)[self.seat] + self._shaped_step()
         return self._observation(), reward, outcome == "win" or outcome == "draw", outcome == "truncated", self._info()
 
     def _illegal_step_result(self):
@@ -274,7 +283,7 @@ class SingleAgentEnv(gymnasium.Env):
     # ------------------------------------------------------------------ helpers for learners
     def action_masks(self) -> np.ndarray:
         """The learner's legal actions as bool[145] (all False once the hand is over)."""
-        return self._learner_mask().view(bool)
+        return self._hand.legal(-1 if self._ended_by_illegal_action else self.seat)
 
     def _learner_mask(self) -> np.ndarray:
         """The learner's legal actions as int8[145], a new array (all 0 once the hand is over)."""

@@ -207,6 +207,12 @@ class CompiledHand:
             return self._mask.copy()
         return np.zeros(NUM_ACTIONS, dtype=np.int8)
 
+    def legal(self, seat: int) -> np.ndarray:
+        """:meth:`mask` as bool[145] (a new array)."""
+        if seat == self.status:
+            return self._legal[0].copy()
+        return np.zeros(NUM_ACTIONS, dtype=np.bool_)
+
     def encode(self, seat: int) -> np.ndarray:
         """``encode_observation(game, seat)``: a new float32 vector."""
         if seat == self.status:

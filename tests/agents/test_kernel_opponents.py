@@ -113,3 +113,18 @@ def test_an_environment_pickled_in_mid_hand_plays_on_as_the_original():
         assert np.array_equal(got[0], wanted[0]) and got[1:4] == wanted[1:4]
         done = got[2] or got[3]
     assert twin.game.record() == environment.game.record()
+
+
+def test_a_bot_with_its_own_reset_plays_in_python_and_is_reset_every_hand():
+    class CountedGreedy(GreedyBot):
+        resets = 0
+
+        def reset(self, seed=None) -> None:
+            CountedGreedy.resets += 1
+            super().reset(seed)
+
+    environment = SingleAgentEnv(opponents=CountedGreedy(0), num_players=3)
+    assert environment._compiled is None
+    environment.reset(seed=0)
+    environment.reset(seed=1)
+    assert CountedGreedy.resets == 4

@@ -143,3 +143,16 @@ def test_a_position_with_its_own_rules_plays_by_them():
         game.step(hand_play_action(value, 0))
     assert_same_position(hand, game)
     assert not any(a < FIRST_DISCARD for a in np.flatnonzero(hand.mask(0)))  # the turn's two plays are made
+
+
+def test_the_bool_mask_is_the_int8_mask_of_the_seat_to_act_and_empty_for_the_others():
+    hand = CompiledHand(Rules(num_players=3))
+    hand.deal(5)
+    for seat in range(3):
+        legal = hand.legal(seat)
+        assert legal.dtype == np.bool_ and legal.shape == (145,)
+        assert np.array_equal(legal, hand.mask(seat).astype(bool))
+        assert legal.any() == (seat == hand.status)
+    legal = hand.legal(hand.status)
+    legal[:] = False  # a new array: the hand's own mask is left alone
+    assert hand.legal(hand.status).any()

@@ -87,6 +87,25 @@ def test_every_observation_is_the_learners_own_turn(settings):
     assert decisions > 40
 
 
+@pytest.mark.parametrize("opponents", ["greedy", "random"])
+def test_every_step_gives_new_infos_and_arrays_that_later_steps_leave_alone(opponents):
+    environment = single_agent_env(opponents=opponents, num_players=3)
+    given = []
+    for observation, info, masks in learner_episode(environment, 2, np.random.default_rng(1)):
+        assert list(info) == ["seat", "action_mask", "illegal_action", "outcome", "won", "points", "winners"]
+        then = (observation.copy(), {**info, "action_mask": info["action_mask"].copy()}, masks.copy())
+        if given:  # the learner writes over what the last step gave it: this step's are left as they were
+            observation_before, info_before, masks_before = given[-1]
+            observation_before[:], masks_before[:] = -1.0, False
+            info_before["action_mask"][:], info_before["outcome"] = 7, "scribbled"
+        assert np.array_equal(observation, then[0]) and np.array_equal(masks, then[2])
+        assert np.array_equal(info["action_mask"], then[1]["action_mask"])
+        assert {**info, "action_mask": None} == {**then[1], "action_mask": None}
+        given.append((observation, info, masks))
+    assert len(given) > 5
+    assert [info["outcome"] for _, info, _ in given[:-2]] == ["scribbled"] * (len(given) - 2)
+
+
 def test_the_opponents_play_a_whole_round_after_the_learners_discard():
     environment = single_agent_env(opponents="random", num_players=4)
     environment.reset(seed=5)
