@@ -48,7 +48,9 @@ TABLE_CODES = LEARNED_CODE + 1
 """``controllers`` code ``TABLE_CODES + k``: the learned bot with the parameters of row ``k`` of the table."""
 FIXED = PARAMETERS.index("stock_cards")
 """The parameter held at 1 (the unit the others are measured in)."""
-POOL = ("greedy", "planner", "self", "past")
+MAX_TURNS = 400
+"""A hand of the training is cut after this many turns (a draw): two candidates that both avoid playing
+would otherwise never finish one. A 30-card hand between the bots takes about 110 turns."""
 
 
 @jit
@@ -74,7 +76,7 @@ class Arena:
     """Two-player hands on the batched engine, every seat a kernel bot or a row of a parameter table."""
 
     def __init__(self, stock_size: int = 30, batch: int = 1024, threads: int = 1) -> None:
-        self.rules = Rules(num_players=2, stock_size=stock_size)
+        self.rules = Rules(num_players=2, stock_size=stock_size, max_turns=MAX_TURNS)
         self.engine = VectorGame(self.rules, batch, auto_reset=False, observations=False, threads=threads)
         self.controllers = np.full((batch, 6), bots.OTHER, dtype=np.int64)
         self.streams = bots.new_streams(batch)
@@ -120,13 +122,16 @@ def utilities(count: int) -> np.ndarray:
     return raw / raw.sum() - 1.0 / count
 
 
-def new_state(seed: int, population: int, sigma: float) -> dict:
-    """The state of a fresh run: the neutral mean (``stock_cards`` 1, the rest 0) and a uniform spread."""
+def new_state(seed: int, population: int, sigma: float, deals: int, curve_every: int, curve_deals: int,
+              stock_size: int) -> dict:
+    """The state of a fresh run: its settings, the neutral mean (``stock_cards`` 1, the rest 0) and a uniform
+    spread."""
     mu = np.zeros(NUM_PARAMETERS)
     mu[FIXED] = 1.0
     spread = np.full(NUM_PARAMETERS, sigma)
     spread[FIXED] = 0.0
-    return {"seed": seed, "population": population, "generation": 0, "games": 0, "wall_s": 0.0,
+    return {"seed": seed, "population": population, "deals": deals, "curve_every": curve_every,
+            "curve_deals": curve_deals, "stock_size": stock_size, "generation": 0, "games": 0, "wall_s": 0.0,
             "mu": mu.tolist(), "sigma": spread.tolist(), "archive": [mu.tolist()], "curve": [], "log": [],
             "rng": np.random.default_rng(seed).bit_generator.state}
 
@@ -194,32 +199,34 @@ def weights_document(state: dict) -> dict:
             "seed": state["seed"]}
 
 
-def train(out: str, minutes: float, seed: int, resume: bool, population: int, deals: int, sigma: float,
-          curve_every: int, curve_deals: int, threads: int) -> dict:
-    """Run (or continue) a training run in the folder ``out`` for ``minutes`` of wall time."""
+def train(out: str, minutes: float, seed: int, resume: bool, population: int = 16, deals: int = 48,
+          sigma: float = 0.5, curve_every: int = 5, curve_deals: int = 200, threads: int = 1,
+          generations: int | None = None, stock_size: int = 30) -> dict:
+    """Run (or continue) a training run in the folder ``out`` for ``minutes`` of wall time, or until the run
+    has ``generations`` generations (a resumed run keeps the settings it was started with)."""
     os.makedirs(out, exist_ok=True)
     state_path = os.path.join(out, "state.json")
     if resume:
         with open(state_path, encoding="utf-8") as file:
             state = json.load(file)
     else:
-        state = new_state(seed, population, sigma)
+        state = new_state(seed, population, sigma, deals, curve_every, curve_deals, stock_size)
     rng = np.random.default_rng()
     rng.bit_generator.state = state["rng"]
-    arena = Arena(threads=threads)
+    arena = Arena(state["stock_size"], threads=threads)
     deadline = time.perf_counter() + 60 * minutes
     games_before = state["games"]
     try:
         if not state["curve"]:
-            state["curve"].append(curve_point(arena, state, curve_deals, state["seed"]))
+            state["curve"].append(curve_point(arena, state, state["curve_deals"], state["seed"]))
             print(json.dumps(state["curve"][-1]), flush=True)
-        while time.perf_counter() < deadline:
+        while time.perf_counter() < deadline and (generations is None or state["generation"] < generations):
             start = time.perf_counter()
-            entry = generation(arena, state, rng, deals)
+            entry = generation(arena, state, rng, state["deals"])
             state["games"] = games_before + arena.games_played
             state["wall_s"] += time.perf_counter() - start
-            if state["generation"] % curve_every == 0:
-                state["curve"].append(curve_point(arena, state, curve_deals, state["seed"]))
+            if state["generation"] % state["curve_every"] == 0:
+                state["curve"].append(curve_point(arena, state, state["curve_deals"], state["seed"]))
                 print(json.dumps(state["curve"][-1]), flush=True)
             entry["seconds"] = round(time.perf_counter() - start, 1)
             state["log"].append(entry)
@@ -243,6 +250,8 @@ def main(argv=None) -> int:
     parser.add_argument("--curve-every", type=int, default=5, help="generations between curve points")
     parser.add_argument("--curve-deals", type=int, default=200, help="held-out deals per curve point")
     parser.add_argument("--threads", type=int, default=1)
+    parser.add_argument("--generations", type=int, default=None, help="stop when the run has this many")
+    parser.add_argument("--stock-size", type=int, default=30)
     args = parser.parse_args(argv)
     if args.population < 2 or args.population % 2:
         print(f"--population {args.population} is not allowed: use an even number >= 2", file=sys.stderr)
@@ -251,7 +260,7 @@ def main(argv=None) -> int:
         print(f"--resume: {args.out!r} holds no state.json to continue", file=sys.stderr)
         return 2
     train(args.out, args.minutes, args.seed, args.resume, args.population, args.deals, args.sigma,
-          args.curve_every, args.curve_deals, args.threads)
+          args.curve_every, args.curve_deals, args.threads, args.generations, args.stock_size)
     return 0
 
 
