@@ -48,6 +48,12 @@ TABLE_CODES = LEARNED_CODE + 1
 """``controllers`` code ``TABLE_CODES + k``: the learned bot with the parameters of row ``k`` of the table."""
 FIXED = PARAMETERS.index("stock_cards")
 """The parameter held at 1 (the unit the others are measured in)."""
+SLOW = 1e-3
+"""Seconds per action (both seats' actions, stepping included) above which a candidate is refused: the
+expert takes 4e-5. Weights that never play from the discard piles pile up runs there, and the whole-turn
+search over them then takes seconds per decision; such a candidate ranks last and its games stop."""
+CHUNK = 8
+"""Deals played per call while a candidate's speed is watched."""
 MAX_TURNS = 400
 """A hand of the training is cut after this many turns (a draw): two candidates that both avoid playing
 would otherwise never finish one. A 30-card hand between the bots takes about 110 turns."""
@@ -83,10 +89,15 @@ class Arena:
         self.games_played = 0
 
     def scores(self, codes: np.ndarray, seeds: np.ndarray, table: np.ndarray) -> np.ndarray:
+        """See :meth:`timed_scores` (the scores alone)."""
+        return self.timed_scores(codes, seeds, table)[0]
+
+    def timed_scores(self, codes: np.ndarray, seeds: np.ndarray, table: np.ndarray) -> tuple[np.ndarray, float]:
         """float[n, 2]: each seat's score (1 win, 0.5 draw, 0 loss) of hand ``i`` dealt from ``seeds[i]`` with
-        seat ``s`` played by ``codes[i, s]``."""
+        seat ``s`` played by ``codes[i, s]``, and the seconds per action it took."""
         engine = self.engine
         out = np.zeros((len(seeds), 2))
+        began, actions = time.perf_counter(), 0
         for start in range(0, len(seeds), engine.batch_size):
             rows = np.arange(min(engine.batch_size, len(seeds) - start))
             chunk = slice(start, start + len(rows))
@@ -99,17 +110,36 @@ class Arena:
             winners = engine.games["winners"][rows, :2].astype(np.float64)
             decided = winners.sum(axis=1) > 0
             out[chunk] = np.where(decided[:, None], winners, 0.5)
+            actions += int(steps.sum())
         self.games_played += len(seeds)
-        return out
+        return out, (time.perf_counter() - began) / max(actions, 1)
 
     def duel(self, code: int, opponent: int, seeds: np.ndarray, table: np.ndarray) -> np.ndarray:
         """float[len(seeds)]: ``code``'s mean score on each deal, played in both seats against ``opponent``."""
+        return self.timed_duel(code, opponent, seeds, table)[0]
+
+    def timed_duel(self, code: int, opponent: int, seeds: np.ndarray, table: np.ndarray) -> tuple[np.ndarray, float]:
+        """:meth:`duel`, and the seconds per action its games took."""
         n = len(seeds)
         codes = np.empty((2 * n, 2), dtype=np.int64)
         codes[:n] = (code, opponent)
         codes[n:] = (opponent, code)
-        scores = self.scores(codes, np.concatenate([seeds, seeds]), table)
-        return (scores[:n, 0] + scores[n:, 1]) / 2
+        scores, seconds = self.timed_scores(codes, np.concatenate([seeds, seeds]), table)
+        return (scores[:n, 0] + scores[n:, 1]) / 2, seconds
+
+    def fitness(self, code: int, opponents: dict, seeds: np.ndarray, table: np.ndarray) -> dict | None:
+        """``{opponent: mean score}`` of ``code`` on ``seeds`` against each of ``opponents`` (name -> code),
+        ``CHUNK`` deals at a time; ``None`` as soon as its games take more than ``SLOW`` seconds an action."""
+        rates = {}
+        for name, opponent in opponents.items():
+            total = 0.0
+            for start in range(0, len(seeds), CHUNK):
+                scores, seconds = self.timed_duel(code, opponent, seeds[start:start + CHUNK], table)
+                if seconds > SLOW:
+                    return None
+                total += scores.sum()
+            rates[name] = total / len(seeds)
+        return rates
 
     def close(self) -> None:
         self.engine.close()
@@ -149,12 +179,19 @@ def generation(arena: Arena, state: dict, rng: np.random.Generator, deals: int) 
     opponents = {"greedy": bots.GREEDY_BOT, "planner": bots.kernel_bot_code("planner"),
                  "self": TABLE_CODES + len(candidates), "past": TABLE_CODES + len(candidates) + 1}
     seeds = rng.integers(0, 2**62, size=deals)
-    fitness = np.zeros(len(candidates))
-    by_opponent = {}
-    for name, code in opponents.items():
-        rates = np.array([arena.duel(TABLE_CODES + k, code, seeds, table).mean() for k in range(len(candidates))])
-        by_opponent[name] = float(rates.mean())
-        fitness += rates / len(opponents)
+    fitness = np.full(len(candidates), -1.0)  # a refused (too slow) candidate ranks last
+    by_opponent = {name: [] for name in opponents}
+    for k in range(len(candidates)):
+        rates = arena.fitness(TABLE_CODES + k, opponents, seeds, table)
+        if rates is not None:
+            fitness[k] = sum(rates.values()) / len(rates)
+            for name, rate in rates.items():
+                by_opponent[name].append(rate)
+    feasible = fitness >= 0
+    if not feasible.any():  # nothing to rank: the distribution stays
+        state["generation"] += 1
+        state["archive"].append(mu.tolist())
+        return {"generation": state["generation"], "refused": len(candidates)}
     order = np.argsort(-fitness, kind="stable")
     u = np.zeros(len(candidates))
     u[order] = utilities(len(candidates))
@@ -165,7 +202,9 @@ def generation(arena: Arena, state: dict, rng: np.random.Generator, deals: int) 
     state["generation"] += 1
     state["archive"].append(mu.tolist())
     return {"generation": state["generation"], "best_fitness": float(fitness.max()),
-            "mean_fitness": float(fitness.mean()), "mean_by_opponent": by_opponent}
+            "mean_fitness": float(fitness[feasible].mean()),
+            "refused": int((~feasible).sum()),
+            "mean_by_opponent": {name: float(np.mean(rates)) if rates else None for name, rates in by_opponent.items()}}
 
 
 def curve_point(arena: Arena, state: dict, deals: int, seed: int) -> dict:
@@ -224,10 +263,11 @@ def train(out: str, minutes: float, seed: int, resume: bool, population: int = 1
             start = time.perf_counter()
             entry = generation(arena, state, rng, state["deals"])
             state["games"] = games_before + arena.games_played
-            state["wall_s"] += time.perf_counter() - start
             if state["generation"] % state["curve_every"] == 0:
                 state["curve"].append(curve_point(arena, state, state["curve_deals"], state["seed"]))
                 print(json.dumps(state["curve"][-1]), flush=True)
+            state["games"] = games_before + arena.games_played
+            state["wall_s"] += time.perf_counter() - start
             entry["seconds"] = round(time.perf_counter() - start, 1)
             state["log"].append(entry)
             print(json.dumps(entry), flush=True)
