@@ -238,6 +238,37 @@ def weights_document(state: dict) -> dict:
             "seed": state["seed"]}
 
 
+def plot_curve(state: dict, path: str) -> None:
+    """The training curve (the mean's held-out win rate against planner and greedy, 95% intervals, over
+    generations and wall time) as a PNG picture."""
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    curve = state["curve"]
+    figure, axis = plt.subplots(figsize=(7, 4))
+    x = [point["generation"] for point in curve]
+    for name in ("planner", "greedy"):
+        rates = np.array([point[name]["win_rate"] for point in curve])
+        low = np.array([point[name]["ci95"][0] for point in curve])
+        high = np.array([point[name]["ci95"][1] for point in curve])
+        axis.plot(x, rates, marker="o", label=f"against {name}")
+        axis.fill_between(x, low, high, alpha=0.2)
+    axis.set_xlabel("generation (wall time in minutes on top)")
+    axis.set_ylabel(f"win rate ({curve[0]['planner']['games']} held-out games)")
+    axis.set_ylim(0, 1)
+    axis.grid(alpha=0.3)
+    axis.legend()
+    top = axis.secondary_xaxis("top")
+    top.set_xticks(x[::max(1, len(x) // 6)],
+                   [f"{point['wall_s'] / 60:.0f}" for point in curve][::max(1, len(x) // 6)])
+    axis.set_title(f"learned bot, sNES self-play (seed {state['seed']})", fontsize=10)
+    figure.tight_layout()
+    figure.savefig(path, dpi=100)
+    plt.close(figure)
+
+
 def train(out: str, minutes: float, seed: int, resume: bool, population: int = 16, deals: int = 48,
           sigma: float = 0.5, curve_every: int = 5, curve_deals: int = 200, threads: int = 1,
           generations: int | None = None, stock_size: int = 30) -> dict:
@@ -275,6 +306,8 @@ def train(out: str, minutes: float, seed: int, resume: bool, population: int = 1
             write_json_atomically(os.path.join(out, "weights.json"), weights_document(state))
     finally:
         arena.close()
+    if state["curve"]:
+        plot_curve(state, os.path.join(out, "curve.png"))
     return state
 
 

@@ -175,10 +175,13 @@ def test_the_shipped_bot_plays_legal_actions_through_whole_games():
     from evaluation import run_tournament
 
     rules = Rules(num_players=2, stock_size=5)
+    played = {}
     for engine in ("python", "vector"):
-        result = run_tournament(["learned", "greedy"], games=4, seed=3, rules=rules, engine=engine)
+        result = run_tournament(["learned", "greedy"], games=6, seed=3, rules=rules, engine=engine)
         assert result.error is None
-        assert len(result.games) == 4 and all(game.outcome for game in result.games)
+        assert len(result.games) == 6 and all(game.outcome == "win" for game in result.games)
+        played[engine] = [(game.seed, game.winners, game.turns, game.seat_actions) for game in result.games]
+    assert played["python"] == played["vector"]  # the twin and the kernel play the same games, move for move
 
 
 def test_learned_is_a_kernel_bot_and_a_policy():
