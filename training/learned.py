@@ -15,7 +15,7 @@ care about, the win rate, is what the search optimises directly. Each generation
    ``mu += eta_mu * sigma * sum(u z)``, ``sigma *= exp(eta_sigma / 2 * sum(u (z^2 - 1)))``.
 
 All candidates meet the same deals (common random numbers), so the ranking compares
-candidates, not luck. Every few generations the mean plays ``planner`` on held-out deals (the
+candidates, not luck. A candidate too slow to play (:data:`SLOW`) is refused. Every few generations the mean plays ``planner`` on held-out deals (the
 training curve). Every random choice comes from one seeded ``numpy`` Generator whose state is
 saved with the run (``state.json``, written atomically after every generation), so
 ``--resume`` continues where a run stopped. Start: ``stock_cards`` 1, everything else 0.
@@ -49,9 +49,11 @@ TABLE_CODES = LEARNED_CODE + 1
 FIXED = PARAMETERS.index("stock_cards")
 """The parameter held at 1 (the unit the others are measured in)."""
 SLOW = 1e-3
-"""Seconds per action (both seats' actions, stepping included) above which a candidate is refused: the
-expert takes 4e-5. Weights that never play from the discard piles pile up runs there, and the whole-turn
-search over them then takes seconds per decision; such a candidate ranks last and its games stop."""
+"""CPU seconds per action (both seats' actions, stepping included, the training thread's own CPU time, so
+other processes on the machine do not count) above which a candidate is refused: the expert takes 4e-5.
+Weights that never play from the discard piles pile up runs there, and the whole-turn search over them
+then takes seconds per decision; such a candidate ranks last and its games stop. This is the one choice
+of a run that depends on the machine, not the seed (the log counts the refused candidates)."""
 CHUNK = 8
 """Deals played per call while a candidate's speed is watched."""
 MAX_TURNS = 400
@@ -94,10 +96,10 @@ class Arena:
 
     def timed_scores(self, codes: np.ndarray, seeds: np.ndarray, table: np.ndarray) -> tuple[np.ndarray, float]:
         """float[n, 2]: each seat's score (1 win, 0.5 draw, 0 loss) of hand ``i`` dealt from ``seeds[i]`` with
-        seat ``s`` played by ``codes[i, s]``, and the seconds per action it took."""
+        seat ``s`` played by ``codes[i, s]``, and the CPU seconds per action it took."""
         engine = self.engine
         out = np.zeros((len(seeds), 2))
-        began, actions = time.perf_counter(), 0
+        began, actions = time.thread_time(), 0
         for start in range(0, len(seeds), engine.batch_size):
             rows = np.arange(min(engine.batch_size, len(seeds) - start))
             chunk = slice(start, start + len(rows))
@@ -112,14 +114,14 @@ class Arena:
             out[chunk] = np.where(decided[:, None], winners, 0.5)
             actions += int(steps.sum())
         self.games_played += len(seeds)
-        return out, (time.perf_counter() - began) / max(actions, 1)
+        return out, (time.thread_time() - began) / max(actions, 1)
 
     def duel(self, code: int, opponent: int, seeds: np.ndarray, table: np.ndarray) -> np.ndarray:
         """float[len(seeds)]: ``code``'s mean score on each deal, played in both seats against ``opponent``."""
         return self.timed_duel(code, opponent, seeds, table)[0]
 
     def timed_duel(self, code: int, opponent: int, seeds: np.ndarray, table: np.ndarray) -> tuple[np.ndarray, float]:
-        """:meth:`duel`, and the seconds per action its games took."""
+        """:meth:`duel`, and the CPU seconds per action its games took."""
         n = len(seeds)
         codes = np.empty((2 * n, 2), dtype=np.int64)
         codes[:n] = (code, opponent)
@@ -129,7 +131,7 @@ class Arena:
 
     def fitness(self, code: int, opponents: dict, seeds: np.ndarray, table: np.ndarray) -> dict | None:
         """``{opponent: mean score}`` of ``code`` on ``seeds`` against each of ``opponents`` (name -> code),
-        ``CHUNK`` deals at a time; ``None`` as soon as its games take more than ``SLOW`` seconds an action."""
+        ``CHUNK`` deals at a time; ``None`` as soon as its games take more than ``SLOW`` CPU seconds an action."""
         rates = {}
         for name, opponent in opponents.items():
             total = 0.0

@@ -3,13 +3,13 @@
 The search is the planner's (:func:`agents.batched.planner.turn_search`: the same sequences of
 plays, the same memo, the same modelling of what the seat cannot see); the chances are the
 expert's (card counting from the ``unseen`` counts, :mod:`agents.batched.expert`). What differs
-is how a stop is valued: ``STOCK * (w . features(stop))``, the features of :data:`FEATURES`
+is how a stop is valued: ``STOCK * (w . features(stop))``, the features of ``FEATURES``
 (what a sequence played and what the piles it leaves promise each seat), and how a discard is
-chosen: the expert's planned discard with weights ``d`` on its three terms (:data:`DISCARD_FEATURES`).
-The parameter vector ``[w, d]`` (:data:`PARAMETERS`) is an argument of the kernels, so training
+chosen: the expert's planned discard with weights ``d`` on its three terms (``DISCARD_FEATURES``; the
+names live in :mod:`agents.learned`). The parameter vector ``[w, d]`` (``PARAMETERS``) is an argument of the kernels, so training
 plays thousands of games with any weights without compiling again (``training/learned.py``);
 the shipped bot (code :data:`LEARNED_CODE`) plays :data:`SHIPPED`, read from the JSON file
-:data:`WEIGHTS_FILE` when the module loads (a kernel sees it as a constant; the jit's source
+``agents.learned.WEIGHTS_FILE`` when the module loads (a kernel sees it as a constant; the jit's source
 stamp covers the file, so a new file recompiles the kernels).
 
 ``agents.learned.LearnedBot`` is the Python twin: the same features, float for float, and the
@@ -32,8 +32,7 @@ from agents.batched.expert import (
 from agents.learned import (
     F_DISCARD_NUMBERS, F_DISCARD_WILDS, F_EMPTIED, F_HAND_NUMBERS, F_HAND_WILDS, F_IDLE_WILDS, F_PARTNER,
     F_PROSPECT, F_PROSPECT_ENDGAME, F_STALLED_COMPLETED, F_STALLED_PLAYS, F_STALLED_THREAT,
-    F_STALLED_THREAT_ENDGAME, F_STOCK, F_THREAT, F_THREAT_ENDGAME, NAME, NUM_FEATURES, NUM_PARAMETERS, WEIGHTS_FILE,
-    read_parameters,
+    F_STALLED_THREAT_ENDGAME, F_STOCK, F_THREAT, F_THREAT_ENDGAME, NAME, NUM_FEATURES, NUM_PARAMETERS, read_parameters,
 )
 from agents.batched.planner import (
     I_CAN_DRAW, I_HAND_SIZE, I_OPPONENTS, I_PARTNER_SEAT, I_STALLED, I_STOCK_SIZE, INFO_SIZE, MAX_OPPONENTS,
@@ -63,7 +62,7 @@ def learned_code(spec: str) -> int | None:
 # ---------------------------------------------------------------------------------- the valuation
 @jit
 def stop_features(needs, hand, heights, done, needs0, hand0, heights0, piles, info, chances, buffer, work, out):
-    """The features (:data:`FEATURES`) of stopping in a search position, into ``out``."""
+    """The features (``agents.learned.FEATURES``) of stopping in a search position, into ``out``."""
     stalled = info[I_STALLED] != 0
     stock_cards = done[0] + done[1]
     hand_left = cards_in(hand)

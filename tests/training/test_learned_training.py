@@ -23,7 +23,8 @@ def comparable(state: dict) -> dict:
     return kept
 
 
-def test_a_resumed_run_ends_where_an_uninterrupted_one_does(tmp_path):
+def test_a_resumed_run_ends_where_an_uninterrupted_one_does(tmp_path, monkeypatch):
+    monkeypatch.setattr(training, "SLOW", float("inf"))  # the one machine-dependent choice: off
     whole = training.train(str(tmp_path / "whole"), resume=False, generations=2, **SMALL)
     training.train(str(tmp_path / "split"), resume=False, generations=1, **SMALL)
     split = training.train(str(tmp_path / "split"), resume=True, generations=2, **SMALL)
