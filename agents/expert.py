@@ -82,6 +82,7 @@ ENDGAME = 3.0  # an opponent's threat grows by 1 + ENDGAME / its stockpile size
 # Discards, in chances to reach the stockpile next turn.
 COVERAGE = 0.1  # per card of the average run that hand and discard piles play from a need
 DISCARD_SHAPE = 0.01  # per point of the planner's discard_score, to break ties
+DISCARD_WEIGHTS = (DISCARD_SHAPE, COVERAGE, 1.0)  # the weights of a discard's shape, coverage and reach
 DISCARD_MARGIN = 1e-12  # a discard must score more than this above every earlier one (lower ids win ties)
 ODDS_DIGITS = 4  # the chances fill_chance is asked with are rounded to this many digits (its cache stays small)
 
@@ -284,8 +285,10 @@ class ExpertBot(TurnSearchBot):
             return self._planned_discard(view, discards)
         return choose_discard(view, discards)
 
-    def _planned_discard(self, view: dict, discards: list[int]) -> int:
-        """The discard that leaves the best chance to reach the stockpile next turn, then the best shape."""
+    def _planned_discard(self, view: dict, discards: list[int], weights=DISCARD_WEIGHTS) -> int:
+        """The discard that leaves the best chance to reach the stockpile next turn, then the best shape
+        (``weights``: of the shape, the coverage and the reach)."""
+        shape_weight, coverage_weight, reach_weight = weights
         me = view["seats"][0]
         piles = [list(p) for p in me["discards"]]
         tops = [pile[-1] if pile else 0 for pile in piles]
@@ -298,14 +301,15 @@ class ExpertBot(TurnSearchBot):
         best, best_score = discards[0], None
         for action in discards:
             card, slot = discard_value(action), discard_pile(action)
-            score = DISCARD_SHAPE * discard_score(card, tops[slot], needs, hand, target, only_wilds)
+            score = shape_weight * discard_score(card, tops[slot], needs, hand, target, only_wilds)
             kept = list(hand)
             kept[card] -= 1
             after = [p + [card] if i == slot else p for i, p in enumerate(piles)]
-            score += COVERAGE * sum(run_length(need, kept, after) for need in range(1, TOP_VALUE + 1)) / TOP_VALUE
+            runs = sum(run_length(need, kept, after) for need in range(1, TOP_VALUE + 1))
+            score += coverage_weight * runs / TOP_VALUE
             if target and target != WILD:
-                score += max((odds.fill(drawn, chain_gaps(need, target, kept, after))
-                              for need in set(needs) if need <= target), default=0.0)
+                score += reach_weight * max((odds.fill(drawn, chain_gaps(need, target, kept, after))
+                                             for need in set(needs) if need <= target), default=0.0)
             if best_score is None or score > best_score + DISCARD_MARGIN:
                 best, best_score = action, score
         return best

@@ -2,7 +2,8 @@
 
 Accepted specs:
 
-- a bot name: ``random``, ``greedy``, ``planner``, ``expert`` (see :data:`BOTS`);
+- a bot name: ``random``, ``greedy``, ``planner``, ``expert``, ``learned`` (see :data:`BOTS`;
+  ``learned:weights=path.json`` plays other trained weights);
 - a shipped model by name: ``pretrained-2p`` (see :data:`PRETRAINED`, files in ``agents/pretrained/``);
 - a saved model file ending in ``.zip`` or ``.pt`` (loaded by ``agents.saved_model``);
 - ``package.module:ClassName``: a class importable from an installed module;
@@ -37,10 +38,11 @@ import sys
 
 from agents.expert import ExpertBot
 from agents.greedy import GreedyBot
+from agents.learned import LearnedBot
 from agents.planner import PlannerBot
 from agents.random_bot import RandomBot
 
-BOTS = {"random": RandomBot, "greedy": GreedyBot, "planner": PlannerBot, "expert": ExpertBot}
+BOTS = {"random": RandomBot, "greedy": GreedyBot, "planner": PlannerBot, "expert": ExpertBot, "learned": LearnedBot}
 MODEL_SUFFIXES = (".zip", ".pt")
 PRETRAINED = {"pretrained-2p": os.path.join(os.path.dirname(__file__), "pretrained", "skipbo-2p.zip")}
 

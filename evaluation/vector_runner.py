@@ -3,7 +3,7 @@
 ``python`` plays every game on the rules engine (:mod:`evaluation.python_runner`): any policy
 plays. ``vector`` plays the same schedule (the same game seeds, so the same deals, and the same
 seatings) on the batched engine of :mod:`skipbo_env.vector`, thousands of games at once:
-``random``, ``greedy``, ``planner`` and ``expert`` (with any of their options) move inside its numba kernels
+``random``, ``greedy``, ``planner``, ``expert`` (with any of their options) and ``learned`` move inside its numba kernels
 (a whole turn per call), networks (saved ``.zip``/``.pt`` models, any policy with
 ``logits(observations)``) take one batched forward pass per step, and batch players (an object
 with ``act_batch(observations, masks)`` and no ``act``, or a plain callable ``f(observations,
@@ -34,8 +34,8 @@ from evaluation.results import GameResult, TournamentResult
 from evaluation.schedule import NETWORK_KEY, GameSpec, derived_seed
 
 ENGINES = ("auto", "python", "vector")
-VECTOR_PLAYERS = ("random, greedy, planner[:options] and expert[:options] (played inside its kernels), networks "
-                  "(saved .zip/.pt models, policies with logits(observations)), played with one batched forward pass "
+VECTOR_PLAYERS = ("random, greedy, planner[:options], expert[:options] and learned (played inside its kernels), "
+                  "networks (saved .zip/.pt models, policies with logits(observations)), played with one batched forward pass "
                   "per step, and batch players (act_batch(observations, masks) without act, or a callable "
                   "f(observations, masks))")
 VECTOR_BATCH = 2048

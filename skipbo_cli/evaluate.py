@@ -22,7 +22,7 @@ MAX_WORKERS = 256
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--agents", nargs="+", required=True, metavar="SPEC",
-                        help="policies to compare: bot names (random, greedy, planner, expert), saved model files, "
+                        help="policies to compare: bot names (random, greedy, planner, expert, learned), saved model files, "
                              f"package.module:Class or path/to/file.py:Class, each optionally named for the report: "
                              f"mine=bots/mybot.py:StockFirst; {RUNS_CODE}")
     parser.add_argument("--games", type=arguments.bounded_int(1, arguments.MAX_GAMES), default=200, metavar="G",
@@ -41,8 +41,8 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                         help="write each game's record as DIR/game-NNNNNN.json")
     parser.add_argument("--engine", choices=ENGINES, default="auto",
                         help="python: the rules engine, any policy; vector: the batched engine, for random, greedy, "
-                             "planner, expert and saved networks (--workers are then the threads of its deal and step kernels; "
-                             "no --save-games); auto (default): vector when every agent plays there and no records "
+                             "planner, expert, learned and saved networks (--workers are then the threads of its deal "
+                             "and step kernels; no --save-games); auto (default): vector when every agent plays there and no records "
                              "are saved, else python")
     parser.add_argument("--ray", nargs="?", const="local", metavar="ADDRESS",
                         help="play the games as Ray tasks (pip install -e '.[rllib]'): without ADDRESS a Ray instance "

@@ -11,7 +11,7 @@ from agents.batched.seating import BatchOpponents, Seating, batch_opponents
 __all__ = ["KERNEL_BOTS", "BatchOpponents", "Seating", "batch_opponents", "batch_policy", "compile_kernels"]
 
 
-KERNEL_BOTS = ("random", "greedy", "planner", "expert")
+KERNEL_BOTS = ("random", "greedy", "planner", "expert", "learned")
 
 
 def compile_kernels(decks: int = 1, bots: tuple[str, ...] = KERNEL_BOTS) -> None:

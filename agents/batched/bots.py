@@ -4,7 +4,7 @@ They follow the specifications of the per-observation bots in ``agents/`` (``ran
 over the legal ids; ``greedy``: stockpile tops, else discard-pile tops, else hand cards, a random
 play among the preferred kind, repeated while anything fits, then a random hand card (each card
 equally likely) onto a random legal discard pile; ``planner``: :mod:`agents.batched.planner`;
-``expert``: :mod:`agents.batched.expert`),
+``expert``: :mod:`agents.batched.expert`; ``learned``: :mod:`agents.batched.learned`),
 reading the same facts the observation holds (the mask and the acting seat's hand). Each seat of
 each game has its own generator, ``streams[g, seat]`` (``uint64[batch, MAX_PLAYERS, 6]``, see
 :func:`new_streams`): numpy's ``default_rng(seed)`` reproduced in the kernels and drawn from as
@@ -27,6 +27,7 @@ from skipbo_env.vector.layout import RUNNING
 from skipbo_env.vector.jit import discard_id, jit, source_of
 from skipbo_env.vector.pcg import GENERATOR_WORDS, integers, seed_generator
 from agents.batched.expert import EXPERT_CODES, expert_action, expert_code
+from agents.batched.learned import LEARNED_CODE, SHIPPED, learned_action, learned_code
 from agents.batched.planner import PLANNER_CODES, planner_action, planner_code
 from agents.loading import split_name
 
@@ -173,9 +174,9 @@ OTHER = -1
 
 def kernel_bot_code(spec) -> int | None:
     """The ``controllers`` code of a kernel bot spec (``"random"``, ``"greedy"``, ``"planner"``,
-    ``"planner:avoid_feeding=false,..."``, ``"expert"`` or ``"expert:threat=false,..."``), ``None`` for
-    anything else; a planner or expert spec with an unknown option raises ``ValueError`` naming the
-    allowed ones."""
+    ``"planner:avoid_feeding=false,..."``, ``"expert"``, ``"expert:threat=false,..."`` or ``"learned"``),
+    ``None`` for anything else; a planner or expert spec with an unknown option (or any option of the
+    learned bot) raises ``ValueError`` naming the allowed ones."""
     if not isinstance(spec, str):
         return None
     name = split_name(spec.strip())[1]  # "g=greedy" is greedy under a short name
@@ -183,13 +184,18 @@ def kernel_bot_code(spec) -> int | None:
         return RANDOM_BOT
     if name == "greedy":
         return GREEDY_BOT
-    code = planner_code(name)
-    return code if code is not None else expert_code(name)
+    for code_of in (planner_code, expert_code, learned_code):
+        code = code_of(name)
+        if code is not None:
+            return code
+    return None
 
 
 @jit
 def bot_action(r, legal, g, cfg, streams, bot):
     """The action of the kernel bot ``bot`` (a code of :func:`kernel_bot_code`) in game ``g`` (record ``r``)."""
+    if bot == LEARNED_CODE:
+        return learned_action(r, legal, g, cfg, SHIPPED)
     if bot >= EXPERT_CODES:
         return expert_action(r, legal, g, cfg, bot - EXPERT_CODES)
     if bot >= PLANNER_CODES:

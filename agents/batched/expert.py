@@ -37,6 +37,7 @@ from agents.batched.planner import (
 from agents.expert import (
     COVERAGE, DISCARD_MARGIN, DISCARD_SHAPE, DRAW, ENDGAME, ODDS_DIGITS, PROSPECT, THREAT, WILD_COST, ExpertBot,
 )
+from agents.expert import DISCARD_WEIGHTS as EXPERT_DISCARD_WEIGHTS
 from agents.planner import DISCARD_PLAY, HAND_PLAY, PARTNER, STALL_COMPLETE, STALL_FEED, STALL_PLAY, STOCK
 
 # ---------------------------------------------------------------------------------- switches
@@ -71,6 +72,8 @@ ODDS_ROW = PARTNER_ROW + 1
 """Row of ``chances`` that holds the chance of one unknown card per value (``agents.expert._Odds``)."""
 CHANCE_ROWS = ODDS_ROW + 1
 ROUNDING = 10.0 ** ODDS_DIGITS
+DISCARD_WEIGHTS = np.array(EXPERT_DISCARD_WEIGHTS)
+"""The expert's weights of a discard's terms (shape, coverage, reach), as :func:`planned_discard` takes them."""
 SPLIT = 2.0 ** 27 + 1.0
 """Veltkamp's splitting constant for float64 (:func:`product_error`)."""
 
@@ -320,9 +323,10 @@ best_first_play = turn_search(stop_value, NAME)
 
 # ---------------------------------------------------------------------------------- discarding
 @jit
-def planned_discard(legal, g, needs, hand, piles, heights, info, odds):
+def planned_discard(legal, g, needs, hand, piles, heights, info, odds, discard_weights):
     """``ExpertBot._planned_discard``: the discard that leaves the best chance to reach the stockpile next
-    turn and the most coverage, then the best shape (ties: the lowest id)."""
+    turn and the most coverage, then the best shape (ties: the lowest id); ``discard_weights``: the weights
+    of the shape, the coverage and the reach (the expert's: :data:`DISCARD_WEIGHTS`)."""
     only_wilds = info[I_HAND_SIZE] == hand[WILD]
     target = info[I_STOCK_TOP]
     drawn = min(HAND_SIZE + 1 - info[I_HAND_SIZE], info[I_CAN_DRAW])
@@ -338,14 +342,14 @@ def planned_discard(legal, g, needs, hand, piles, heights, info, odds):
         card, slot = discard_value_of(action), discard_pile_of(action)
         height = heights[0, slot]
         top = piles[0, slot, height - 1] if height else 0
-        score = DISCARD_SHAPE * discard_score(card, top, needs, hand, target, only_wilds)
+        score = discard_weights[0] * discard_score(card, top, needs, hand, target, only_wilds)
         kept[card] -= 1
         after[slot, height] = card
         grown[slot] = height + 1
         runs = 0
         for need in range(1, TOP_VALUE + 1):
             runs += run_length(need, kept, after, grown, work)
-        score += COVERAGE * runs / TOP_VALUE
+        score += discard_weights[1] * runs / TOP_VALUE
         if target and target != WILD:
             reach, reached = 0.0, False
             for k in range(NUM_BUILDING_PILES):
@@ -356,7 +360,7 @@ def planned_discard(legal, g, needs, hand, piles, heights, info, odds):
                 chance = fill(odds, drawn, missing, shares)
                 if not reached or chance > reach:
                     reach, reached = chance, True
-            score += reach
+            score += discard_weights[2] * reach
         kept[card] += 1
         grown[slot] = height
         if best < 0 or score > best_score + DISCARD_MARGIN:
@@ -386,7 +390,7 @@ def expert_action(r, legal, g, cfg, switches):
     if not discards:
         return END_TURN if legal[g, END_TURN] else first
     if switches & ON_PLAN_DISCARDS:
-        return planned_discard(legal, g, needs, hand, piles, heights, info, chances[ODDS_ROW])
+        return planned_discard(legal, g, needs, hand, piles, heights, info, chances[ODDS_ROW], DISCARD_WEIGHTS)
     return smart_discard(legal, g, needs, hand, piles, heights, info)
 
 

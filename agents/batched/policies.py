@@ -5,8 +5,8 @@ A *batch policy* has ``act_batch(observations, masks) -> actions``: ``observatio
 ``[k, 145]``, and it returns ``k`` legal ids. :func:`batch_policy` turns what a user has into
 one:
 
-- ``"random"``, ``"greedy"``, ``"planner"`` and ``"expert"`` (with their options,
-  ``"planner:avoid_feeding=false"``, ``"expert:threat=false"``): the bots of
+- ``"random"``, ``"greedy"``, ``"planner"``, ``"expert"`` (with their options,
+  ``"planner:avoid_feeding=false"``, ``"expert:threat=false"``) and ``"learned"``: the bots of
   :mod:`agents.batched.bots`, run inside the kernels (no observation is built for them at all);
 - an object with ``act_batch``: used as it is;
 - an object with ``predict(obs, action_masks=..., deterministic=...)`` (a Stable-Baselines3 /
@@ -25,18 +25,20 @@ import numpy as np
 from skipbo_env.actions import NUM_ACTIONS
 from agents.batched.bots import kernel_bot_code
 
-ACCEPTED = ('"random", "greedy", "planner", "expert" (options after a colon: planner:avoid_feeding=false), '
+ACCEPTED = ('"random", "greedy", "planner", "expert" (options after a colon: planner:avoid_feeding=false), "learned", '
             'an object with act_batch(obs, masks), an SB3 model (predict), an object with logits(obs) or '
             'act(observation dict), or a callable f(obs, masks) -> actions')
 
 
 class KernelBot:
-    """A bot the kernels play themselves (``random``, ``greedy``, ``planner[:options]``, ``expert[:options]``)."""
+    """A bot the kernels play themselves (``random``, ``greedy``, ``planner[:options]``, ``expert[:options]``,
+    ``learned``)."""
 
     def __init__(self, name: str) -> None:
         code = kernel_bot_code(name)
         if code is None:
-            raise ValueError(f"{name!r} is not a kernel bot: use random, greedy, planner[:options] or expert[:options]")
+            raise ValueError(f"{name!r} is not a kernel bot: use random, greedy, planner[:options], expert[:options] "
+                             f"or learned")
         self.name = name
         self.code = code
 

@@ -72,7 +72,7 @@ def test_auto_falls_back_to_python_to_save_game_records(tmp_path):
 
 
 def test_the_vector_engine_refuses_an_agent_it_cannot_play_and_names_it():
-    with pytest.raises(EngineError, match=r"agent 'mine' cannot play on the vector engine.*random, greedy, planner\[:options\] and expert"):
+    with pytest.raises(EngineError, match=r"agent 'mine' cannot play on the vector engine.*random, greedy, planner\[:options\], expert\[:options\] and learned"):
         run_tournament(["greedy", PlannerBot()], SMALL, games=2, engine="vector", names=["greedy", "mine"])
     with pytest.raises(EngineError, match="--save-games"):
         run_tournament(["greedy", "random"], SMALL, games=2, engine="vector", save_dir="unused")
