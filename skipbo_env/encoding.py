@@ -85,7 +85,6 @@ high 1 for flags and one-hot groups, the largest float32 for the counts (they ar
 from __future__ import annotations
 
 import itertools
-import operator
 
 import numpy as np
 

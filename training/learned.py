@@ -15,8 +15,8 @@ care about, the win rate, is what the search optimises directly. Each generation
    ``mu += eta_mu * sigma * sum(u z)``, ``sigma *= exp(eta_sigma / 2 * sum(u (z^2 - 1)))``.
 
 All candidates meet the same deals (common random numbers), so the ranking compares
-candidates, not luck. A candidate too slow to play (:data:`SLOW`) is refused. Every few generations the mean plays ``planner`` on held-out deals (the
-training curve). Every random choice comes from one seeded ``numpy`` Generator whose state is
+candidates, not luck. A candidate too slow to play (:data:`SLOW`) is refused. Every few
+generations the mean plays ``planner`` on held-out deals (the training curve). Every random choice comes from one seeded ``numpy`` Generator whose state is
 saved with the run (``state.json``, written atomically after every generation), so
 ``--resume`` continues where a run stopped. Start: ``stock_cards`` 1, everything else 0.
 

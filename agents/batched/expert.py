@@ -35,7 +35,7 @@ from agents.batched.planner import (
     spec_switches, turn_search,
 )
 from agents.expert import (
-    COVERAGE, DISCARD_MARGIN, DISCARD_SHAPE, DRAW, ENDGAME, ODDS_DIGITS, PROSPECT, THREAT, WILD_COST, ExpertBot,
+    DISCARD_MARGIN, DRAW, ENDGAME, ODDS_DIGITS, PROSPECT, THREAT, WILD_COST, ExpertBot,
 )
 from agents.expert import DISCARD_WEIGHTS as EXPERT_DISCARD_WEIGHTS
 from agents.planner import DISCARD_PLAY, HAND_PLAY, PARTNER, STALL_COMPLETE, STALL_FEED, STALL_PLAY, STOCK
