@@ -184,9 +184,9 @@ def test_the_kernel_fill_chance_is_agents_experts_float_for_float():
 
 # ---------------------------------------------------------------------------- weights and names
 def test_the_kernel_weights_and_switches_are_agents_experts():
-    for name in ("THREAT", "PROSPECT", "DRAW", "WILD_COST", "ENDGAME", "COVERAGE", "DISCARD_SHAPE", "DISCARD_MARGIN",
-                 "ODDS_DIGITS"):
+    for name in ("THREAT", "PROSPECT", "DRAW", "WILD_COST", "ENDGAME", "DISCARD_MARGIN", "ODDS_DIGITS"):
         assert getattr(kernel_expert, name) == getattr(python_expert, name), name
+    assert tuple(kernel_expert.DISCARD_WEIGHTS) == python_expert.DISCARD_WEIGHTS  # shape, coverage, reach
     for name in ("STOCK", "HAND_PLAY", "DISCARD_PLAY", "PARTNER", "STALL_PLAY", "STALL_COMPLETE", "STALL_FEED"):
         assert getattr(kernel_expert, name) == getattr(python_planner, name), name
     parameters = inspect.signature(ExpertBot).parameters
