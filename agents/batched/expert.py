@@ -30,9 +30,9 @@ from skipbo_env.vector.observe import unseen_copies
 from agents.batched import planner
 from agents.batched.planner import (
     I_CAN_DRAW, I_HAND_SIZE, I_OPPONENT_TOP, I_OPPONENTS, I_PARTNER_SEAT, I_STALLED, I_STOCK_TOP, I_SWITCHES,
-    INFO_SIZE, MAX_OPPONENTS, PARTNER_ROW, PLANNER_CODES, cards_in, discard_plays, discard_score, first_of_its_value,
+    MAX_OPPONENTS, PARTNER_ROW, PLANNER_CODES, cards_in, discard_plays, discard_score, first_of_its_value,
     legal_counts, opponent_seat, read_position, read_visible_piles, reach_from, seat_weight, smart_discard,
-    spec_switches, turn_search,
+    spec_switches, turn_search, position_arrays,
 )
 from agents.expert import (
     DISCARD_MARGIN, DRAW, ENDGAME, ODDS_DIGITS, PROSPECT, THREAT, WILD_COST, ExpertBot,
@@ -375,11 +375,7 @@ def expert_action(r, legal, g, cfg, switches):
     count, first, plays, discards = legal_counts(legal, g)
     if count <= 1:
         return first
-    needs = np.empty(NUM_BUILDING_PILES, dtype=np.int64)
-    hand = np.zeros(WILD + 1, dtype=np.int64)
-    piles = np.zeros((2, NUM_DISCARD_PILES, DISCARD_DEPTH), dtype=np.int64)
-    heights = np.zeros((2, NUM_DISCARD_PILES), dtype=np.int64)
-    info = np.zeros(INFO_SIZE, dtype=np.int64)
+    needs, hand, piles, heights, info = position_arrays()
     chances = np.zeros((CHANCE_ROWS, WILD + 1), dtype=np.float64)
     weights = np.zeros(MAX_OPPONENTS, dtype=np.float64)
     read_turn(r, cfg, switches, needs, hand, piles, heights, info, chances, weights)

@@ -22,7 +22,6 @@ import numpy as np
 
 from skipbo_env.actions import END_TURN
 from skipbo_env.cards import HAND_SIZE, NUM_BUILDING_PILES, NUM_DISCARD_PILES, WILD
-from skipbo_env.encoding import DISCARD_DEPTH
 from skipbo_env.vector.jit import jit
 from skipbo_env.vector.kernels import stockpile_of
 from agents.batched import expert
@@ -35,8 +34,9 @@ from agents.learned import (
     F_STALLED_THREAT_ENDGAME, F_STOCK, F_THREAT, F_THREAT_ENDGAME, NAME, NUM_FEATURES, NUM_PARAMETERS, read_parameters,
 )
 from agents.batched.planner import (
-    I_CAN_DRAW, I_HAND_SIZE, I_OPPONENTS, I_PARTNER_SEAT, I_STALLED, I_STOCK_SIZE, INFO_SIZE, MAX_OPPONENTS,
+    I_CAN_DRAW, I_HAND_SIZE, I_OPPONENTS, I_PARTNER_SEAT, I_STALLED, I_STOCK_SIZE, MAX_OPPONENTS,
     PARTNER_ROW, SEAT_WEIGHTS, STOCK, cards_in, discard_plays, legal_counts, opponent_seat, reach_from, turn_search,
+    position_arrays,
 )
 
 LEARNED_CODE = EXPERT_CODES + (1 << len(expert.SWITCHES))
@@ -141,11 +141,7 @@ def learned_action(r, legal, g, cfg, parameters):
     count, first, plays, discards = legal_counts(legal, g)
     if count <= 1:
         return first
-    needs = np.empty(NUM_BUILDING_PILES, dtype=np.int64)
-    hand = np.zeros(WILD + 1, dtype=np.int64)
-    piles = np.zeros((2, NUM_DISCARD_PILES, DISCARD_DEPTH), dtype=np.int64)
-    heights = np.zeros((2, NUM_DISCARD_PILES), dtype=np.int64)
-    info = np.zeros(INFO_SIZE, dtype=np.int64)
+    needs, hand, piles, heights, info = position_arrays()
     chances = np.zeros((CHANCE_ROWS, WILD + 1), dtype=np.float64)
     buffer = np.zeros(BUFFER_SIZE, dtype=np.float64)
     read_learned_turn(r, cfg, parameters, needs, hand, piles, heights, info, chances, buffer)
@@ -170,11 +166,7 @@ def learned_actions(games, legal, cfg, rows, parameters, out):
 @jit
 def position_features(r, legal, g, cfg, out):
     """The features of stopping now (no play) for the seat to act in game ``g``, into ``out`` (for tests)."""
-    needs = np.empty(NUM_BUILDING_PILES, dtype=np.int64)
-    hand = np.zeros(WILD + 1, dtype=np.int64)
-    piles = np.zeros((2, NUM_DISCARD_PILES, DISCARD_DEPTH), dtype=np.int64)
-    heights = np.zeros((2, NUM_DISCARD_PILES), dtype=np.int64)
-    info = np.zeros(INFO_SIZE, dtype=np.int64)
+    needs, hand, piles, heights, info = position_arrays()
     chances = np.zeros((CHANCE_ROWS, WILD + 1), dtype=np.float64)
     buffer = np.zeros(BUFFER_SIZE, dtype=np.float64)
     read_learned_turn(r, cfg, np.zeros(NUM_PARAMETERS), needs, hand, piles, heights, info, chances, buffer)

@@ -711,6 +711,18 @@ def random_discard(legal, g, hand, info, generator):
 
 # ---------------------------------------------------------------------------------- deciding
 @jit
+def position_arrays():
+    """Empty arrays for :func:`read_position` to fill: the building piles' needs, the hand's counts,
+    both seats' discard piles and their heights, and the turn's ``info``."""
+    needs = np.empty(NUM_BUILDING_PILES, dtype=np.int64)
+    hand = np.zeros(WILD + 1, dtype=np.int64)
+    piles = np.zeros((2, NUM_DISCARD_PILES, DISCARD_DEPTH), dtype=np.int64)
+    heights = np.zeros((2, NUM_DISCARD_PILES), dtype=np.int64)
+    info = np.zeros(INFO_SIZE, dtype=np.int64)
+    return needs, hand, piles, heights, info
+
+
+@jit
 def legal_counts(legal, g):
     """``(legal ids, the first of them or -1, legal plays, legal discards)`` of game ``g``."""
     count, first, plays, discards = 0, -1, 0, 0
@@ -731,11 +743,7 @@ def planner_action(r, legal, g, cfg, generator, switches):
     count, first, plays, discards = legal_counts(legal, g)
     if count <= 1:
         return first
-    needs = np.empty(NUM_BUILDING_PILES, dtype=np.int64)
-    hand = np.zeros(WILD + 1, dtype=np.int64)
-    piles = np.zeros((2, NUM_DISCARD_PILES, DISCARD_DEPTH), dtype=np.int64)
-    heights = np.zeros((2, NUM_DISCARD_PILES), dtype=np.int64)
-    info = np.zeros(INFO_SIZE, dtype=np.int64)
+    needs, hand, piles, heights, info = position_arrays()
     threat = np.zeros((MAX_OPPONENTS + 1, TOP_VALUE + 1), dtype=np.float64)
     weights = np.zeros(MAX_OPPONENTS, dtype=np.float64)
     read_turn(r, cfg, switches, needs, hand, piles, heights, info, threat, weights)
