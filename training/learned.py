@@ -16,9 +16,10 @@ care about, the win rate, is what the search optimises directly. Each generation
 
 All candidates meet the same deals (common random numbers), so the ranking compares
 candidates, not luck. A candidate too slow to play (:data:`SLOW`) is refused. Every few
-generations the mean plays ``planner`` on held-out deals (the training curve). Every random choice comes from one seeded ``numpy`` Generator whose state is
-saved with the run (``state.json``, written atomically after every generation), so
-``--resume`` continues where a run stopped. Start: ``stock_cards`` 1, everything else 0.
+generations the mean plays ``planner`` on held-out deals (the training curve). Every random
+choice comes from one seeded ``numpy`` Generator whose state is saved with the run
+(``state.json``, written atomically after every generation), so ``--resume`` continues where a
+run stopped. Start: ``stock_cards`` 1, everything else 0.
 
 ``python -m training.learned --out runs/learned --minutes 50 --seed 0`` (``--resume`` to continue).
 """
@@ -31,10 +32,11 @@ import math
 import os
 import sys
 import time
+from pathlib import Path
 
 import numpy as np
 
-from skipbo_env.files import write_json_atomically
+from skipbo_env.files import OutputPathError, check_creatable, write_json_atomically
 from skipbo_env.rules import Rules
 from skipbo_env.vector import VectorGame
 from skipbo_env.vector.jit import jit
@@ -330,6 +332,19 @@ def main(argv=None) -> int:
     args = parser.parse_args(argv)
     if args.population < 2 or args.population % 2:
         print(f"--population {args.population} is not allowed: use an even number >= 2", file=sys.stderr)
+        return 2
+    for flag, value, low in (("--minutes", args.minutes, 0.0), ("--deals", args.deals, 1), ("--sigma", args.sigma, 0.0),
+                             ("--curve-every", args.curve_every, 1), ("--curve-deals", args.curve_deals, 1),
+                             ("--threads", args.threads, 1), ("--stock-size", args.stock_size, 1)):
+        if value < low or (value == low and isinstance(low, float)):
+            bound = f"> {low:g}" if isinstance(low, float) else f">= {low}"
+            print(f"{flag} {value:g} is not allowed: use a number {bound}", file=sys.stderr)
+            return 2
+    try:
+        check_creatable(Path(args.out))
+        os.makedirs(args.out, exist_ok=True)
+    except (OutputPathError, OSError) as error:
+        print(f"--out {args.out!r}: {error}", file=sys.stderr)
         return 2
     if args.resume and not os.path.exists(os.path.join(args.out, "state.json")):
         print(f"--resume: {args.out!r} holds no state.json to continue", file=sys.stderr)

@@ -55,3 +55,23 @@ def test_candidates_slower_than_the_limit_are_refused_and_leave_the_distribution
     state = training.train(str(tmp_path / "run"), resume=False, generations=1, **SMALL)
     assert state["log"][-1]["refused"] == SMALL["population"]
     assert state["mu"] == state["archive"][0]
+
+
+@pytest.mark.parametrize("arguments, message", [
+    (["--minutes", "-1"], "--minutes -1 is not allowed: use a number > 0"),
+    (["--deals", "0"], "--deals 0 is not allowed: use a number >= 1"),
+    (["--population", "3"], "--population 3 is not allowed: use an even number >= 2"),
+])
+def test_bad_numbers_are_refused_in_one_line_before_anything_is_written(tmp_path, capsys, arguments, message):
+    out = tmp_path / "run"
+    assert training.main(["--out", str(out), *arguments]) == 2
+    assert capsys.readouterr().err.strip() == message
+    assert not out.exists()
+
+
+def test_an_output_path_that_is_a_file_is_refused_in_one_line(tmp_path, capsys):
+    taken = tmp_path / "taken"
+    taken.write_text("")
+    assert training.main(["--out", str(taken), "--minutes", "0.01"]) == 2
+    refusal = f"--out {str(taken)!r}: {str(taken)!r} is a file, not a folder: give a folder"
+    assert capsys.readouterr().err.strip() == refusal
