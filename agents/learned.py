@@ -56,6 +56,9 @@ NUM_PARAMETERS = len(PARAMETERS)
 
 WEIGHTS_FILE = os.path.join(os.path.dirname(__file__), "pretrained", "learned-2p.json")
 """The shipped parameters: ``{"parameters": {name: weight, ...}, ...}`` (see :func:`read_parameters`)."""
+PRETRAINED_WEIGHTS = {"pretrained-2p": WEIGHTS_FILE}
+"""The shipped models by name (``agents.load_policy("pretrained-2p")``): the learned bot with these weights.
+``learned`` plays the first."""
 
 
 def parameter_vector(weights: dict) -> np.ndarray:

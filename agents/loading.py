@@ -4,7 +4,8 @@ Accepted specs:
 
 - a bot name: ``random``, ``greedy``, ``planner``, ``expert``, ``learned`` (see :data:`BOTS`;
   ``learned:weights=path.json`` plays other trained weights);
-- a shipped model by name: ``pretrained-2p`` (see :data:`PRETRAINED`, files in ``agents/pretrained/``);
+- a shipped model by name: ``pretrained-2p`` (see :data:`PRETRAINED`: the learned bot with the weights
+  in ``agents/pretrained/``);
 - a saved model file ending in ``.zip`` or ``.pt`` (loaded by ``agents.saved_model``);
 - ``package.module:ClassName``: a class importable from an installed module;
 - ``path/to/file.py:ClassName``: a class in a researcher's own file, loaded without installing.
@@ -38,13 +39,15 @@ import sys
 
 from agents.expert import ExpertBot
 from agents.greedy import GreedyBot
-from agents.learned import LearnedBot
+from agents.learned import PRETRAINED_WEIGHTS, LearnedBot
 from agents.planner import PlannerBot
 from agents.random_bot import RandomBot
 
 BOTS = {"random": RandomBot, "greedy": GreedyBot, "planner": PlannerBot, "expert": ExpertBot, "learned": LearnedBot}
 MODEL_SUFFIXES = (".zip", ".pt")
-PRETRAINED = {"pretrained-2p": os.path.join(os.path.dirname(__file__), "pretrained", "skipbo-2p.zip")}
+PRETRAINED = PRETRAINED_WEIGHTS
+"""Shipped model name -> its weights file (the learned bot's; the policy network of earlier releases,
+``agents/pretrained/skipbo-2p.zip``, loads by its path)."""
 
 ACCEPTED = (
     f"a bot name ({', '.join(BOTS)}), a shipped model ({', '.join(PRETRAINED)}), a saved model file (.zip or .pt), package.module:ClassName, "
@@ -104,8 +107,8 @@ def load_policy(spec, seed: int | None = None):
         return _load_saved_model(target)
     if target in PRETRAINED:
         if options:
-            raise PolicySpecError(f"policy spec {spec!r}: a saved model takes no options")
-        return _load_saved_model(PRETRAINED[target])
+            raise PolicySpecError(f"policy spec {spec!r}: a shipped model takes no options")
+        return LearnedBot(seed, weights=PRETRAINED[target])
     if target in BOTS:
         return _instantiate(BOTS[target], spec, options, seed)
     if ":" in target:

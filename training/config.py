@@ -21,8 +21,12 @@ Sections (see ``configs/quickstart.yaml`` for a commented example):
   ``target_win_rate`` against ``target_opponent`` that ends training early
 - ``evaluation``: the periodic and final tournaments against the bots
 - ``checkpoint``: how often checkpoints are written and how many are kept
-- ``backend`` (``sb3``, the default, or ``rllib``) and ``rllib``: where and how RLlib trains
+- ``backend`` (``sb3``, the default, ``rllib`` or ``snes``) and ``rllib``: where and how RLlib trains
   (``training.rllib``: a local Ray instance or a cluster, env runners, learners, warm start)
+- ``snes``: the learned bot's weights trained by an evolution strategy in self-play
+  (``backend: snes``, :mod:`training.learned`): population, deals, the tables of the pool and of
+  the curve; it reads ``rules``, ``seed``, ``budget.max_minutes`` and ``checkpoint.keep`` and
+  no network, PPO, pretraining or evaluation key
 """
 
 from __future__ import annotations
@@ -46,7 +50,10 @@ MAX_ROLLOUT = 2**20
 MAX_PYTHON_ENVS = 256
 """The most environments of env.vec_env dummy or subproc (one Python game, or one process, each)."""
 SELF = "self"
-"""``opponents.mix`` kind of ``backend: rllib``: the seat is played by the learner itself."""
+"""``opponents.mix`` kind of ``backend: rllib``: the seat is played by the learner itself; in ``snes.tables``,
+the search distribution's current mean."""
+PAST = "past"
+"""A seat of ``snes.tables``: the mean of an earlier generation, drawn each generation."""
 
 
 class ConfigError(ValueError):
@@ -177,6 +184,30 @@ class RLlibConfig:
 
 
 @dataclasses.dataclass
+class SNESConfig:
+    population: int = _field(16, "candidate weight vectors per generation (even: mirrored pairs)", min=2)
+    deals: int = _field(32, "duplicate deals each candidate plays at each table of snes.tables, once in every "
+                            "seat", min=1)
+    sigma: float = _field(0.5, "initial spread of every free weight (stock_cards is the unit, held at 1)",
+                          min_exclusive=0.0)
+    start: Optional[str] = _field(None, "a learned weights file (JSON, e.g. agents/pretrained/learned-2p.json) "
+                                        "the search starts from; null: stock_cards 1, every other weight 0")
+    tables: list[list[str]] = _field(
+        [["greedy"], ["planner"], [SELF], [PAST]],
+        "the pool: each table lists who sits in the other seats (rules.num_players - 1 of them): a kernel bot "
+        f"(random, greedy, planner[:options], expert[:options], learned), {SELF!r} (the current mean) or "
+        f"{PAST!r} (an earlier generation's mean); fitness is the mean win rate over the tables")
+    curve_every: int = _field(5, "generations between two points of the training curve", min=1)
+    curve_deals: int = _field(200, "held-out duplicate deals of each curve point, per curve table", min=1)
+    curve_tables: list[list[str]] = _field([["planner"], ["greedy"]], "the tables of the training curve and the "
+                                                                       "final evaluation (kernel bots only)")
+    final_deals: int = _field(1000, "held-out duplicate deals of the final evaluation, per curve table (each "
+                                    "played once in every seat)", min=1)
+    generations: Optional[int] = _field(None, "stop once the run has this many generations (null: when "
+                                              "budget.max_minutes is spent)", min=1)
+
+
+@dataclasses.dataclass
 class TrainConfig:
     name: str = _field("run", "run name; the run folder is OUTPUT_DIR/NAME-TIMESTAMP")
     seed: int = _field(0, "seed of every random choice of the run", min=0)
@@ -193,9 +224,11 @@ class TrainConfig:
     budget: BudgetConfig = dataclasses.field(default_factory=BudgetConfig)
     evaluation: EvaluationConfig = dataclasses.field(default_factory=EvaluationConfig)
     checkpoint: CheckpointConfig = dataclasses.field(default_factory=CheckpointConfig)
-    backend: Literal["sb3", "rllib"] = _field("sb3", "sb3: MaskablePPO on one machine; rllib: RLlib PPO, locally "
-                                                      "or on a Ray cluster (see the rllib section)")
+    backend: Literal["sb3", "rllib", "snes"] = _field(
+        "sb3", "sb3: MaskablePPO on one machine; rllib: RLlib PPO, locally or on a Ray cluster (see the rllib "
+               "section); snes: the learned bot's weights by an evolution strategy (see the snes section)")
     rllib: RLlibConfig = dataclasses.field(default_factory=RLlibConfig)
+    snes: SNESConfig = dataclasses.field(default_factory=SNESConfig)
 
     def make_rules(self) -> Rules:
         return Rules(**{"max_turns": ENV_MAX_TURNS, **self.rules})
@@ -330,6 +363,8 @@ def _number_from_text(text: str) -> Any:
 
 
 def _check_cross_field(config: TrainConfig) -> None:
+    if not config.name or "/" in config.name or config.name.startswith("."):
+        raise ConfigError(f"name={config.name!r} is not allowed: use a plain folder name")
     mix = config.opponents.mix
     if not mix:
         raise ConfigError("opponents.mix is empty: give at least one opponent kind with a weight > 0")
@@ -339,6 +374,9 @@ def _check_cross_field(config: TrainConfig) -> None:
     if sum(mix.values()) <= 0:
         raise ConfigError("opponents.mix: the weights sum to 0; give at least one a weight > 0")
     _check_network(config.network.hidden)
+    if config.backend == "snes":
+        _check_snes(config)
+        return
     if config.backend == "rllib":
         _check_rllib(config)
     elif SELF in mix:
@@ -360,8 +398,6 @@ def _check_cross_field(config: TrainConfig) -> None:
             f"ppo.batch_size={config.ppo.batch_size} is larger than a rollout "
             f"(ppo.n_steps x env.num_envs = {rollout}): lower it or raise n_steps"
         )
-    if not config.name or "/" in config.name or config.name.startswith("."):
-        raise ConfigError(f"name={config.name!r} is not allowed: use a plain folder name")
 
 
 def _check_network(hidden: list[int]) -> None:
@@ -389,6 +425,44 @@ def _check_rllib(config: TrainConfig) -> None:
     if config.env.vec_env == "subproc":
         raise ConfigError(f"env.vec_env={config.env.vec_env!r} is not allowed with backend: rllib: RLlib's env "
                           "runners step the environments (rllib.num_env_runners, rllib.num_envs_per_env_runner)")
+
+
+def _check_snes(config: TrainConfig) -> None:
+    settings, seats = config.snes, config.make_rules().num_players - 1
+    if settings.population % 2:
+        raise ConfigError(f"snes.population={settings.population} is not allowed: use an even number (mirrored pairs)")
+    if config.budget.max_minutes is None and settings.generations is None:
+        raise ConfigError("backend: snes needs budget.max_minutes or snes.generations: give one, e.g. "
+                          "budget.max_minutes=60")
+    if settings.start is not None:
+        from agents.learned import read_parameters
+
+        try:
+            read_parameters(settings.start)
+        except ValueError as error:
+            raise ConfigError(f"snes.start: {error}") from None
+    for key, tables, allowed in (("snes.tables", settings.tables, (SELF, PAST)), ("snes.curve_tables",
+                                                                                  settings.curve_tables, ())):
+        if not tables:
+            raise ConfigError(f"{key} is empty: give at least one table, e.g. [[planner]]")
+        for index, table in enumerate(tables):
+            if len(table) != seats:
+                raise ConfigError(f"{key}[{index}]={table!r} is not allowed: a table of rules.num_players="
+                                  f"{seats + 1} lists the {seats} other seat(s)")
+            for spec in table:
+                if spec not in allowed and not _is_kernel_bot(spec):
+                    extra = f", {SELF!r} or {PAST!r}" if allowed else ""
+                    raise ConfigError(f"{key}[{index}]: {spec!r} is not allowed: use a kernel bot (random, greedy, "
+                                      f"planner[:options], expert[:options], learned){extra}")
+
+
+def _is_kernel_bot(spec: str) -> bool:
+    from agents.batched.bots import kernel_bot_code
+
+    try:
+        return kernel_bot_code(spec) is not None
+    except ValueError:
+        return False
 
 
 def dump_config(config: TrainConfig) -> str:

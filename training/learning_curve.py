@@ -2,7 +2,8 @@
 
 One line per periodic evaluation opponent (``evaluation.opponents``): the learner's win rate
 at each evaluation step, its 95% Wilson interval shaded; the final evaluation
-(``evaluation.final_opponents``, more games) as points with error bars at the last step.
+(``evaluation.final_opponents``, more games) as points with error bars at the last step. When
+the records hold their ``wall_seconds``, the top axis shows the wall time.
 """
 
 from __future__ import annotations
@@ -14,8 +15,10 @@ from agents.loading import short_name
 from skipbo_env.files import write_bytes_atomically
 
 
-def draw_learning_curve(history: list[dict], final: dict, final_step: int, path: Path, title: str) -> None:
-    """Draw ``history`` (the trainer's periodic evaluation records) and ``final`` (opponent -> stats) to ``path``."""
+def draw_learning_curve(history: list[dict], final: dict, final_step: int, path: Path, title: str,
+                        x_label: str = "learner steps") -> None:
+    """Draw ``history`` (the trainer's periodic evaluation records: ``timesteps``, ``results``, optionally
+    ``wall_seconds``) and ``final`` (opponent -> stats) to ``path``."""
     import matplotlib
 
     matplotlib.use("Agg")
@@ -37,7 +40,8 @@ def draw_learning_curve(history: list[dict], final: dict, final_step: int, path:
         rate, (low, high) = stats["win_rate"], stats["ci95"]
         axes.errorbar([final_step], [rate], yerr=[[rate - low], [high - rate]], fmt="s", capsize=4,
                       color=colours.get(opponent), label=f"final vs {short_name(opponent)} ({stats['games']} games)")
-    axes.set_xlabel("learner steps")
+    axes.set_xlabel(x_label)
+    _wall_time_axis(axes, history)
     axes.set_ylabel("win rate")
     axes.set_ylim(0, 1)
     axes.grid(alpha=0.3)
@@ -48,3 +52,14 @@ def draw_learning_curve(history: list[dict], final: dict, final_step: int, path:
     figure.savefig(buffer, format="png")
     pyplot.close(figure)
     write_bytes_atomically(Path(path), buffer.getvalue())
+
+
+def _wall_time_axis(axes, history: list[dict]) -> None:
+    """Minutes of wall time on the top axis, at up to six of the records' steps."""
+    timed = [record for record in history if "wall_seconds" in record]
+    if len(timed) < 2:
+        return
+    marks = timed[::max(1, len(timed) // 6)]
+    top = axes.secondary_xaxis("top")
+    top.set_xticks([record["timesteps"] for record in marks],
+                   [f"{record['wall_seconds'] / 60:.0f} min" for record in marks])

@@ -127,11 +127,29 @@ def train(config: TrainConfig | str | Path | None, overrides: list[str] = (), *,
 
 def _run_backend(config: TrainConfig, folder: RunFolder, progress: bool, out: TextIO) -> TrainResult:
     """Run (or continue, when ``folder`` holds a checkpoint) the run with the trainer of ``config.backend``."""
+    if config.backend == "snes":
+        from training.learned import SNESTrainer
+
+        return SNESTrainer(config, folder, progress=progress, out=out).run()
     if config.backend == "rllib":
         from training.rllib.trainer import RLlibTrainer
 
         return RLlibTrainer(config, folder, progress=progress, out=out).run()
     return Trainer(config, folder, progress=progress, out=out).run()
+
+
+def print_results_table(evaluation: dict, title: str, out: TextIO) -> None:
+    """The final evaluation as a table: per opponent its games, wins, draws, win rate and 95% interval."""
+    from rich.console import Console
+    from rich.table import Table
+
+    table = Table(title=title)
+    for column in ("opponent", "games", "wins", "draws", "win rate", "95% interval"):
+        table.add_column(column, justify="left" if column == "opponent" else "right")
+    for opponent, stats in evaluation.items():
+        table.add_row(short_name(opponent), str(stats["games"]), str(stats["wins"]), str(stats["draws"]),
+                      f"{stats['win_rate']:.1%}", f"{stats['ci95'][0]:.1%} - {stats['ci95'][1]:.1%}")
+    Console(file=out, width=100).print(table)
 
 
 def _check_same_network(config: TrainConfig, saved: TrainConfig, folder: RunFolder) -> None:
@@ -144,7 +162,7 @@ def _check_same_network(config: TrainConfig, saved: TrainConfig, folder: RunFold
 def _check_budget_left(config: TrainConfig, folder: RunFolder) -> None:
     """On ``--resume``: refuse (naming the key to raise) a run whose step or time budget is already spent."""
     checkpoint = folder.latest_checkpoint()
-    if checkpoint is None:
+    if checkpoint is None or config.backend == "snes":  # the sNES trainer checks its own budget
         return
     counters = RLLIB_STATE_COUNTERS if config.backend == "rllib" else STATE_COUNTERS
     state = read_checkpoint_state(checkpoint, counters)
@@ -608,18 +626,8 @@ class Trainer:
         return results
 
     def _print_summary(self, evaluation: dict, model_path: Path) -> None:
-        from rich.console import Console
-        from rich.table import Table
-
-        table = Table(title=f"{self.config.name}: learner after {self.state['timesteps']:,} steps "
-                            f"({_clock(self._wall_seconds())})")
-        for column in ("opponent", "games", "wins", "draws", "win rate", "95% interval"):
-            table.add_column(column, justify="left" if column == "opponent" else "right")
-        for opponent, stats in evaluation.items():
-            table.add_row(short_name(opponent), str(stats["games"]), str(stats["wins"]), str(stats["draws"]),
-                          f"{stats['win_rate']:.1%}", f"{stats['ci95'][0]:.1%} - {stats['ci95'][1]:.1%}")
-        console = Console(file=self.out, width=100)
-        console.print(table)
+        print_results_table(evaluation, f"{self.config.name}: learner after {self.state['timesteps']:,} steps "
+                                        f"({_clock(self._wall_seconds())})", self.out)
         tensorboard = self.folder.tensorboard_dir
         self._print(f"model:       {model_path}")
         self._print(f"             play it: skipbo play --opponents {model_path}; measure it: "

@@ -194,8 +194,8 @@ def kernel_bot_code(spec) -> int | None:
 @jit
 def bot_action(r, legal, g, cfg, streams, bot):
     """The action of the kernel bot ``bot`` (a code of :func:`kernel_bot_code`) in game ``g`` (record ``r``)."""
-    if bot == LEARNED_CODE:
-        return learned_action(r, legal, g, cfg, SHIPPED)
+    if bot >= LEARNED_CODE:
+        return learned_action(r, legal, g, cfg, SHIPPED[bot - LEARNED_CODE])
     if bot >= EXPERT_CODES:
         return expert_action(r, legal, g, cfg, bot - EXPERT_CODES)
     if bot >= PLANNER_CODES:

@@ -8,8 +8,8 @@ is how a stop is valued: ``STOCK * (w . features(stop))``, the features of ``FEA
 chosen: the expert's planned discard with weights ``d`` on its three terms (``DISCARD_FEATURES``; the
 names live in :mod:`agents.learned`). The parameter vector ``[w, d]`` (``PARAMETERS``) is an argument of the kernels, so training
 plays thousands of games with any weights without compiling again (``training/learned.py``);
-the shipped bot (code :data:`LEARNED_CODE`) plays :data:`SHIPPED`, read from the JSON file
-``agents.learned.WEIGHTS_FILE`` when the module loads (a kernel sees it as a constant; the jit's source
+the shipped bots (codes from :data:`LEARNED_CODE` on) play the rows of :data:`SHIPPED`, read from the
+JSON files of ``agents.learned.PRETRAINED_WEIGHTS`` when the module loads (a kernel sees it as a constant; the jit's source
 stamp covers the file, so a new file recompiles the kernels).
 
 ``agents.learned.LearnedBot`` is the Python twin: the same features, float for float, and the
@@ -31,7 +31,8 @@ from agents.batched.expert import (
 from agents.learned import (
     F_DISCARD_NUMBERS, F_DISCARD_WILDS, F_EMPTIED, F_HAND_NUMBERS, F_HAND_WILDS, F_IDLE_WILDS, F_PARTNER,
     F_PROSPECT, F_PROSPECT_ENDGAME, F_STALLED_COMPLETED, F_STALLED_PLAYS, F_STALLED_THREAT,
-    F_STALLED_THREAT_ENDGAME, F_STOCK, F_THREAT, F_THREAT_ENDGAME, NAME, NUM_FEATURES, NUM_PARAMETERS, read_parameters,
+    F_STALLED_THREAT_ENDGAME, F_STOCK, F_THREAT, F_THREAT_ENDGAME, NAME, NUM_FEATURES, NUM_PARAMETERS,
+    PRETRAINED_WEIGHTS, read_parameters,
 )
 from agents.batched.planner import (
     I_CAN_DRAW, I_HAND_SIZE, I_OPPONENTS, I_PARTNER_SEAT, I_STALLED, I_STOCK_SIZE, MAX_OPPONENTS,
@@ -40,7 +41,8 @@ from agents.batched.planner import (
 )
 
 LEARNED_CODE = EXPERT_CODES + (1 << len(expert.SWITCHES))
-"""The bot code of the shipped learned bot (above every expert's)."""
+"""The bot code of the shipped learned bot (above every expert's); ``LEARNED_CODE + k`` plays the weights of
+the ``k``-th shipped model (``agents.learned.PRETRAINED_WEIGHTS``)."""
 
 # The valuation's ``weights`` argument (the search passes it through): the parameters, then per opponent
 # rank its seat weight and one over its stockpile size (0 for an empty one), then room for the features.
@@ -49,14 +51,22 @@ INVERSE_SIZE_AT = SEAT_AT + MAX_OPPONENTS
 FEATURES_AT = INVERSE_SIZE_AT + MAX_OPPONENTS
 BUFFER_SIZE = FEATURES_AT + NUM_FEATURES
 
-SHIPPED = read_parameters()
-"""The shipped bot's parameters (frozen into its kernel when it compiles)."""
+SHIPPED = np.array([read_parameters(path) for path in PRETRAINED_WEIGHTS.values()])
+"""The shipped models' parameters, one row each (frozen into the kernels when they compile)."""
+TABLE_CODES = LEARNED_CODE + len(SHIPPED)
+"""``TABLE_CODES + k``: the learned bot with the parameters of row ``k`` of a table given to a kernel
+(training plays any weights without compiling again, ``training/learned.py``)."""
 
 
 def learned_code(spec: str) -> int | None:
-    """The bot code of ``"learned"`` (the shipped weights); ``None`` for anything else, ``learned:weights=...``
-    included (other weights play on the rules engine, ``agents.learned.LearnedBot``)."""
-    return LEARNED_CODE if spec.strip() == NAME else None
+    """The bot code of ``"learned"`` (the first shipped weights) or of a shipped model's name
+    (``"pretrained-2p"``); ``None`` for anything else, ``learned:weights=...`` included (other weights play
+    on the rules engine, ``agents.learned.LearnedBot``)."""
+    name = spec.strip()
+    if name == NAME:
+        return LEARNED_CODE
+    names = list(PRETRAINED_WEIGHTS)
+    return LEARNED_CODE + names.index(name) if name in names else None
 
 
 # ---------------------------------------------------------------------------------- the valuation

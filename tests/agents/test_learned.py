@@ -189,7 +189,30 @@ def test_learned_is_a_kernel_bot_and_a_policy():
     assert bots.kernel_bot_code("l=learned") == kernel_learned.LEARNED_CODE
     assert bots.kernel_bot_code("learned:weights=x.json") is None  # other weights: the rules engine plays them
     assert isinstance(load_policy("learned"), LearnedBot)
-    assert kernel_learned.SHIPPED.tolist() == read_parameters().tolist()
+    assert kernel_learned.SHIPPED[0].tolist() == read_parameters().tolist()
+
+
+def test_every_shipped_model_is_the_learned_bot_with_its_weights_in_both_engines():
+    from agents.learned import PRETRAINED_WEIGHTS
+
+    for row, (name, path) in enumerate(PRETRAINED_WEIGHTS.items()):
+        policy = load_policy(name)
+        assert isinstance(policy, LearnedBot) and policy.weights_file == path
+        assert bots.kernel_bot_code(name) == kernel_learned.LEARNED_CODE + row
+        assert kernel_learned.SHIPPED[row].tolist() == read_parameters(path).tolist()
+    assert kernel_learned.TABLE_CODES == kernel_learned.LEARNED_CODE + len(PRETRAINED_WEIGHTS)
+
+
+def test_the_shipped_two_player_model_plays_the_same_games_on_both_engines():
+    from evaluation import run_tournament
+
+    rules = Rules(num_players=2, stock_size=5)
+    played = {}
+    for engine in ("python", "vector"):
+        result = run_tournament(["pretrained-2p", "planner"], games=4, seed=5, rules=rules, engine=engine)
+        assert result.error is None
+        played[engine] = [(game.seed, game.winners, game.turns, game.seat_actions) for game in result.games]
+    assert played["python"] == played["vector"]
 
 
 def test_a_weights_file_is_read_as_numbers_and_a_bad_one_is_refused(tmp_path):

@@ -124,10 +124,14 @@ def test_a_policy_object_is_returned_unchanged():
 
 
 def test_the_shipped_two_player_model_loads_by_name_and_plays_legally():
+    from agents.learned import LearnedBot
     from skipbo_env import Game, Rules
     from skipbo_env.encoding import observe
 
     policy = load_policy("pretrained-2p")
+    assert isinstance(policy, LearnedBot)
+    with pytest.raises(PolicySpecError, match="a shipped model takes no options"):
+        load_policy("pretrained-2p:weights=x.json")
     game = Game.new(Rules(), seed=3)
     for _ in range(30):
         action = policy.act(observe(game, game.current_seat))

@@ -1,47 +1,85 @@
-"""The learned bot's self-play training (training/learned.py): reproducible from its seed, resumable,
-its ranking and its refusal of slow candidates."""
+"""``backend: snes`` (training/learned.py): the learned bot's weights trained by ``skipbo train``,
+reproducible from the seed, resumable, its ranking, its refusal of slow candidates, its tables at any
+number of seats and its one-line refusals of configs it cannot run."""
 
 from __future__ import annotations
 
+import io
 import json
+from pathlib import Path
 
 import numpy as np
 import pytest
 
-from agents.learned import PARAMETERS, read_parameters
+from agents.batched import bots
+from agents.learned import PARAMETERS, WEIGHTS_FILE, read_parameters
 from training import learned as training
+from training.checkpoint import RunFolder
+from training.config import ConfigError, load_config
+from training.trainer import train
 
-SMALL = dict(minutes=5.0, seed=4, population=4, deals=2, sigma=0.5, curve_every=1, curve_deals=2,
-             stock_size=5)
+CONFIG = Path(__file__).resolve().parents[2] / "configs" / "learned_2p.yaml"
+SMALL = ["rules.stock_size=5", "snes.population=4", "snes.deals=2", "snes.curve_every=1", "snes.curve_deals=2",
+         "snes.final_deals=2", "seed=4"]
+
+
+def run(tmp_path: Path, name: str, *overrides: str, resume: Path | None = None):
+    out = io.StringIO()
+    if resume is not None:
+        return train(None, list(overrides), resume=resume, progress=False, out=out)
+    return train(CONFIG, [*SMALL, f"output_dir={tmp_path / name}", *overrides], progress=False, out=out)
+
+
+def last_state(run_dir: Path) -> dict:
+    return json.loads((RunFolder(run_dir).latest_checkpoint() / "state.json").read_text())
 
 
 def comparable(state: dict) -> dict:
     """A run's state without its clock readings."""
-    kept = {key: value for key, value in state.items() if key not in ("wall_s", "log", "curve")}
-    kept["curve"] = [{k: v for k, v in point.items() if k != "wall_s"} for point in state["curve"]]
+    kept = {key: value for key, value in state.items() if key not in ("wall_seconds", "log", "history")}
+    kept["history"] = [{k: v for k, v in point.items() if k != "wall_seconds"} for point in state["history"]]
     kept["log"] = [{k: v for k, v in entry.items() if k != "seconds"} for entry in state["log"]]
     return kept
 
 
 def test_a_resumed_run_ends_where_an_uninterrupted_one_does(tmp_path, monkeypatch):
     monkeypatch.setattr(training, "SLOW", float("inf"))  # the one machine-dependent choice: off
-    whole = training.train(str(tmp_path / "whole"), resume=False, generations=2, **SMALL)
-    training.train(str(tmp_path / "split"), resume=False, generations=1, **SMALL)
-    split = training.train(str(tmp_path / "split"), resume=True, generations=2, **SMALL)
-    assert whole["generation"] == split["generation"] == 2
-    assert comparable(whole) == comparable(split)
-    saved = json.loads((tmp_path / "split" / "state.json").read_text())
-    assert comparable(saved) == comparable(split)
+    whole = run(tmp_path, "whole", "snes.generations=2")
+    first = run(tmp_path, "split", "snes.generations=1")
+    split = run(tmp_path, "split", "snes.generations=2", resume=first.run_dir)
+    assert last_state(whole.run_dir)["generation"] == last_state(split.run_dir)["generation"] == 2
+    assert comparable(last_state(whole.run_dir)) == comparable(last_state(split.run_dir))
+    assert whole.evaluation == split.evaluation
 
 
 def test_training_starts_neutral_and_writes_weights_the_bot_reads(tmp_path):
-    state = training.train(str(tmp_path / "run"), resume=False, generations=1, **SMALL)
+    result = run(tmp_path, "run", "snes.generations=1")
+    state = last_state(result.run_dir)
     start = np.array(state["archive"][0])
     assert start[PARAMETERS.index("stock_cards")] == 1.0 and np.count_nonzero(start) == 1
-    weights = read_parameters(str(tmp_path / "run" / "weights.json"))
+    weights = read_parameters(str(result.model_path))
+    assert result.model_path.name == "model.json"
     assert weights.tolist() == state["mu"]
     assert weights[PARAMETERS.index("stock_cards")] == 1.0  # the unit stays fixed
     assert state["mu"] != state["archive"][0]  # the generation moved the mean
+    assert (result.run_dir / "learning_curve.png").stat().st_size > 0
+
+
+def test_the_final_evaluation_plays_every_curve_table_in_every_seat(tmp_path):
+    result = run(tmp_path, "run", "snes.generations=1", "snes.final_deals=3")
+    saved = json.loads((result.run_dir / "evaluation.json").read_text())
+    assert set(saved["results"]) == {"planner", "greedy"}
+    for stats in saved["results"].values():
+        assert stats["games"] == 3 * 2
+        assert stats["wins"] + stats["draws"] + stats["losses"] == stats["games"]
+        (other, share), = stats["others"].items()
+        assert stats["wins"] / 6 + share + stats["draws"] / 6 == pytest.approx(1.0)
+    assert [point["generation"] for point in saved["history"]] == [0, 1]
+
+
+def test_a_run_can_start_from_a_weights_file(tmp_path):
+    result = run(tmp_path, "run", "snes.generations=1", f"snes.start={WEIGHTS_FILE}")
+    assert last_state(result.run_dir)["archive"][0] == read_parameters(WEIGHTS_FILE).tolist()
 
 
 def test_the_best_ranked_candidate_gets_the_largest_utility_and_they_sum_to_zero():
@@ -52,26 +90,54 @@ def test_the_best_ranked_candidate_gets_the_largest_utility_and_they_sum_to_zero
 
 def test_candidates_slower_than_the_limit_are_refused_and_leave_the_distribution_alone(tmp_path, monkeypatch):
     monkeypatch.setattr(training, "SLOW", 0.0)
-    state = training.train(str(tmp_path / "run"), resume=False, generations=1, **SMALL)
-    assert state["log"][-1]["refused"] == SMALL["population"]
+    result = run(tmp_path, "run", "snes.generations=1")
+    state = last_state(result.run_dir)
+    assert state["log"][-1]["refused"] == 4
     assert state["mu"] == state["archive"][0]
 
 
-@pytest.mark.parametrize("arguments, message", [
-    (["--minutes", "-1"], "--minutes -1 is not allowed: use a number > 0"),
-    (["--deals", "0"], "--deals 0 is not allowed: use a number >= 1"),
-    (["--population", "3"], "--population 3 is not allowed: use an even number >= 2"),
+def test_a_run_whose_budget_is_spent_is_refused_with_the_key_to_raise(tmp_path):
+    result = run(tmp_path, "run", "snes.generations=1")
+    with pytest.raises(ConfigError, match="already trained 1 generations .* give more, e.g. skipbo train --resume"):
+        run(tmp_path, "run", resume=result.run_dir)
+
+
+def test_rotations_seat_role_zero_in_every_seat_and_the_others_after_it_in_turn_order():
+    from skipbo_env.rules import Rules
+
+    arena = training.Arena(Rules(num_players=3, stock_size=3), batch=8)
+    try:
+        roles = [bots.GREEDY_BOT, bots.RANDOM_BOT, bots.kernel_bot_code("planner")]
+        seeds = np.arange(5, dtype=np.int64) + 11
+        table = np.zeros((1, len(PARAMETERS)))
+        by_role, _ = arena.rotations(roles, seeds, table)
+        for shift in range(3):
+            codes = np.empty((5, 3), dtype=np.int64)
+            for role, code in enumerate(roles):
+                codes[:, (shift + role) % 3] = code
+            winners, _ = arena.play(codes, seeds, table)
+            assert np.array_equal(by_role[shift], winners[:, [(shift + role) % 3 for role in range(3)]])
+    finally:
+        arena.close()
+
+
+@pytest.mark.parametrize("override, message", [
+    ("snes.population=3", "snes.population=3 is not allowed: use an even number (mirrored pairs)"),
+    ("snes.tables=[[greedy, planner]]", "snes.tables[0]=['greedy', 'planner'] is not allowed: a table of "
+                                        "rules.num_players=2 lists the 1 other seat(s)"),
+    ("snes.tables=[[mybot.py:Bot]]", "snes.tables[0]: 'mybot.py:Bot' is not allowed: use a kernel bot"),
+    ("snes.curve_tables=[[self]]", "snes.curve_tables[0]: 'self' is not allowed: use a kernel bot"),
+    ("snes.tables=[]", "snes.tables is empty"),
+    ("snes.deals=0", "snes.deals=0 is not allowed: use a number >= 1"),
+    ("snes.start=/no/such.json", "snes.start: learned weights '/no/such.json' cannot be read"),
 ])
-def test_bad_numbers_are_refused_in_one_line_before_anything_is_written(tmp_path, capsys, arguments, message):
-    out = tmp_path / "run"
-    assert training.main(["--out", str(out), *arguments]) == 2
-    assert capsys.readouterr().err.strip() == message
-    assert not out.exists()
+def test_configs_the_sNES_trainer_cannot_run_are_refused_in_one_line(override, message):
+    with pytest.raises(ConfigError) as refused:
+        load_config(CONFIG, [override])
+    assert str(refused.value).startswith(message)
+    assert "\n" not in str(refused.value)
 
 
-def test_an_output_path_that_is_a_file_is_refused_in_one_line(tmp_path, capsys):
-    taken = tmp_path / "taken"
-    taken.write_text("")
-    assert training.main(["--out", str(taken), "--minutes", "0.01"]) == 2
-    refusal = f"--out {str(taken)!r}: {str(taken)!r} is a file, not a folder: give a folder"
-    assert capsys.readouterr().err.strip() == refusal
+def test_an_sNES_run_needs_a_time_or_generation_budget():
+    with pytest.raises(ConfigError, match="backend: snes needs budget.max_minutes or snes.generations"):
+        load_config(CONFIG, ["budget.max_minutes=null", "snes.generations=null"])
