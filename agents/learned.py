@@ -56,9 +56,11 @@ NUM_PARAMETERS = len(PARAMETERS)
 
 WEIGHTS_FILE = os.path.join(os.path.dirname(__file__), "pretrained", "learned-2p.json")
 """The shipped parameters: ``{"parameters": {name: weight, ...}, ...}`` (see :func:`read_parameters`)."""
-PRETRAINED_WEIGHTS = {"pretrained-2p": WEIGHTS_FILE}
-"""The shipped models by name (``agents.load_policy("pretrained-2p")``): the learned bot with these weights.
-``learned`` plays the first."""
+PRETRAINED_WEIGHTS = {"pretrained-2p": WEIGHTS_FILE,
+                      "pretrained-4p": os.path.join(os.path.dirname(__file__), "pretrained", "learned-4p.json")}
+"""The shipped models by name (``agents.load_policy("pretrained-2p")``): the learned bot with these weights,
+trained for two and for four players (``configs/learned_2p.yaml``, ``configs/learned_4p.yaml``). ``learned``
+plays the first."""
 
 
 def parameter_vector(weights: dict) -> np.ndarray:

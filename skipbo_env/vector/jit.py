@@ -30,9 +30,9 @@ from numba.core import caching, types
 PROJECT = Path(__file__).resolve().parents[2]
 KERNEL_SOURCES = ("skipbo_env/vector", "skipbo_env/actions.py", "skipbo_env/cards.py", "skipbo_env/rules.py",
                   "skipbo_env/encoding.py", "agents/batched", "agents/planner.py", "agents/expert.py",
-                  "agents/pretrained/learned-2p.json")
+                  "agents/pretrained/learned-2p.json", "agents/pretrained/learned-4p.json")
 """The kernels and every module whose functions or constants they compile in (the rules' constants,
-the encoding's layout, the planner's and the expert's weights, the learned bot's shipped weights). A kernel that starts using another module adds it here."""
+the encoding's layout, the planner's and the expert's weights, the learned bots' shipped weights). A kernel that starts using another module adds it here."""
 
 
 def _stable_record_mangling(record: types.Record) -> tuple[str, tuple[str, ...]]:
