@@ -59,7 +59,7 @@ the code of who plays each seat (``controllers``), from ``STREAM_OF_SEAT`` each 
 
 
 @jit
-def _step_and_move(games, legal, config, scale, action, obs, table, streams):
+def _step_and_move(games, legal, config, scale, obs, table, streams, action):
     """The learner's ``action`` (``ILLEGAL`` and nothing changed when it is not legal; ``NO_ACTION``: none),
     then the bots' moves; every id taken goes into ``table`` from ``TAKEN`` on. Returns the status plus ``MOVED`` times
     their count."""
@@ -105,7 +105,7 @@ class KernelOpponents:
         self._views()
         self._learner = 0
         self._hand = None
-        self._arguments: tuple = ()  # the hand's kernel_arguments()
+        self._arguments: tuple = ()  # the hand's kernel_arguments(), then the table and the streams
         self._step = None
 
     def start(self, hand, learner_seat: int, seeds: list[int]) -> None:
@@ -121,19 +121,18 @@ class KernelOpponents:
         for (_, stream), seed in zip(self._opponents, seeds, strict=True):
             pcg.seed_generator(self._streams[stream], seed)
         if hand is not self._hand:
-            self._hand, self._arguments = hand, hand.kernel_arguments()
+            self._hand, self._arguments = hand, (*hand.kernel_arguments(), self._table, self._streams)
             self._step = self._entry()
 
     def _views(self) -> None:
         """The parts of ``_table`` (:data:`TAKEN`), as views to write and read."""
         self._controllers = self._table[:STREAM_OF_SEAT]
         self._stream_of_seat = self._table[STREAM_OF_SEAT:TAKEN]
-        self._taken = self._table[TAKEN:]
+        self._taken = memoryview(self._table[TAKEN:])  # (a memoryview slices and lists faster than an array)
 
     def _entry(self):
         """The kernel's entry point for the hand's arrays and these bots' (see ``compiled_entry``)."""
-        games, legal, config, scale, obs = self._arguments
-        return compiled_entry(_step_and_move, games, legal, config, scale, 0, obs, self._table, self._streams)
+        return compiled_entry(_step_and_move, *self._arguments, 0)
 
     _DERIVED = ("_step", "_controllers", "_stream_of_seat", "_taken")
     """What :meth:`__setstate__` makes again (views of ``_table`` and the entry point, which do not pickle)."""
@@ -152,9 +151,7 @@ class KernelOpponents:
         (the hand unchanged)."""
         if type(action) is not int:
             action = as_action_id(action)
-        games, legal, config, scale, obs = self._arguments
-        result = self._step(games, legal, config, scale, action if 0 <= action < NUM_ACTIONS else ILLEGAL, obs,
-                            self._table, self._streams)
+        result = self._step(*self._arguments, action if 0 <= action < NUM_ACTIONS else ILLEGAL)
         if result == ILLEGAL:
             raise IllegalActionError(why_illegal(hand.game(), action))
         status = hand.took(self._taken[:result // MOVED].tolist(), result % MOVED)
@@ -162,8 +159,7 @@ class KernelOpponents:
 
     def play_opponents(self, hand) -> int:
         """The opponents' moves up to the learner's turn (at the start of a hand); the new status."""
-        games, legal, config, scale, obs = self._arguments
-        result = self._step(games, legal, config, scale, NO_ACTION, obs, self._table, self._streams)
+        result = self._step(*self._arguments, NO_ACTION)
         return self._went_on(hand, hand.took(self._taken[:result // MOVED].tolist(), result % MOVED))
 
     def _went_on(self, hand, status: int) -> int:

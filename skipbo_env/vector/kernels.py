@@ -158,67 +158,59 @@ def compute_legal(r, legal, cfg, g):
     """``Game._compute_legal_actions`` into ``legal[g]`` (all False once the hand is over); returns the count.
 
     The open building piles are held as bit sets: bit ``4 * v + slot`` of ``fits`` says a card
-    of value ``v`` may go on that slot (a SKIP-BO card fits every open slot), so each source
-    marks its plays with one lookup.
+    of value ``v`` may go on that slot (a SKIP-BO card fits every open slot; no bit stands for
+    value 0, an empty source), so each source marks its plays with one lookup. Every id of the
+    row is written once, without a branch on the cards: the hand's cards and the piles' tops
+    vary from one position to the next, and a mispredicted branch costs more than the writes.
     """
-    legal[g, :] = False
     if r.outcome != RUNNING:
+        legal[g, :] = False
         return 0
     seat = r.seat
     open_slots = 0
     fits = 0
-    empty_offered = False
-    for slot in range(NUM_BUILDING_PILES):
+    empty_seen = 0
+    for slot in range(NUM_BUILDING_PILES):  # every pile in play, and the first empty one
         length = r.building_len[slot]
-        if length == 0:
-            if empty_offered:
-                continue
-            empty_offered = True
-        open_slots |= 1 << slot
-        fits |= 1 << (4 * (length + 1) + slot)
+        empty = 1 if length == 0 else 0
+        offered = 1 - (empty & empty_seen)
+        empty_seen |= empty
+        open_slots |= offered << slot
+        fits |= offered << (4 * (length + 1) + slot)
     fits |= open_slots << (4 * WILD)
     if turn_play_limit_reached(r, cfg):
         fits = 0  # no card fits any pile: no play is legal
     count = 0
     for value in range(1, WILD + 1):
-        if r.hand[seat, value] > 0:
-            count += set_slots(legal, g, hand_play_id(value, 0), (fits >> (4 * value)) & 15)
+        held = 1 if r.hand[seat, value] > 0 else 0
+        count += put_slots(legal, g, hand_play_id(value, 0), held * ((fits >> (4 * value)) & 15))
     own_stock = stockpile_of(cfg, seat)
-    card = stock_top(r, cfg, own_stock)
-    if card > 0:
-        count += set_slots(legal, g, play_id(STOCK_SOURCE, 0), (fits >> (4 * card)) & 15)
+    count += put_slots(legal, g, play_id(STOCK_SOURCE, 0), (fits >> (4 * stock_top(r, cfg, own_stock))) & 15)
     for pile in range(NUM_DISCARD_PILES):
-        length = r.discard_len[seat, pile]
-        if length > 0:
-            card = r.discard[seat, pile, length - 1]
-            count += set_slots(legal, g, play_id(DISCARD_SOURCE + pile, 0), (fits >> (4 * card)) & 15)
+        card = discard_top(r, seat, pile)
+        count += put_slots(legal, g, play_id(DISCARD_SOURCE + pile, 0), (fits >> (4 * card)) & 15)
     partner = partner_of(cfg, seat)
     if partner >= 0:
         partner_stock = stockpile_of(cfg, partner)
-        card = stock_top(r, cfg, partner_stock)
-        if partner_stock != own_stock and card > 0:
-            count += set_slots(legal, g, play_id(PARTNER_STOCK_SOURCE, 0), (fits >> (4 * card)) & 15)
+        card = stock_top(r, cfg, partner_stock) if partner_stock != own_stock else 0
+        count += put_slots(legal, g, play_id(PARTNER_STOCK_SOURCE, 0), (fits >> (4 * card)) & 15)
         for pile in range(NUM_DISCARD_PILES):
-            length = r.discard_len[partner, pile]
-            if length > 0:
-                card = r.discard[partner, pile, length - 1]
-                count += set_slots(legal, g, play_id(PARTNER_DISCARD_SOURCE + pile, 0), (fits >> (4 * card)) & 15)
-    if r.hand_size[seat] > 0:
-        discard_slots = 0
-        empty_offered = False
-        for slot in range(NUM_DISCARD_PILES):
-            if r.discard_len[seat, slot] > 0:
-                discard_slots |= 1 << slot
-            elif not empty_offered:
-                empty_offered = True
-                discard_slots |= 1 << slot
-        for value in range(1, WILD + 1):
-            if r.hand[seat, value] > 0:
-                count += set_slots(legal, g, discard_id(value, 0), discard_slots)
+            card = discard_top(r, partner, pile)
+            count += put_slots(legal, g, play_id(PARTNER_DISCARD_SOURCE + pile, 0), (fits >> (4 * card)) & 15)
     else:
-        legal[g, END_TURN] = True
-        count += 1
-    return count
+        legal[g, play_id(PARTNER_STOCK_SOURCE, 0):play_id(PARTNER_DISCARD_SOURCE + NUM_DISCARD_PILES, 0)] = False
+    discard_slots = 0  # the piles in use, and the first empty one (none with an empty hand: no hand card)
+    empty_seen = 0
+    for slot in range(NUM_DISCARD_PILES):
+        used = 1 if r.discard_len[seat, slot] > 0 else 0
+        discard_slots |= (used | (1 - empty_seen)) << slot
+        empty_seen |= 1 - used
+    for value in range(1, WILD + 1):
+        held = 1 if r.hand[seat, value] > 0 else 0
+        count += put_slots(legal, g, discard_id(value, 0), held * discard_slots)
+    hand_empty = r.hand_size[seat] == 0
+    legal[g, END_TURN] = hand_empty
+    return count + (1 if hand_empty else 0)
 
 
 @jit
@@ -229,13 +221,20 @@ def turn_play_limit_reached(r, cfg):
 
 
 @jit
-def set_slots(legal, g, first, slots):
-    """Mark ids ``first + slot`` for every bit ``slot`` set in ``slots``; returns how many."""
+def discard_top(r, seat, pile):
+    """The top card of ``seat``'s discard pile ``pile``, 0 when it is empty (read without a branch)."""
+    length = r.discard_len[seat, pile]
+    return r.discard[seat, pile, max(length - 1, 0)] * (1 if length > 0 else 0)
+
+
+@jit
+def put_slots(legal, g, first, slots):
+    """``legal[g, first + slot]`` = bit ``slot`` of ``slots`` for the 4 slots; returns how many are set."""
     count = 0
     for slot in range(4):
-        if slots & (1 << slot):
-            legal[g, first + slot] = True
-            count += 1
+        bit = (slots >> slot) & 1
+        legal[g, first + slot] = bit
+        count += bit
     return count
 
 
