@@ -24,9 +24,9 @@ from skipbo_env.actions import (DISCARD_SOURCE, END_TURN, HAND_SOURCES, PARTNER_
                                 STOCK_SOURCE)
 from skipbo_env.cards import NUM_DISCARD_PILES
 from skipbo_env.rules import MAX_PLAYERS
-from skipbo_env.vector.kernels import step_game
+from skipbo_env.vector.kernels import PREFETCH_AHEAD, prefetch_heads, step_game
 from skipbo_env.vector.layout import RUNNING
-from skipbo_env.vector.jit import discard_id, hand_play_id, jit, play_id
+from skipbo_env.vector.jit import discard_id, hand_play_id, jit, play_id, prefetch
 from skipbo_env.vector.pcg import GENERATOR_WORDS, integers, seed_generator
 from agents.batched.expert import EXPERT_CODES, expert_action, expert_code
 from agents.batched.learned import LEARNED_CODE, SHIPPED, learned_action, learned_code
@@ -160,6 +160,7 @@ def greedy_choice(r, legal, g, generator):
 def random_actions(games, legal, rows, streams, out):
     """``out[i]`` = a random legal action of game ``rows[i]``."""
     for i in range(rows.shape[0]):
+        prefetch_choice(games, legal, streams, rows, i)
         out[i] = random_action(games[rows[i]], legal, rows[i], streams)
 
 
@@ -167,8 +168,19 @@ def random_actions(games, legal, rows, streams, out):
 def greedy_actions(games, legal, rows, streams, out):
     """``out[i]`` = greedy's action in game ``rows[i]``."""
     for i in range(rows.shape[0]):
+        prefetch_choice(games, legal, streams, rows, i)
         g = rows[i]
         out[i] = greedy_action(games[g], legal, g, streams)
+
+
+@jit
+def prefetch_choice(games, legal, streams, rows, i):
+    """In a loop over ``rows`` at ``i``: ask for what a bot's choice reads of the rows ahead (the record's fixed
+    part and the mask: ``prefetch_heads``; then the generator of the seat to act)."""
+    prefetch_heads(games, legal, rows, i)
+    if i + PREFETCH_AHEAD < rows.shape[0]:
+        g = rows[i + PREFETCH_AHEAD]
+        prefetch(streams[g, games[g].seat], 0)
 
 
 # Who plays a seat, as the kernels see it (``controllers[g, seat]``).

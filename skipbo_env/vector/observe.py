@@ -16,8 +16,8 @@ from skipbo_env import encoding
 from skipbo_env.cards import NUM_BUILDING_PILES, NUM_DISCARD_PILES, NUM_VALUES, TOP_VALUE, WILD
 from skipbo_env.rules import MIN_PLAYERS
 from skipbo_env.encoding import DISCARD_DEPTH
-from skipbo_env.vector.kernels import (compute_legal, deal_game, deck_copies, discard_top, step_game, stock_top,
-                                       stockpile_of)
+from skipbo_env.vector.kernels import (compute_legal, deal_game, deck_copies, discard_top, prefetch_rows, step_game,
+                                       stock_top, stockpile_of)
 from skipbo_env.vector.layout import RUNNING
 from skipbo_env.vector.jit import jit
 
@@ -166,6 +166,7 @@ def step_and_observe(games, legal, cfg, off, scale, rows, actions, illegal, obs)
     new position, as its seat to act sees it, into ``obs[rows[i]]`` (skipped when ``obs`` is empty)."""
     observing = obs.shape[0] > 0
     for i in range(rows.shape[0]):
+        prefetch_rows(games, legal, cfg, rows, i)
         g = rows[i]
         r = games[g]
         illegal[i] = not step_game(r, legal, cfg, g, actions[i])
