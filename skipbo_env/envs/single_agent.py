@@ -232,11 +232,12 @@ class SingleAgentEnv(gymnasium.Env):
             status = hand.status
         if self.render_mode == "human":
             self.render()
-        if status < OVER:  # the learner (status) is to act again: reset's info with the new mask
+        if status < OVER:  # the learner is to act again: reset's info with the new mask
+            vector, info_mask = hand.seat_to_act()
             info = self._running_info.copy()
-            info["action_mask"] = hand.mask(status)
+            info["action_mask"] = info_mask
             reward = self._shaped_step() if self.shaping != "none" else 0.0
-            return hand.encode(status) if self._flat else self._observation(), reward, False, False, info
+            return vector if self._flat else self._observation(), reward, False, False, info
         outcome = hand.outcome
         reward = hand_rewards(hand, self.reward_mode)[self.seat] + self._shaped_step()
         return self._observation(), reward, outcome == "win" or outcome == "draw", outcome == "truncated", self._info()

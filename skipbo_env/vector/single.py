@@ -223,6 +223,11 @@ class CompiledHand:
             return {"observation": self._to_act.copy(), "action_mask": self._mask.copy()}
         return {"observation": self.encode(seat), "action_mask": np.zeros(NUM_ACTIONS, dtype=np.int8)}
 
+    def seat_to_act(self) -> tuple[np.ndarray, np.ndarray]:
+        """The seat to act's vector and mask (int8) while the hand is in play: new arrays (:meth:`encode` and
+        :meth:`mask` of ``status``, in one call)."""
+        return self._to_act.copy(), self._mask.copy()
+
     def mask(self, seat: int) -> np.ndarray:
         """``skipbo_env.encoding.action_mask(game, seat)``: int8[145], the legal ids when ``seat`` is to act
         (all zero for any other seat, or ``-1``)."""
