@@ -93,20 +93,28 @@ discard_value_of = jit(_actions.discard_value)
 discard_pile_of = jit(_actions.discard_pile)
 
 
-@intrinsic
-def prefetch(typingctx, array, byte):
-    """Ask the CPU to start loading the cache line that holds byte ``byte`` of ``array``'s data, without waiting
-    for it: a hint that changes nothing (an address outside the array is harmless too). A batch loop asks for
-    the rows it will reach a few iterations later, whose records a CPU does not foresee (each is more than a
-    4 KiB page apart from the last, where its own prefetchers stop)."""
+def _prefetcher(for_writing: bool):
+    """An intrinsic ``(array, byte)`` that asks the CPU to start loading the cache line holding byte ``byte`` of
+    ``array``'s data (to write it, if ``for_writing``), without waiting for it: a hint that changes nothing (an
+    address outside the array is harmless too). A batch loop asks for the rows it will reach a few iterations
+    later, whose records a CPU does not foresee (each is more than a 4 KiB page apart from the last, where its
+    own prefetchers stop)."""
 
-    def codegen(context, builder, signature, args):
-        data = context.make_array(signature.args[0])(context, builder, args[0]).data
-        pointer = builder.gep(builder.bitcast(data, ir.IntType(8).as_pointer()), [args[1]])
-        word = ir.IntType(32)
-        kind = ir.FunctionType(ir.VoidType(), [pointer.type, word, word, word])
-        function = cgutils.get_or_insert_function(builder.module, kind, "llvm.prefetch.p0")
-        builder.call(function, [pointer, word(0), word(3), word(1)])  # for reading, into every level, data
-        return context.get_dummy_value()
+    def prefetch(typingctx, array, byte):
+        def codegen(context, builder, signature, args):
+            data = context.make_array(signature.args[0])(context, builder, args[0]).data
+            pointer = builder.gep(builder.bitcast(data, ir.IntType(8).as_pointer()), [args[1]])
+            word = ir.IntType(32)
+            kind = ir.FunctionType(ir.VoidType(), [pointer.type, word, word, word])
+            function = cgutils.get_or_insert_function(builder.module, kind, "llvm.prefetch.p0")
+            builder.call(function, [pointer, word(int(for_writing)), word(3), word(1)])  # into every level, data
+            return context.get_dummy_value()
 
-    return types.void(array, byte), codegen
+        return types.void(array, byte), codegen
+
+    prefetch.__name__ = "prefetch_for_writing" if for_writing else "prefetch"
+    return intrinsic(prefetch)
+
+
+prefetch = _prefetcher(for_writing=False)
+prefetch_for_writing = _prefetcher(for_writing=True)
