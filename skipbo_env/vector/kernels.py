@@ -450,3 +450,33 @@ def points_of_rows(games, cfg, rows, out):
     """``out[i]`` = the winners' points of game ``rows[i]``."""
     for i in range(rows.shape[0]):
         out[i] = hand_points(games[rows[i]], cfg)
+
+
+@jit
+def over_rows(games, out):
+    """The rows whose hands are over, ascending, into ``out``; returns how many (every record is read: those
+    ``LINE`` rows ahead are asked for as the loop goes)."""
+    count = 0
+    outcome_byte = games[0:1]["outcome"].ctypes.data - games.ctypes.data
+    for g in range(games.shape[0]):
+        prefetch(games, (g + LINE) * games.itemsize + outcome_byte)
+        if games[g].outcome != RUNNING:
+            out[count] = g
+            count += 1
+    return count
+
+
+@jit
+def report_rows(games, cfg, rows, outcome, winners, points, turns, actions):
+    """For each game ``rows[i]``: its outcome code, which seats won (``winners[i, seat]``), what each seat scored
+    (the winners' points, 0 for the others), its turns and its actions."""
+    for i in range(rows.shape[0]):
+        r = games[rows[i]]
+        score = hand_points(r, cfg)
+        outcome[i] = r.outcome
+        for seat in range(cfg.num_players):
+            winners[i, seat] = r.winners[seat] != 0
+            points[i, seat] = score if r.winners[seat] != 0 else 0
+        turns[i] = r.turn
+        actions[i] = r.actions
+
