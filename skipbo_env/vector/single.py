@@ -37,7 +37,8 @@ from skipbo_env.vector.layout import OUTCOME_NAMES, RUNNING, WIN, Config, game_d
 ILLEGAL = -1
 """The status of a refused action (the hand is unchanged)."""
 FULL_LOG = -2
-"""The status of a call that found no room in the hand's log for the action (nothing changed): grow the log, call again."""
+"""The status of a call that found no room in the hand's log for the action (nothing changed): grow the log and
+call again."""
 LOG_ROOM = 1024
 """The first size of a hand's log of actions (it doubles when full)."""
 OVER = 8
@@ -119,8 +120,9 @@ class CompiledHand:
     """
 
     __slots__ = ("rules", "num_players", "status", "_cfg", "_config", "_games", "_legal", "_obs", "_mask",
-                 "_to_act", "_seed", "_start", "log", "logged", "_game", "_stock_of_seat", "_play", "_points")
-    _DERIVED = ("_mask", "_to_act", "_play")
+                 "_legal_row", "_to_act", "_seed", "_start", "log", "logged", "_game", "_stock_of_seat", "_play",
+                 "_points")
+    _DERIVED = ("_mask", "_legal_row", "_to_act", "_play")
     """What :meth:`__setstate__` makes again (views and compiled entry points, which do not pickle)."""
 
     def __init__(self, rules: Rules) -> None:
@@ -143,10 +145,13 @@ class CompiledHand:
         self._points: tuple | None = None  # (the status they were worked out at, the points)
 
     def _views(self) -> None:
-        """The mask as int8 and the seat to act's vector, views of the kernels' arrays; the kernel's entry point."""
+        """The mask (as int8 and as bool) and the seat to act's vector, views of the kernels' arrays; the kernel's
+        entry point."""
         self._mask = self._legal.view(np.int8)[0]
+        self._legal_row = self._legal[0]
         self._to_act = self._obs[0]
-        self._play = compiled_entry(_play, self._games, self._legal, self._config, SCALE, _STEP, 0, self._obs, self.log, 0)
+        self._play = compiled_entry(_play, self._games, self._legal, self._config, SCALE, _STEP, 0, self._obs, self.log,
+                                    0)
 
     def __getstate__(self) -> dict:
         return {name: getattr(self, name) for name in self.__slots__ if name not in self._DERIVED}
@@ -238,7 +243,7 @@ class CompiledHand:
     def legal(self, seat: int) -> np.ndarray:
         """:meth:`mask` as bool[145] (a new array)."""
         if seat == self.status:
-            return self._legal[0].copy()
+            return self._legal_row.copy()
         return np.zeros(NUM_ACTIONS, dtype=np.bool_)
 
     def encode(self, seat: int) -> np.ndarray:
