@@ -4,9 +4,10 @@
 and steps it with the same kernels as :class:`~skipbo_env.vector.VectorGame`, so it is the rules
 engine's hand state for state (tests/envs/test_compiled_hand.py holds the two together). One
 action is one kernel call that takes the action, computes the new mask and writes the new seat to
-act's observation; Python keeps only what the call returns (the seat to act, or how the hand
-ended) and the actions taken, from which :meth:`CompiledHand.game` builds a rules-engine
-:class:`~skipbo_env.game.Game` (same position, generator and record) when someone asks for one.
+act's observation, and writes the action into the hand's log (an int64 array, ``log[:logged]``);
+Python keeps only what the call returns (the seat to act, or how the hand ended) and the count of
+actions, from which :meth:`CompiledHand.game` builds a rules-engine :class:`~skipbo_env.game.Game`
+(same position, generator and record) when someone asks for one.
 
 The kernels take the rules as an int64 array (a tuple argument costs numba a type check per
 field at every call) and read the observation's offsets as compiled-in constants
