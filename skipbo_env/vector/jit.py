@@ -106,7 +106,8 @@ def _prefetcher(for_writing: bool):
             pointer = builder.gep(builder.bitcast(data, ir.IntType(8).as_pointer()), [args[1]])
             word = ir.IntType(32)
             kind = ir.FunctionType(ir.VoidType(), [pointer.type, word, word, word])
-            function = cgutils.get_or_insert_function(builder.module, kind, "llvm.prefetch.p0")
+            # the typed-pointer name, which LLVM versions with opaque pointers read as their own
+            function = cgutils.get_or_insert_function(builder.module, kind, "llvm.prefetch.p0i8")
             builder.call(function, [pointer, word(int(for_writing)), word(3), word(1)])  # into every level, data
             return context.get_dummy_value()
 
