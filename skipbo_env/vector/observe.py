@@ -15,9 +15,8 @@ import numpy as np
 from skipbo_env import encoding
 from skipbo_env.cards import NUM_BUILDING_PILES, NUM_DISCARD_PILES, NUM_VALUES, TOP_VALUE, WILD
 from skipbo_env.rules import MIN_PLAYERS
-from skipbo_env.encoding import DISCARD_DEPTH
-from skipbo_env.vector.kernels import (LINE, PREFETCH_AHEAD, compute_legal, deal_game, deck_copies, discard_top,
-                                       prefetch_rows, step_game, stock_top, stockpile_of)
+from skipbo_env.vector.kernels import (LINE, PREFETCH_AHEAD, compute_legal, deal_game, deck_copies, prefetch_rows,
+                                       step_game, stock_top, stockpile_of)
 from skipbo_env.vector.layout import RUNNING
 from skipbo_env.vector.jit import jit, prefetch_for_writing
 
@@ -31,7 +30,7 @@ Offsets = namedtuple(
         "stock_size", "max_turns", "turn", "plays_this_turn", "quiet_turns", "draw_pile_size", "completed_size",
         "hand", "unseen", "building_next", "building_size", "seat_start", "seat_block", "present", "is_partner",
         "to_act", "stock_top", "seat_stock_size", "hand_size", "discard_size", "discard_top", "discard_cards",
-        "min_players", "max_turn_plays", "turn_plays_left", "turn_play_limit_reached",
+        "discard_depth", "min_players", "max_turn_plays", "turn_plays_left", "turn_play_limit_reached",
         "buried_discards",
     ],
 )
@@ -52,6 +51,7 @@ def offsets() -> Offsets:
         seat_start=encoding.SEAT_START,
         seat_block=encoding.SEAT_BLOCK,
         **{("seat_stock_size" if name == "stock_size" else name): value for name, value in seat.items()},
+        discard_depth=encoding.DISCARD_DEPTH,
         min_players=MIN_PLAYERS,
     )
 
@@ -110,20 +110,20 @@ def encode_observation(r, cfg, off, scale, seat, out, i):
             out[i, base + off.is_partner] = 1.0
         pile = stockpile_of(cfg, s)
         top = stock_top(r, cfg, pile)
-        out[i, base + off.stock_top + max(top - 1, 0)] += 1.0 if top > 0 else 0.0  # (no branch on the cards)
+        if top > 0:
+            out[i, base + off.stock_top + top - 1] = 1.0
         put(out, i, scale, base + off.seat_stock_size, r.stock_len[pile])
         put(out, i, scale, base + off.hand_size, r.hand_size[s])
         for p in range(NUM_DISCARD_PILES):
             length = r.discard_len[s, p]
             put(out, i, scale, base + off.discard_size + p, length)
-            top = discard_top(r, s, p)
-            out[i, base + off.discard_top + NUM_VALUES * p + max(top - 1, 0)] += 1.0 if top > 0 else 0.0
-            first = base + off.discard_cards + DISCARD_DEPTH * p
-            for k in range(DISCARD_DEPTH):  # the top cards, top first; 0 below the bottom card
-                below = length - 1 - k
-                put(out, i, scale, first + k, r.discard[s, p, max(below, 0)] * (1 if below >= 0 else 0))
-            for k in range(length - DISCARD_DEPTH):  # buried under the top DISCARD_DEPTH: counted
-                out[i, off.buried_discards + NUM_VALUES * rel + r.discard[s, p, k] - 1] += 1.0
+            if length > 0:
+                out[i, base + off.discard_top + NUM_VALUES * p + r.discard[s, p, length - 1] - 1] = 1.0
+                first = base + off.discard_cards + off.discard_depth * p
+                for k in range(min(length, off.discard_depth)):
+                    put(out, i, scale, first + k, r.discard[s, p, length - 1 - k])
+                for k in range(length - off.discard_depth):  # buried under the top discard_depth: counted
+                    out[i, off.buried_discards + NUM_VALUES * rel + r.discard[s, p, k] - 1] += 1.0
         for value in range(NUM_VALUES):
             at = off.buried_discards + NUM_VALUES * rel + value
             out[i, at] = out[i, at] * scale[at]
