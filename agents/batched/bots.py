@@ -20,11 +20,13 @@ from __future__ import annotations
 
 import numpy as np
 
-from skipbo_env.actions import DISCARD_SOURCE, END_TURN, FIRST_DISCARD, PARTNER_STOCK_SOURCE, STOCK_SOURCE
+from skipbo_env.actions import (DISCARD_SOURCE, END_TURN, HAND_SOURCES, PARTNER_DISCARD_SOURCE, PARTNER_STOCK_SOURCE,
+                                STOCK_SOURCE)
+from skipbo_env.cards import NUM_DISCARD_PILES
 from skipbo_env.rules import MAX_PLAYERS
-from skipbo_env.vector.kernels import step_game
+from skipbo_env.vector.kernels import PREFETCH_AHEAD, prefetch_heads, step_game
 from skipbo_env.vector.layout import RUNNING
-from skipbo_env.vector.jit import discard_id, jit, source_of
+from skipbo_env.vector.jit import discard_id, hand_play_id, jit, play_id, prefetch
 from skipbo_env.vector.pcg import GENERATOR_WORDS, integers, seed_generator
 from agents.batched.expert import EXPERT_CODES, expert_action, expert_code
 from agents.batched.learned import LEARNED_CODE, SHIPPED, learned_action, learned_code
@@ -72,10 +74,26 @@ def streams_for(seeds: np.ndarray, salt=0) -> np.ndarray:
     return (mixed >> np.uint64(1)).astype(np.int64)
 
 
+NTH_BLOCK = 16
+"""How many ids :func:`nth_legal` counts at a time."""
+
+
 @jit
 def nth_legal(legal, g, first, last, nth):
-    """The id of the ``nth`` (0-based) legal action of game ``g`` among ids ``first .. last - 1``."""
-    for action in range(first, last):
+    """The id of the ``nth`` (0-based) legal action of game ``g`` among ids ``first .. last - 1`` (-1 if none).
+
+    Whole blocks of ``NTH_BLOCK`` ids are counted, without a branch per id, up to the block that holds it; only
+    that block is searched id by id (a branch on each id's legality is mispredicted as often as not)."""
+    start = first
+    while start + NTH_BLOCK <= last:
+        count = 0
+        for k in range(NTH_BLOCK):
+            count += legal[g, start + k]
+        if nth < count:
+            break
+        nth -= count
+        start += NTH_BLOCK
+    for action in range(start, last):
         if legal[g, action]:
             if nth == 0:
                 return action
@@ -101,39 +119,46 @@ def random_choice(legal, g, generator):
 
 
 @jit
-def play_preference(source):
-    """0 for a stockpile top (own or partner's), 1 for a discard-pile top, 2 for a hand card."""
-    if source == STOCK_SOURCE or source == PARTNER_STOCK_SOURCE:
-        return 0
-    if source >= DISCARD_SOURCE:
-        return 1
-    return 2
-
-
-@jit
 def greedy_action(r, legal, g, streams):
     """``greedy`` in game ``g`` (record ``r``) for the seat to act."""
     return greedy_choice(r, legal, g, streams[g, r.seat])
 
 
 @jit
+def legal_count(legal, g, first, last):
+    """How many ids ``first .. last - 1`` of game ``g`` are legal."""
+    count = 0
+    for action in range(first, last):
+        count += legal[g, action]
+    return count
+
+
+@jit
+def nth_of_two(legal, g, first, second, width, nth, in_first):
+    """The ``nth`` legal id among ``first .. first + width - 1`` then ``second .. second + width - 1``
+    (``in_first`` of them legal in the first range)."""
+    if nth < in_first:
+        return nth_legal(legal, g, first, first + width, nth)
+    return nth_legal(legal, g, second, second + width, nth - in_first)
+
+
+@jit
 def greedy_choice(r, legal, g, generator):
-    """:func:`greedy_action` drawing from ``generator`` (``uint64[GENERATOR_WORDS]``)."""
-    best, count = 3, 0
-    for action in range(FIRST_DISCARD):
-        if legal[g, action]:
-            preference = play_preference(source_of(action))
-            if preference < best:
-                best, count = preference, 1
-            elif preference == best:
-                count += 1
-    if count > 0:
-        nth = integers(generator, count)
-        for action in range(FIRST_DISCARD):
-            if legal[g, action] and play_preference(source_of(action)) == best:
-                if nth == 0:
-                    return action
-                nth -= 1
+    """:func:`greedy_action` drawing from ``generator`` (``uint64[GENERATOR_WORDS]``).
+
+    The plays of each kind are two ranges of ids, the seat's own source then the partner's
+    (stockpile tops: ``STOCK_SOURCE``, ``PARTNER_STOCK_SOURCE``; discard-pile tops: the
+    ``DISCARD_SOURCE`` and ``PARTNER_DISCARD_SOURCE`` piles; hand cards: the hand sources, the
+    partner range empty), so a kind's legal plays in id order are the first range's then the second's."""
+    width = play_id(1, 0)  # the ids of one source
+    for first, second, sources in ((play_id(STOCK_SOURCE, 0), play_id(PARTNER_STOCK_SOURCE, 0), 1),
+                                   (play_id(DISCARD_SOURCE, 0), play_id(PARTNER_DISCARD_SOURCE, 0), NUM_DISCARD_PILES),
+                                   (hand_play_id(1, 0), hand_play_id(1, 0), HAND_SOURCES)):
+        span = width * sources
+        in_first = legal_count(legal, g, first, first + span)
+        count = in_first + (legal_count(legal, g, second, second + span) if second != first else 0)
+        if count > 0:
+            return nth_of_two(legal, g, first, second, span, integers(generator, count), in_first)
     if legal[g, END_TURN]:
         return END_TURN
     seat = r.seat
@@ -143,16 +168,15 @@ def greedy_choice(r, legal, g, generator):
         card -= r.hand[seat, value]
         value += 1
     first = discard_id(value, 0)
-    piles = 0
-    for action in range(first, first + 4):
-        piles += legal[g, action]
-    return nth_legal(legal, g, first, first + 4, integers(generator, piles))
+    piles = legal_count(legal, g, first, first + NUM_DISCARD_PILES)
+    return nth_legal(legal, g, first, first + NUM_DISCARD_PILES, integers(generator, piles))
 
 
 @jit
 def random_actions(games, legal, rows, streams, out):
     """``out[i]`` = a random legal action of game ``rows[i]``."""
     for i in range(rows.shape[0]):
+        prefetch_choice(games, legal, streams, rows, i)
         out[i] = random_action(games[rows[i]], legal, rows[i], streams)
 
 
@@ -160,8 +184,19 @@ def random_actions(games, legal, rows, streams, out):
 def greedy_actions(games, legal, rows, streams, out):
     """``out[i]`` = greedy's action in game ``rows[i]``."""
     for i in range(rows.shape[0]):
+        prefetch_choice(games, legal, streams, rows, i)
         g = rows[i]
         out[i] = greedy_action(games[g], legal, g, streams)
+
+
+@jit
+def prefetch_choice(games, legal, streams, rows, i):
+    """In a loop over ``rows`` at ``i``: ask for what a bot's choice reads of the rows ahead (the record's fixed
+    part and the mask: ``prefetch_heads``; then the generator of the seat to act)."""
+    prefetch_heads(games, legal, rows, i)
+    if i + PREFETCH_AHEAD < rows.shape[0]:
+        g = rows[i + PREFETCH_AHEAD]
+        prefetch(streams[g, games[g].seat], 0)
 
 
 # Who plays a seat, as the kernels see it (``controllers[g, seat]``).

@@ -25,7 +25,7 @@ from skipbo_env.vector import pcg
 from skipbo_env.vector.jit import jit
 from skipbo_env.vector.kernels import step_game
 from skipbo_env.vector.layout import RUNNING
-from skipbo_env.vector.single import ILLEGAL, OVER, compiled_entry, hand_row, hand_status, rules_config
+from skipbo_env.vector.single import FULL_LOG, ILLEGAL, OVER, compiled_entry, hand_row, hand_status, rules_config
 
 NO_ACTION = -2
 """The learner's action of a call that only lets the bots move (the start of a hand, or going on)."""
@@ -36,46 +36,46 @@ MOVES_PER_CALL = 512
 
 
 @jit
-def _bots_move(r, legal, cfg, g, controllers, stream_of_seat, streams, taken, count):
-    """The kernel bots of ``controllers`` move until another seat is to act, the hand ends or ``taken`` is full;
-    their ids go into ``taken`` from ``count`` on; returns how many ids ``taken`` then holds."""
-    while r.outcome == RUNNING and controllers[r.seat] != OTHER and count < taken.shape[0]:
+def _bots_move(r, legal, cfg, g, controllers, stream_of_seat, streams, log, count, end):
+    """The kernel bots of ``controllers`` move until another seat is to act, the hand ends or ``log`` holds ``end``
+    ids; their ids go into ``log`` from ``count`` on; returns how many ids ``log`` then holds."""
+    while r.outcome == RUNNING and controllers[r.seat] != OTHER and count < end:
         generator = streams[stream_of_seat[r.seat]]
         if controllers[r.seat] == GREEDY_BOT:
             action = greedy_choice(r, legal, g, generator)
         else:
             action = random_choice(legal, g, generator)
         step_game(r, legal, cfg, g, action)
-        taken[count] = action
+        log[count] = action
         count += 1
     return count
 
 
 STREAM_OF_SEAT = MAX_PLAYERS
-TAKEN = 2 * MAX_PLAYERS
 """Where the parts of a call's ``table`` start (one int64 array, so that a call unboxes fewer arguments): from 0
-the code of who plays each seat (``controllers``), from ``STREAM_OF_SEAT`` each seat's row of ``streams``, from
-``TAKEN`` room for the ids the call takes (``MOVES_PER_CALL``)."""
+the code of who plays each seat (``controllers``), from ``STREAM_OF_SEAT`` each seat's row of ``streams``."""
 
 
 @jit
-def _step_and_move(games, legal, config, scale, action, obs, table, streams):
+def _step_and_move(games, legal, config, scale, obs, log, table, streams, logged, room, action):
     """The learner's ``action`` (``ILLEGAL`` and nothing changed when it is not legal; ``NO_ACTION``: none),
-    then the bots' moves; every id taken goes into ``table`` from ``TAKEN`` on. Returns the status plus ``MOVED`` times
-    their count."""
+    then the bots' moves, at most ``room`` of them; every id taken goes into the hand's ``log`` from ``logged`` on
+    (``FULL_LOG`` and nothing changed when it has no room for the learner's). Returns the status plus ``MOVED``
+    times their count."""
     cfg = rules_config(config)
     g = hand_row(games)
     r = games[g]
-    taken = table[TAKEN:]
-    count = 0
+    count = logged
     if action != NO_ACTION:
+        if count >= log.shape[0]:
+            return FULL_LOG
         if not step_game(r, legal, cfg, g, action):
             return ILLEGAL
-        taken[0] = action
-        count = 1
-    count = _bots_move(r, legal, cfg, g, table[:STREAM_OF_SEAT], table[STREAM_OF_SEAT:TAKEN], streams, taken,
-                       count)
-    return hand_status(r, cfg, scale, obs, g) + MOVED * count
+        log[count] = action
+        count += 1
+    count = _bots_move(r, legal, cfg, g, table[:STREAM_OF_SEAT], table[STREAM_OF_SEAT:], streams, log, count,
+                       min(log.shape[0], count + room))
+    return hand_status(r, cfg, scale, obs, g) + MOVED * (count - logged)
 
 
 def kernel_opponents(rules, opponents: list):
@@ -101,11 +101,11 @@ class KernelOpponents:
         index = {id(policy): i for i, policy in enumerate(self._bots)}
         self._opponents = [(kind, index[id(policy)]) for policy, kind in zip(opponents, kinds)]
         self._streams = np.zeros((len(self._bots), pcg.GENERATOR_WORDS), dtype=np.uint64)
-        self._table = np.zeros(TAKEN + MOVES_PER_CALL, dtype=np.int64)  # controllers, stream of each seat, ids taken
+        self._table = np.zeros(2 * STREAM_OF_SEAT, dtype=np.int64)  # controllers, stream of each seat
         self._views()
         self._learner = 0
         self._hand = None
-        self._arguments: tuple = ()  # the hand's kernel_arguments()
+        self._arguments: tuple = ()  # the hand's kernel_arguments(), then the table and the streams (see _refresh)
         self._step = None
 
     def start(self, hand, learner_seat: int, seeds: list[int]) -> None:
@@ -120,22 +120,25 @@ class KernelOpponents:
             self._stream_of_seat[seat] = stream
         for (_, stream), seed in zip(self._opponents, seeds, strict=True):
             pcg.seed_generator(self._streams[stream], seed)
-        if hand is not self._hand:
-            self._hand, self._arguments = hand, hand.kernel_arguments()
+        new_hand = hand is not self._hand
+        self._refresh(hand)
+        if new_hand:
             self._step = self._entry()
 
+    def _refresh(self, hand) -> None:
+        """The arguments of the kernel calls for ``hand`` (asked again at every hand: its log may be new)."""
+        self._hand, self._arguments = hand, (*hand.kernel_arguments(), self._table, self._streams)
+
     def _views(self) -> None:
-        """The parts of ``_table`` (:data:`TAKEN`), as views to write and read."""
+        """The parts of ``_table`` (:data:`STREAM_OF_SEAT`), as views to write."""
         self._controllers = self._table[:STREAM_OF_SEAT]
-        self._stream_of_seat = self._table[STREAM_OF_SEAT:TAKEN]
-        self._taken = self._table[TAKEN:]
+        self._stream_of_seat = self._table[STREAM_OF_SEAT:]
 
     def _entry(self):
         """The kernel's entry point for the hand's arrays and these bots' (see ``compiled_entry``)."""
-        games, legal, config, scale, obs = self._arguments
-        return compiled_entry(_step_and_move, games, legal, config, scale, 0, obs, self._table, self._streams)
+        return compiled_entry(_step_and_move, *self._arguments, 0, 0, 0)
 
-    _DERIVED = ("_step", "_controllers", "_stream_of_seat", "_taken")
+    _DERIVED = ("_step", "_controllers", "_stream_of_seat")
     """What :meth:`__setstate__` makes again (views of ``_table`` and the entry point, which do not pickle)."""
 
     def __getstate__(self) -> dict:
@@ -152,28 +155,36 @@ class KernelOpponents:
         (the hand unchanged)."""
         if type(action) is not int:
             action = as_action_id(action)
-        games, legal, config, scale, obs = self._arguments
-        result = self._step(games, legal, config, scale, action if 0 <= action < NUM_ACTIONS else ILLEGAL, obs,
-                            self._table, self._streams)
-        if result == ILLEGAL:
-            raise IllegalActionError(why_illegal(hand.game(), action))
-        status = hand.took(self._taken[:result // MOVED].tolist(), result % MOVED)
+        result = self._step(*self._arguments, hand.logged, MOVES_PER_CALL,
+                            action if 0 <= action < NUM_ACTIONS else ILLEGAL)
+        if result < 0:
+            if result == ILLEGAL:
+                raise IllegalActionError(why_illegal(hand.game(), action))
+            self._grow_log(hand)
+            return self.play(hand, action)
+        status = hand.took(result // MOVED, result % MOVED)
         return status if status == self._learner else self._went_on(hand, status)
 
     def play_opponents(self, hand) -> int:
         """The opponents' moves up to the learner's turn (at the start of a hand); the new status."""
-        games, legal, config, scale, obs = self._arguments
-        result = self._step(games, legal, config, scale, NO_ACTION, obs, self._table, self._streams)
-        return self._went_on(hand, hand.took(self._taken[:result // MOVED].tolist(), result % MOVED))
+        result = self._step(*self._arguments, hand.logged, MOVES_PER_CALL, NO_ACTION)
+        return self._went_on(hand, hand.took(result // MOVED, result % MOVED))
 
     def _went_on(self, hand, status: int) -> int:
-        """After a call that left ``status`` (recorded): go on while an opponent is to act (the call filled its room)."""
+        """After a call that left ``status`` (recorded): go on while an opponent is to act (the call filled its room,
+        or the log: then it is grown)."""
         if status == self._learner:
             return status
         if status < OVER:
+            if hand.logged == len(hand.log):
+                self._grow_log(hand)
             return self.play_opponents(hand)
         self._return_generators()
         return status
+
+    def _grow_log(self, hand) -> None:
+        hand.grow_log()
+        self._refresh(hand)
 
     def _return_generators(self) -> None:
         """Each bot's generator set to the state its kernel twin reached."""

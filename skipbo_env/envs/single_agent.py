@@ -217,24 +217,27 @@ class SingleAgentEnv(gymnasium.Env):
         hand = self._hand
         if hand.status >= OVER or self._ended_by_illegal_action:  # also before the first reset
             raise RuntimeError("the episode is over: call reset() before step()")
+        compiled = self._compiled
         try:
-            if self._compiled is not None:  # the learner's action and the opponents' moves, one kernel call
-                self._compiled.play(hand, action)
+            if compiled is not None:  # the learner's action and the opponents' moves, one kernel call
+                status = compiled.play(hand, action)
             else:
                 hand.step(action)
         except IllegalActionError:
             if self.illegal_action == "raise":
                 raise
             return self._illegal_step_result()
-        if self._compiled is None:
+        if compiled is None:
             self._play_opponents()
+            status = hand.status
         if self.render_mode == "human":
             self.render()
-        if hand.status < OVER:  # the learner is to act again: reset's info with the new mask
+        if status < OVER:  # the learner is to act again: reset's info with the new mask
+            vector, info_mask = hand.seat_to_act()
             info = self._running_info.copy()
-            info["action_mask"] = hand.mask(self.seat)
+            info["action_mask"] = info_mask
             reward = self._shaped_step() if self.shaping != "none" else 0.0
-            return hand.encode(self.seat) if self._flat else self._observation(), reward, False, False, info
+            return vector if self._flat else self._observation(), reward, False, False, info
         outcome = hand.outcome
         reward = hand_rewards(hand, self.reward_mode)[self.seat] + self._shaped_step()
         return self._observation(), reward, outcome == "win" or outcome == "draw", outcome == "truncated", self._info()

@@ -92,6 +92,7 @@ class VectorGame:
         self._next_seed = 0
         self._all_rows = np.arange(b, dtype=np.int64)
         self._illegal = np.zeros(b, dtype=np.bool_)
+        self._over = np.zeros(b, dtype=np.int64)  # room for the rows finished() reports
         self._offsets = observe.offsets()
         self.threads = min(threads or os.cpu_count() or 1, max(1, b // MIN_ROWS_PER_THREAD))
         self._pool = ThreadPoolExecutor(self.threads) if self.threads > 1 else None
@@ -138,20 +139,14 @@ class VectorGame:
 
     def finished(self) -> Finished:
         """The hands that are over (their rows are not dealt again)."""
-        games = self.games
-        rows = np.flatnonzero(games["outcome"] != RUNNING)
-        points = np.zeros(len(rows), dtype=np.int64)
-        kernels.points_of_rows(games, self.cfg, rows, points)
-        winners = games["winners"][rows, :self.cfg.num_players].astype(bool)
-        return Finished(
-            rows=rows,
-            seeds=self.seeds[rows],
-            outcome=games["outcome"][rows].astype(np.int64),
-            winners=winners,
-            points=winners * points[:, None],
-            turns=games["turn"][rows].astype(np.int64),
-            actions=games["actions"][rows].astype(np.int64),
-        )
+        rows = self._over[:kernels.over_rows(self.games, self._over)].copy()
+        count, n = len(rows), self.cfg.num_players
+        finished = Finished(rows=rows, seeds=self.seeds[rows], outcome=np.empty(count, dtype=np.int64),
+                            winners=np.empty((count, n), dtype=bool), points=np.empty((count, n), dtype=np.int64),
+                            turns=np.empty(count, dtype=np.int64), actions=np.empty(count, dtype=np.int64))
+        kernels.report_rows(self.games, self.cfg, rows, finished.outcome, finished.winners, finished.points,
+                            finished.turns, finished.actions)
+        return finished
 
     def reset_finished(self) -> Finished:
         """Report the hands that are over and deal each of their rows the next seed."""

@@ -25,7 +25,9 @@ import hashlib
 from pathlib import Path
 
 import numba as nb
-from numba.core import caching, types
+from llvmlite import ir
+from numba.core import caching, cgutils, types
+from numba.extending import intrinsic
 
 PROJECT = Path(__file__).resolve().parents[2]
 KERNEL_SOURCES = ("skipbo_env/vector", "skipbo_env/actions.py", "skipbo_env/cards.py", "skipbo_env/rules.py",
@@ -89,3 +91,31 @@ source_of = jit(_actions.play_source)
 pile_of = jit(_actions.play_pile)
 discard_value_of = jit(_actions.discard_value)
 discard_pile_of = jit(_actions.discard_pile)
+
+
+def _prefetcher(for_writing: bool):
+    """An intrinsic ``(array, byte)`` that asks the CPU to start loading the cache line holding byte ``byte`` of
+    ``array``'s data (to write it, if ``for_writing``), without waiting for it: a hint that changes nothing (an
+    address outside the array is harmless too). A batch loop asks for the rows it will reach a few iterations
+    later, whose records a CPU does not foresee (each is more than a 4 KiB page apart from the last, where its
+    own prefetchers stop)."""
+
+    def prefetch(typingctx, array, byte):
+        def codegen(context, builder, signature, args):
+            data = context.make_array(signature.args[0])(context, builder, args[0]).data
+            pointer = builder.gep(builder.bitcast(data, ir.IntType(8).as_pointer()), [args[1]])
+            word = ir.IntType(32)
+            kind = ir.FunctionType(ir.VoidType(), [pointer.type, word, word, word])
+            # the typed-pointer name, which LLVM versions with opaque pointers read as their own
+            function = cgutils.get_or_insert_function(builder.module, kind, "llvm.prefetch.p0i8")
+            builder.call(function, [pointer, word(int(for_writing)), word(3), word(1)])  # into every level, data
+            return context.get_dummy_value()
+
+        return types.void(array, byte), codegen
+
+    prefetch.__name__ = "prefetch_for_writing" if for_writing else "prefetch"
+    return intrinsic(prefetch)
+
+
+prefetch = _prefetcher(for_writing=False)
+prefetch_for_writing = _prefetcher(for_writing=True)

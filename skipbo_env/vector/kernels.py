@@ -29,8 +29,9 @@ from skipbo_env.cards import (
     WILDS_PER_DECK,
 )
 from skipbo_env.vector.pcg import fill_doubles, next_double, seed_pcg64
-from skipbo_env.vector.layout import DRAW, PHASE_DRAW, PHASE_PLAY, RUNNING, TRUNCATED, WIN
-from skipbo_env.vector.jit import discard_id, discard_pile_of, discard_value_of, hand_play_id, jit, pile_of, play_id, source_of
+from skipbo_env.vector.layout import DRAW, HEAD_BYTES, PHASE_DRAW, PHASE_PLAY, RUNNING, TRUNCATED, WIN
+from skipbo_env.vector.jit import (discard_id, discard_pile_of, discard_value_of, hand_play_id, jit, pile_of, play_id,
+                                   prefetch, source_of)
 
 
 # ---------------------------------------------------------------------------------- table
@@ -78,7 +79,7 @@ def deal_game(r, legal, cfg, g, seed):
     r.dealer = int(next_double(r.rng) * n)
     keys = np.empty(c, dtype=np.float64)
     fill_doubles(r.rng, keys)
-    order = np.argsort(keys, kind="mergesort")
+    order = stable_order(keys)
     dealt = cfg.num_stockpiles * cfg.stock_size
     for i in range(dealt):
         r.stock[i] = deck_card(cfg, order[i])
@@ -143,7 +144,7 @@ def recycle_completed_piles(r):
     m = r.completed_len
     keys = np.empty(m, dtype=np.float64)
     fill_doubles(r.rng, keys)
-    order = np.argsort(keys, kind="mergesort")
+    order = stable_order(keys)
     for i in range(m):
         card = r.completed[order[i]]
         r.draw[i] = card
@@ -152,73 +153,93 @@ def recycle_completed_piles(r):
     r.completed_len = 0
 
 
+@jit
+def stable_order(keys):
+    """``np.argsort(keys, kind="mergesort")`` for keys in [0, 1), a generator's doubles: the indices in the order
+    of their keys, equal keys in index order. The indices are counted into one bucket per key (bucket ``b``
+    holds the keys in ``[b / m, (b + 1) / m)``, so every key of a bucket is below every key of the next),
+    then one insertion sort puts each bucket's few keys in order: several times faster than numba's mergesort
+    on a deck's 162 keys."""
+    m = keys.shape[0]
+    ends = np.zeros(m + 1, dtype=np.int64)  # then the first index of each bucket, then where the next goes
+    for i in range(m):
+        ends[min(int(keys[i] * m), m - 1) + 1] += 1
+    for b in range(m):
+        ends[b + 1] += ends[b]
+    order = np.empty(m, dtype=np.int64)
+    for i in range(m):
+        b = min(int(keys[i] * m), m - 1)
+        order[ends[b]] = i
+        ends[b] += 1
+    for j in range(1, m):  # a key moves only within its bucket, past greater keys only (equal ones keep their order)
+        index = order[j]
+        key = keys[index]
+        while j > 0 and keys[order[j - 1]] > key:
+            order[j] = order[j - 1]
+            j -= 1
+        order[j] = index
+    return order
+
+
 # ---------------------------------------------------------------------------------- legal actions
 @jit
 def compute_legal(r, legal, cfg, g):
     """``Game._compute_legal_actions`` into ``legal[g]`` (all False once the hand is over); returns the count.
 
     The open building piles are held as bit sets: bit ``4 * v + slot`` of ``fits`` says a card
-    of value ``v`` may go on that slot (a SKIP-BO card fits every open slot), so each source
-    marks its plays with one lookup.
+    of value ``v`` may go on that slot (a SKIP-BO card fits every open slot; no bit stands for
+    value 0, an empty source), so each source marks its plays with one lookup. Every id of the
+    row is written once, without a branch on the cards: the hand's cards and the piles' tops
+    vary from one position to the next, and a mispredicted branch costs more than the writes.
     """
-    legal[g, :] = False
     if r.outcome != RUNNING:
+        legal[g, :] = False
         return 0
     seat = r.seat
     open_slots = 0
     fits = 0
-    empty_offered = False
-    for slot in range(NUM_BUILDING_PILES):
+    empty_seen = 0
+    for slot in range(NUM_BUILDING_PILES):  # every pile in play, and the first empty one
         length = r.building_len[slot]
-        if length == 0:
-            if empty_offered:
-                continue
-            empty_offered = True
-        open_slots |= 1 << slot
-        fits |= 1 << (4 * (length + 1) + slot)
+        empty = 1 if length == 0 else 0
+        offered = 1 - (empty & empty_seen)
+        empty_seen |= empty
+        open_slots |= offered << slot
+        fits |= offered << (4 * (length + 1) + slot)
     fits |= open_slots << (4 * WILD)
     if turn_play_limit_reached(r, cfg):
         fits = 0  # no card fits any pile: no play is legal
     count = 0
     for value in range(1, WILD + 1):
-        if r.hand[seat, value] > 0:
-            count += set_slots(legal, g, hand_play_id(value, 0), (fits >> (4 * value)) & 15)
+        held = 1 if r.hand[seat, value] > 0 else 0
+        count += put_slots(legal, g, hand_play_id(value, 0), held * ((fits >> (4 * value)) & 15))
     own_stock = stockpile_of(cfg, seat)
-    card = stock_top(r, cfg, own_stock)
-    if card > 0:
-        count += set_slots(legal, g, play_id(STOCK_SOURCE, 0), (fits >> (4 * card)) & 15)
+    count += put_slots(legal, g, play_id(STOCK_SOURCE, 0), (fits >> (4 * stock_top(r, cfg, own_stock))) & 15)
     for pile in range(NUM_DISCARD_PILES):
-        length = r.discard_len[seat, pile]
-        if length > 0:
-            card = r.discard[seat, pile, length - 1]
-            count += set_slots(legal, g, play_id(DISCARD_SOURCE + pile, 0), (fits >> (4 * card)) & 15)
+        card = discard_top(r, seat, pile)
+        count += put_slots(legal, g, play_id(DISCARD_SOURCE + pile, 0), (fits >> (4 * card)) & 15)
     partner = partner_of(cfg, seat)
     if partner >= 0:
         partner_stock = stockpile_of(cfg, partner)
-        card = stock_top(r, cfg, partner_stock)
-        if partner_stock != own_stock and card > 0:
-            count += set_slots(legal, g, play_id(PARTNER_STOCK_SOURCE, 0), (fits >> (4 * card)) & 15)
+        card = stock_top(r, cfg, partner_stock) if partner_stock != own_stock else 0
+        count += put_slots(legal, g, play_id(PARTNER_STOCK_SOURCE, 0), (fits >> (4 * card)) & 15)
         for pile in range(NUM_DISCARD_PILES):
-            length = r.discard_len[partner, pile]
-            if length > 0:
-                card = r.discard[partner, pile, length - 1]
-                count += set_slots(legal, g, play_id(PARTNER_DISCARD_SOURCE + pile, 0), (fits >> (4 * card)) & 15)
-    if r.hand_size[seat] > 0:
-        discard_slots = 0
-        empty_offered = False
-        for slot in range(NUM_DISCARD_PILES):
-            if r.discard_len[seat, slot] > 0:
-                discard_slots |= 1 << slot
-            elif not empty_offered:
-                empty_offered = True
-                discard_slots |= 1 << slot
-        for value in range(1, WILD + 1):
-            if r.hand[seat, value] > 0:
-                count += set_slots(legal, g, discard_id(value, 0), discard_slots)
+            card = discard_top(r, partner, pile)
+            count += put_slots(legal, g, play_id(PARTNER_DISCARD_SOURCE + pile, 0), (fits >> (4 * card)) & 15)
     else:
-        legal[g, END_TURN] = True
-        count += 1
-    return count
+        legal[g, play_id(PARTNER_STOCK_SOURCE, 0):play_id(PARTNER_DISCARD_SOURCE + NUM_DISCARD_PILES, 0)] = False
+    discard_slots = 0  # the piles in use, and the first empty one (none with an empty hand: no hand card)
+    empty_seen = 0
+    for slot in range(NUM_DISCARD_PILES):
+        used = 1 if r.discard_len[seat, slot] > 0 else 0
+        discard_slots |= (used | (1 - empty_seen)) << slot
+        empty_seen |= 1 - used
+    for value in range(1, WILD + 1):
+        held = 1 if r.hand[seat, value] > 0 else 0
+        count += put_slots(legal, g, discard_id(value, 0), held * discard_slots)
+    hand_empty = r.hand_size[seat] == 0
+    legal[g, END_TURN] = hand_empty
+    return count + (1 if hand_empty else 0)
 
 
 @jit
@@ -229,13 +250,20 @@ def turn_play_limit_reached(r, cfg):
 
 
 @jit
-def set_slots(legal, g, first, slots):
-    """Mark ids ``first + slot`` for every bit ``slot`` set in ``slots``; returns how many."""
+def discard_top(r, seat, pile):
+    """The top card of ``seat``'s discard pile ``pile``, 0 when it is empty (read without a branch)."""
+    length = r.discard_len[seat, pile]
+    return r.discard[seat, pile, max(length - 1, 0)] * (1 if length > 0 else 0)
+
+
+@jit
+def put_slots(legal, g, first, slots):
+    """``legal[g, first + slot]`` = bit ``slot`` of ``slots`` for the 4 slots; returns how many are set."""
     count = 0
     for slot in range(4):
-        if slots & (1 << slot):
-            legal[g, first + slot] = True
-            count += 1
+        bit = (slots >> slot) & 1
+        legal[g, first + slot] = bit
+        count += bit
     return count
 
 
@@ -357,6 +385,48 @@ def finish(r, outcome):
     r.outcome = outcome
 
 
+# ---------------------------------------------------------------------------------- memory
+PREFETCH_AHEAD = 4
+"""How many rows ahead a batch loop asks for the parts of a hand it will read (:func:`prefetch_rows`)."""
+LINE = 64
+
+
+@jit
+def prefetch_rows(games, legal, cfg, rows, i):
+    """In a loop over ``rows`` at ``i``: ask for what a step reads of the rows ahead (:func:`prefetch_heads`,
+    :func:`prefetch_piles`)."""
+    prefetch_heads(games, legal, rows, i)
+    prefetch_piles(games, cfg, rows, i)
+
+
+@jit
+def prefetch_heads(games, legal, rows, i):
+    """Ask for the fixed part of the record and the mask of the row ``2 * PREFETCH_AHEAD`` after ``rows[i]``."""
+    if i + 2 * PREFETCH_AHEAD < rows.shape[0]:
+        g = rows[i + 2 * PREFETCH_AHEAD]
+        for byte in range(0, HEAD_BYTES, LINE):
+            prefetch(games, g * games.itemsize + byte)
+        for byte in range(0, legal.shape[1], LINE):
+            prefetch(legal, g * legal.shape[1] + byte)
+
+
+@jit
+def prefetch_piles(games, cfg, rows, i):
+    """Ask for the pile tops (stockpiles, draw pile, discard piles) of the row ``PREFETCH_AHEAD`` after ``rows[i]``,
+    where its lengths (asked for by :func:`prefetch_heads` a round earlier) say they are."""
+    if i + PREFETCH_AHEAD < rows.shape[0]:
+        r = games[rows[i + PREFETCH_AHEAD]]
+        for pile in range(cfg.num_stockpiles):
+            prefetch(r.stock, pile * cfg.stock_size + max(r.stock_len[pile] - 1, 0))
+        prefetch(r.draw, max(r.draw_len - 1, 0))
+        for seat in range(cfg.num_players):
+            for pile in range(NUM_DISCARD_PILES):
+                prefetch(r.discard[seat, pile], 0)
+                length = r.discard_len[seat, pile]
+                if length > LINE:
+                    prefetch(r.discard[seat, pile], length - 1)
+
+
 # ---------------------------------------------------------------------------------- results
 @jit
 def hand_points(r, cfg):
@@ -380,3 +450,33 @@ def points_of_rows(games, cfg, rows, out):
     """``out[i]`` = the winners' points of game ``rows[i]``."""
     for i in range(rows.shape[0]):
         out[i] = hand_points(games[rows[i]], cfg)
+
+
+@jit
+def over_rows(games, out):
+    """The rows whose hands are over, ascending, into ``out``; returns how many (every record is read: those
+    ``LINE`` rows ahead are asked for as the loop goes)."""
+    count = 0
+    outcome_byte = games[0:1]["outcome"].ctypes.data - games.ctypes.data
+    for g in range(games.shape[0]):
+        prefetch(games, (g + LINE) * games.itemsize + outcome_byte)
+        if games[g].outcome != RUNNING:
+            out[count] = g
+            count += 1
+    return count
+
+
+@jit
+def report_rows(games, cfg, rows, outcome, winners, points, turns, actions):
+    """For each game ``rows[i]``: its outcome code, which seats won (``winners[i, seat]``), what each seat scored
+    (the winners' points, 0 for the others), its turns and its actions."""
+    for i in range(rows.shape[0]):
+        r = games[rows[i]]
+        score = hand_points(r, cfg)
+        outcome[i] = r.outcome
+        for seat in range(cfg.num_players):
+            winners[i, seat] = r.winners[seat] != 0
+            points[i, seat] = score if r.winners[seat] != 0 else 0
+        turns[i] = r.turn
+        actions[i] = r.actions
+

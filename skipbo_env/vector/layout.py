@@ -119,3 +119,8 @@ def game_dtype(decks: int) -> np.dtype:
         ],
         align=True,
     )
+
+
+HEAD_BYTES = game_dtype(1).fields["stock"][1]
+"""The size of a record's fixed part, every field before the card arrays (the same for every deck count)."""
+assert all(game_dtype(decks).fields["stock"][1] == HEAD_BYTES for decks in (1, 2, 3))

@@ -15,9 +15,10 @@ import numpy as np
 from skipbo_env import encoding
 from skipbo_env.cards import NUM_BUILDING_PILES, NUM_DISCARD_PILES, NUM_VALUES, TOP_VALUE, WILD
 from skipbo_env.rules import MIN_PLAYERS
-from skipbo_env.vector.kernels import compute_legal, deal_game, deck_copies, step_game, stock_top, stockpile_of
+from skipbo_env.vector.kernels import (LINE, PREFETCH_AHEAD, compute_legal, deal_game, deck_copies, prefetch_rows,
+                                       step_game, stock_top, stockpile_of)
 from skipbo_env.vector.layout import RUNNING
-from skipbo_env.vector.jit import jit
+from skipbo_env.vector.jit import jit, prefetch_for_writing
 
 
 OBS_SIZE = encoding.OBS_SIZE
@@ -160,11 +161,26 @@ def observe_rows(games, cfg, off, scale, rows, seats, out):
 
 
 @jit
+def prefetch_vector(cfg, off, rows, i, obs):
+    """Ask, to write them, for the parts of the vector of the row ``2 * PREFETCH_AHEAD`` after ``rows[i]`` that
+    :func:`encode_observation` writes."""
+    if i + 2 * PREFETCH_AHEAD < rows.shape[0]:
+        start = rows[i + 2 * PREFETCH_AHEAD] * obs.shape[1] * 4
+        for byte in range(0, 4 * (off.seat_start + off.seat_block * cfg.num_players), LINE):
+            prefetch_for_writing(obs, start + byte)
+        for byte in range(4 * off.max_turn_plays, 4 * (off.buried_discards + NUM_VALUES * cfg.num_players), LINE):
+            prefetch_for_writing(obs, start + byte)
+
+
+@jit
 def step_and_observe(games, legal, cfg, off, scale, rows, actions, illegal, obs):
     """Take ``actions[i]`` in game ``rows[i]`` (``illegal[i]`` set where refused) and write the
     new position, as its seat to act sees it, into ``obs[rows[i]]`` (skipped when ``obs`` is empty)."""
     observing = obs.shape[0] > 0
     for i in range(rows.shape[0]):
+        prefetch_rows(games, legal, cfg, rows, i)
+        if observing:
+            prefetch_vector(cfg, off, rows, i, obs)
         g = rows[i]
         r = games[g]
         illegal[i] = not step_game(r, legal, cfg, g, actions[i])

@@ -4,9 +4,10 @@
 and steps it with the same kernels as :class:`~skipbo_env.vector.VectorGame`, so it is the rules
 engine's hand state for state (tests/envs/test_compiled_hand.py holds the two together). One
 action is one kernel call that takes the action, computes the new mask and writes the new seat to
-act's observation; Python keeps only what the call returns (the seat to act, or how the hand
-ended) and the actions taken, from which :meth:`CompiledHand.game` builds a rules-engine
-:class:`~skipbo_env.game.Game` (same position, generator and record) when someone asks for one.
+act's observation, and writes the action into the hand's log (an int64 array, ``log[:logged]``);
+Python keeps only what the call returns (the seat to act, or how the hand ended) and the count of
+actions, from which :meth:`CompiledHand.game` builds a rules-engine :class:`~skipbo_env.game.Game`
+(same position, generator and record) when someone asks for one.
 
 The kernels take the rules as an int64 array (a tuple argument costs numba a type check per
 field at every call) and read the observation's offsets as compiled-in constants
@@ -36,6 +37,11 @@ from skipbo_env.vector.layout import OUTCOME_NAMES, RUNNING, WIN, Config, game_d
 
 ILLEGAL = -1
 """The status of a refused action (the hand is unchanged)."""
+FULL_LOG = -2
+"""The status of a call that found no room in the hand's log for the action (nothing changed): grow the log and
+call again."""
+LOG_ROOM = 1024
+"""The first size of a hand's log of actions (it doubles when full)."""
 OVER = 8
 """Statuses from ``OVER`` on: the hand is over, ``status - OVER`` its outcome code (``layout.WIN`` ...);
 below it the status is the seat to act."""
@@ -73,9 +79,10 @@ _STEP, _DEAL, _REFRESH, _ENCODE = range(4)
 
 
 @jit
-def _play(games, legal, config, scale, what, value, obs):
-    """``_STEP``: take action ``value``; ``_DEAL``: deal with seed ``value``; ``_REFRESH``: the mask of a
-    loaded record; each returns the status. ``_ENCODE``: seat ``value``'s vector into ``obs[1]``."""
+def _play(games, legal, config, scale, what, value, obs, log, logged):
+    """``_STEP``: take action ``value`` and write it into ``log[logged]``; ``_DEAL``: deal with seed ``value``;
+    ``_REFRESH``: the mask of a loaded record; each returns the status. ``_ENCODE``: seat ``value``'s vector
+    into ``obs[1]``."""
     cfg = rules_config(config)
     g = hand_row(games)
     r = games[g]
@@ -83,8 +90,11 @@ def _play(games, legal, config, scale, what, value, obs):
         observe.encode_observation(r, cfg, _OFFSETS, scale, value, obs, g + 1)
         return 0
     if what == _STEP:
+        if logged >= log.shape[0]:
+            return FULL_LOG
         if not step_game(r, legal, cfg, g, value):
             return ILLEGAL
+        log[logged] = value
     elif what == _DEAL:
         deal_game(r, legal, cfg, g, value)
     else:
@@ -111,8 +121,9 @@ class CompiledHand:
     """
 
     __slots__ = ("rules", "num_players", "status", "_cfg", "_config", "_games", "_legal", "_obs", "_mask",
-                 "_to_act", "_seed", "_start", "_actions", "_game", "_stock_of_seat", "_play", "_points")
-    _DERIVED = ("_mask", "_to_act", "_play")
+                 "_legal_row", "_to_act", "_seed", "_start", "log", "logged", "_game", "_stock_of_seat", "_play",
+                 "_points")
+    _DERIVED = ("_mask", "_legal_row", "_to_act", "_play")
     """What :meth:`__setstate__` makes again (views and compiled entry points, which do not pickle)."""
 
     def __init__(self, rules: Rules) -> None:
@@ -125,19 +136,23 @@ class CompiledHand:
         self._obs = np.zeros((2, OBS_SIZE), dtype=np.float32)  # the seat to act's vector, another's (absent seats: 0)
         self._stock_of_seat = [rules.team_of(seat) if rules.team_stock == "shared" else seat
                                for seat in range(rules.num_players)]
+        self.log = np.zeros(LOG_ROOM, dtype=np.int64)  # the ids taken, log[:logged] (kernels write them)
+        self.logged = 0
         self._views()
         self.status = NO_HAND
         self._seed: int | None = None
         self._start: dict | None = None
-        self._actions: list[int] = []
         self._game: Game | None = None
         self._points: tuple | None = None  # (the status they were worked out at, the points)
 
     def _views(self) -> None:
-        """The mask as int8 and the seat to act's vector, views of the kernels' arrays; the kernel's entry point."""
+        """The mask (as int8 and as bool) and the seat to act's vector, views of the kernels' arrays; the kernel's
+        entry point."""
         self._mask = self._legal.view(np.int8)[0]
+        self._legal_row = self._legal[0]
         self._to_act = self._obs[0]
-        self._play = compiled_entry(_play, self._games, self._legal, self._config, SCALE, _STEP, 0, self._obs)
+        self._play = compiled_entry(_play, self._games, self._legal, self._config, SCALE, _STEP, 0, self._obs, self.log,
+                                    0)
 
     def __getstate__(self) -> dict:
         return {name: getattr(self, name) for name in self.__slots__ if name not in self._DERIVED}
@@ -150,17 +165,21 @@ class CompiledHand:
     # ------------------------------------------------------------------ starting a hand
     def deal(self, seed: int) -> int:
         """``Game.new(rules, seed=seed)``, dealt by the kernels; returns the status."""
-        self._seed, self._start, self._actions, self._game, self._points = seed, None, [], None, None
-        self.status = self._play(self._games, self._legal, self._config, SCALE, _DEAL, seed, self._obs)
+        self._seed, self._start, self.logged, self._game, self._points = seed, None, 0, None, None
+        self.status = self._play(self._games, self._legal, self._config, SCALE, _DEAL, seed, self._obs, self.log, 0)
         return self.status
 
     def load(self, game: Game) -> int:
         """A copy of the rules-engine hand ``game`` (its record and generator included); returns the status."""
         write_game(self._games[0], self.rules, self._cfg, game)
         record = game.record()
-        self._seed, self._start, self._actions = record["seed"], record.get("start"), record["actions"]
+        self._seed, self._start, actions = record["seed"], record.get("start"), record["actions"]
+        while len(actions) >= len(self.log):
+            self.grow_log()
+        self.log[:len(actions)] = actions
+        self.logged = len(actions)
         self._game = self._points = None
-        self.status = self._play(self._games, self._legal, self._config, SCALE, _REFRESH, 0, self._obs)
+        self.status = self._play(self._games, self._legal, self._config, SCALE, _REFRESH, 0, self._obs, self.log, 0)
         return self.status
 
     # ------------------------------------------------------------------ playing
@@ -170,35 +189,50 @@ class CompiledHand:
         if type(action) is not int:
             action = as_action_id(action)
         status = self._play(self._games, self._legal, self._config, SCALE, _STEP,
-                            action if 0 <= action < NUM_ACTIONS else ILLEGAL, self._obs)
-        if status == ILLEGAL:
-            raise IllegalActionError(why_illegal(self.game(), action))
-        self._actions.append(action)
+                            action if 0 <= action < NUM_ACTIONS else ILLEGAL, self._obs, self.log, self.logged)
+        if status < 0:
+            if status == ILLEGAL:
+                raise IllegalActionError(why_illegal(self.game(), action))
+            self.grow_log()
+            return self.step(action)
+        self.logged += 1
         self.status = status
         return status
 
     def kernel_arguments(self) -> tuple:
-        """``(games, legal, config, scale, obs)``: the arrays a kernel that plays this hand takes (the batch of
-        one, the mask, the rules as :func:`rules_config` reads them, the observation's scales, the observations);
-        it must end as :func:`hand_status` does, and its caller reports what it did with :meth:`took`."""
-        return self._games, self._legal, self._config, SCALE, self._obs
+        """``(games, legal, config, scale, obs, log)``: the arrays a kernel that plays this hand takes (the batch
+        of one, the mask, the rules as :func:`rules_config` reads them, the observation's scales, the
+        observations, the log of ids). It writes the ids it takes into ``log`` from ``logged`` on (never past its
+        end), must end as :func:`hand_status` does, and its caller reports what it did with :meth:`took`. The
+        log is a new array after :meth:`grow_log`, :meth:`load` or unpickling: ask again then."""
+        return self._games, self._legal, self._config, SCALE, self._obs, self.log
 
-    def took(self, actions: list[int], status: int) -> int:
-        """Record the legal ``actions`` a kernel took in this hand (in order) and the status it returned."""
-        self._actions += actions
+    def took(self, count: int, status: int) -> int:
+        """Record that a kernel took ``count`` legal actions in this hand (written into the log) and the status
+        it returned."""
+        self.logged += count
         self.status = status
         return status
+
+    def grow_log(self) -> None:
+        """Twice the room in the log (a new array: see :meth:`kernel_arguments`)."""
+        self.log = np.concatenate([self.log, np.zeros_like(self.log)])
 
     @property
     def actions_taken(self) -> int:
         """``Game.actions_taken``: how many actions this hand has taken, every seat's."""
-        return len(self._actions)
+        return self.logged
 
     def observe(self, seat: int) -> dict:
         """``skipbo_env.observe(game, seat)``: the vector as ``seat`` sees it and its mask (new arrays)."""
         if seat == self.status:
             return {"observation": self._to_act.copy(), "action_mask": self._mask.copy()}
         return {"observation": self.encode(seat), "action_mask": np.zeros(NUM_ACTIONS, dtype=np.int8)}
+
+    def seat_to_act(self) -> tuple[np.ndarray, np.ndarray]:
+        """The seat to act's vector and mask (int8) while the hand is in play: new arrays (:meth:`encode` and
+        :meth:`mask` of ``status``, in one call)."""
+        return self._to_act.copy(), self._mask.copy()
 
     def mask(self, seat: int) -> np.ndarray:
         """``skipbo_env.encoding.action_mask(game, seat)``: int8[145], the legal ids when ``seat`` is to act
@@ -210,7 +244,7 @@ class CompiledHand:
     def legal(self, seat: int) -> np.ndarray:
         """:meth:`mask` as bool[145] (a new array)."""
         if seat == self.status:
-            return self._legal[0].copy()
+            return self._legal_row.copy()
         return np.zeros(NUM_ACTIONS, dtype=np.bool_)
 
     def encode(self, seat: int) -> np.ndarray:
@@ -221,7 +255,7 @@ class CompiledHand:
             raise RuntimeError("no hand has been dealt yet: call reset() first")
         if isinstance(seat, bool) or not isinstance(seat, (int, np.integer)) or not 0 <= seat < self.num_players:
             raise ValueError(f"seat={seat!r} is not a seat of this game: use 0 to {self.num_players - 1}")
-        self._play(self._games, self._legal, self._config, SCALE, _ENCODE, int(seat), self._obs)
+        self._play(self._games, self._legal, self._config, SCALE, _ENCODE, int(seat), self._obs, self.log, 0)
         return self._obs[1].copy()
 
     # ------------------------------------------------------------------ the position
@@ -270,8 +304,8 @@ class CompiledHand:
         """The hand as a rules-engine :class:`Game`: the same position, generator and record (seed, deal,
         actions). Built when asked and kept until the next action; stepping it leaves this hand as it is."""
         game = self._game
-        if game is None or game.actions_taken != len(self._actions) or game.outcome != self.outcome:
-            record = {"seed": self._seed, "actions": self._actions}
+        if game is None or game.actions_taken != self.logged or game.outcome != self.outcome:
+            record = {"seed": self._seed, "actions": self.log[:self.logged].tolist()}
             if self._start is not None:
                 record["start"] = self._start
             game = self._game = Game.at_state(self.to_dict(), record)
