@@ -5,7 +5,8 @@
 
 A step is one action in one game, with the new legal-action mask and the new observation vector
 (``encode_observation`` of the seat to act) written for that game; the action is the batched
-``random`` bot's choice, made in the kernels and timed with the step. Hands that end are dealt
+``random`` bot's choice, made in the kernels (on the engine's threads, as the seats its kernel bots
+play are) and timed with the step. Hands that end are dealt
 again inside the timing. Measured for batch sizes 1, 64, 1024 and 4096 (two players), then the
 time per step for each table size at batch 1024 and 4096.
 
@@ -75,14 +76,18 @@ def measure_engine(rules: Rules, batch_size: int, seconds: float, seed: int, thr
     rows = np.arange(batch_size)
     streams = bots.seed_streams(np.random.default_rng(seed), batch_size)
     actions = np.empty(batch_size, dtype=np.int64)
+
+    def choose():  # the kernel bot's choices, the rows split among the engine's threads as its own bots are
+        engine._run(bots.random_actions, rows, (engine.games, engine.action_mask, streams), (actions,))
+
     for _ in range(3):  # warm-up (compiled code is cached on disk; this loads it)
-        bots.random_actions(engine.games, engine.action_mask, rows, streams, actions)
+        choose()
         engine.step(actions)
     steps = hands = 0
     clock = Clock()
     while time.perf_counter() - clock.wall < seconds:
         for _ in range(max(1, 4096 // batch_size)):
-            bots.random_actions(engine.games, engine.action_mask, rows, streams, actions)
+            choose()
             hands += engine.step(actions).num_hands
             steps += batch_size
     wall, cpu = clock.rates(steps)

@@ -173,15 +173,16 @@ def greedy_choice(r, legal, g, generator):
 
 
 @jit
-def random_actions(games, legal, rows, streams, out):
-    """``out[i]`` = a random legal action of game ``rows[i]``."""
+def random_actions(games, legal, streams, rows, out):
+    """``out[i]`` = a random legal action of game ``rows[i]`` (the rows, then the per-row output, as
+    ``VectorGame._run`` splits them among threads)."""
     for i in range(rows.shape[0]):
         prefetch_choice(games, legal, streams, rows, i)
         out[i] = random_action(games[rows[i]], legal, rows[i], streams)
 
 
 @jit
-def greedy_actions(games, legal, rows, streams, out):
+def greedy_actions(games, legal, streams, rows, out):
     """``out[i]`` = greedy's action in game ``rows[i]``."""
     for i in range(rows.shape[0]):
         prefetch_choice(games, legal, streams, rows, i)
@@ -275,8 +276,8 @@ def mixed_chooser(batch_size: int, greedy_share: float = 0.7, seed: int = 0):
     random = np.empty(batch_size, dtype=np.int64)
 
     def choose(engine, rows):
-        greedy_actions(engine.games, engine.action_mask, rows, streams, greedy)
-        random_actions(engine.games, engine.action_mask, rows, streams, random)
+        greedy_actions(engine.games, engine.action_mask, streams, rows, greedy)
+        random_actions(engine.games, engine.action_mask, streams, rows, random)
         return np.where(rng.random(batch_size) < greedy_share, greedy, random)
 
     return choose

@@ -113,7 +113,7 @@ def test_the_kernel_expert_decides_as_agents_expert_when_nothing_can_be_drawn_an
                 mismatches += compare_position(batch, row, coverage)
         if coverage["stalled"] >= 40:
             break
-        bots.random_actions(batch.games, batch.action_mask, np.arange(BATCH), streams, actions)
+        bots.random_actions(batch.games, batch.action_mask, streams, np.arange(BATCH), actions)
         batch.step(actions)
     assert coverage["stalled"] >= 40 and coverage["deep discard pile"]
     assert not mismatches, f"{len(mismatches)} of {coverage['decisions']} decisions differ; first: {mismatches[0]}"

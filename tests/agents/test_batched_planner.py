@@ -46,8 +46,8 @@ def mixed_play_actions(batch, streams, kinds, out):
     """Each game's next action by the bot (random, greedy or default planner) of the seat to act."""
     rows = np.arange(batch.batch_size)
     chosen = {kind: np.empty(batch.batch_size, dtype=np.int64) for kind in range(3)}
-    bots.random_actions(batch.games, batch.action_mask, rows, streams, chosen[0])
-    bots.greedy_actions(batch.games, batch.action_mask, rows, streams, chosen[1])
+    bots.random_actions(batch.games, batch.action_mask, streams, rows, chosen[0])
+    bots.greedy_actions(batch.games, batch.action_mask, streams, rows, chosen[1])
     kernel_planner.planner_actions(batch.games, batch.action_mask, batch.cfg, rows, streams,
                                    kernel_planner.switch_mask({}), chosen[2])
     seat_kind = kinds[rows, batch.games["seat"]]
@@ -120,7 +120,7 @@ def test_the_kernel_planner_searches_stalled_hands_as_agents_planner():
                 mismatches += compare_position(batch, row, probe, step + row, coverage)
         if coverage["stalled"] >= 40:
             break
-        bots.random_actions(batch.games, batch.action_mask, np.arange(BATCH), streams, actions)
+        bots.random_actions(batch.games, batch.action_mask, streams, np.arange(BATCH), actions)
         batch.step(actions)
     assert coverage["stalled"] >= 40
     assert not mismatches, f"{len(mismatches)} of {coverage['decisions']} decisions differ; first: {mismatches[0]}"

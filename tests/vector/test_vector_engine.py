@@ -198,7 +198,7 @@ def test_kernel_greedy_plays_a_stockpile_top_whenever_one_fits(batch):
     chosen = np.empty(batch.batch_size, dtype=np.int64)
     seen_stock_play = False
     for _ in range(300):
-        bots.greedy_actions(batch.games, batch.action_mask, rows, streams, chosen)
+        bots.greedy_actions(batch.games, batch.action_mask, streams, rows, chosen)
         for row in rows:
             legal = np.flatnonzero(batch.action_mask[row])
             plays = legal[legal < FIRST_DISCARD]
