@@ -44,7 +44,7 @@ from skipbo_env.vector import VectorGame
 from skipbo_env.vector.jit import jit
 from skipbo_env.vector.kernels import step_game
 from skipbo_env.vector.layout import RUNNING
-from training.checkpoint import RunFolder, read_json_object
+from training.checkpoint import CheckpointError, RunFolder, read_json_object
 from training.config import PAST, SELF, ConfigError, TrainConfig
 from training.trainer import TrainResult, _clock, print_results_table
 
@@ -60,8 +60,9 @@ CHUNK = 8
 """Deals played per call while a candidate's speed is watched."""
 MODEL_FILE = "model.json"
 """The run's weights (``agents.load_policy("learned:weights=RUN/model.json")`` plays them)."""
-STREAMS = {"fitness": 1, "curve": 2, "final": 3}
-"""Salt of each use of deals, so the curve's and the final evaluation's deals are never trained on."""
+STREAMS = {"curve": 2, "final": 3}
+"""Salt of each held-out use of deals (training draws its deals from the run's generator), so the curve's and
+the final evaluation's deals are never trained on and never the same."""
 
 
 @jit
@@ -159,10 +160,9 @@ def table_name(table: list[str]) -> str:
     return "+".join(table)
 
 
-def deal_seeds(seed: int, use: str, generation: int, count: int) -> np.ndarray:
-    """``count`` deal seeds for one use (:data:`STREAMS`); the curve's and the final's do not depend on the
-    generation, so every curve point meets the same deals."""
-    return np.random.default_rng([seed, STREAMS[use], generation]).integers(0, 2**62, size=count)
+def deal_seeds(seed: int, use: str, count: int) -> np.ndarray:
+    """``count`` held-out deal seeds for one use (:data:`STREAMS`), the same at every curve point."""
+    return np.random.default_rng([seed, STREAMS[use]]).integers(0, 2**62, size=count)
 
 
 class SNESTrainer:
@@ -201,10 +201,10 @@ class SNESTrainer:
         for key, kind in (("generation", int), ("games", int), ("wall_seconds", (int, float)), ("mu", list),
                           ("sigma", list), ("archive", list), ("history", list), ("log", list), ("rng", dict)):
             if not isinstance(state.get(key), kind) or isinstance(state.get(key), bool):
-                raise ConfigError(f"cannot resume from {checkpoint / 'state.json'}: {key!r} is missing or not a "
+                raise CheckpointError(f"cannot resume from {checkpoint / 'state.json'}: {key!r} is missing or not a "
                                   f"{getattr(kind, '__name__', 'number')}")
         if len(state["mu"]) != NUM_PARAMETERS or len(state["sigma"]) != NUM_PARAMETERS:
-            raise ConfigError(f"cannot resume from {checkpoint}: it holds {len(state['mu'])} weights, the learned "
+            raise CheckpointError(f"cannot resume from {checkpoint}: it holds {len(state['mu'])} weights, the learned "
                               f"bot has {NUM_PARAMETERS}")
         return state
 
@@ -309,7 +309,7 @@ class SNESTrainer:
         """The mean's results at every curve table on ``deals`` held-out deals, each in every seat: per table
         the stats of ``skipbo evaluate`` (games, wins, draws, losses, win rate, 95% interval) and each other
         seat's win rate (``others``)."""
-        seeds = deal_seeds(self.config.seed, use, 0, deals)
+        seeds = deal_seeds(self.config.seed, use, deals)
         table = np.array([state["mu"]])
         results = {}
         for seats in self.settings.curve_tables:
