@@ -170,17 +170,23 @@ def test_neutral_weights_play_a_stockpile_card_when_they_can_and_else_discard_th
     assert checked["stock"] and checked["discard"]
 
 
-def test_the_shipped_bot_plays_legal_actions_through_whole_games():
-    """``learned`` on both engines: whole hands to their end, every action legal (the engines refuse others)."""
+def games_on_both_engines(agents: list[str], games: int, seed: int) -> dict:
+    """Each engine's tournament games of ``agents`` (two players, 5-card stockpiles) as comparable tuples."""
     from evaluation import run_tournament
 
-    rules = Rules(num_players=2, stock_size=5)
     played = {}
     for engine in ("python", "vector"):
-        result = run_tournament(["learned", "greedy"], games=6, seed=3, rules=rules, engine=engine)
+        result = run_tournament(agents, games=games, seed=seed, rules=Rules(num_players=2, stock_size=5),
+                                engine=engine)
         assert result.error is None
-        assert len(result.games) == 6 and all(game.outcome == "win" for game in result.games)
+        assert len(result.games) == games and all(game.outcome == "win" for game in result.games)
         played[engine] = [(game.seed, game.winners, game.turns, game.seat_actions) for game in result.games]
+    return played
+
+
+def test_the_shipped_bot_plays_legal_actions_through_whole_games():
+    """``learned`` on both engines: whole hands to their end, every action legal (the engines refuse others)."""
+    played = games_on_both_engines(["learned", "greedy"], games=6, seed=3)
     assert played["python"] == played["vector"]  # the twin and the kernel play the same games, move for move
 
 
@@ -204,14 +210,7 @@ def test_every_shipped_model_is_the_learned_bot_with_its_weights_in_both_engines
 
 
 def test_the_shipped_two_player_model_plays_the_same_games_on_both_engines():
-    from evaluation import run_tournament
-
-    rules = Rules(num_players=2, stock_size=5)
-    played = {}
-    for engine in ("python", "vector"):
-        result = run_tournament(["pretrained-2p", "planner"], games=4, seed=5, rules=rules, engine=engine)
-        assert result.error is None
-        played[engine] = [(game.seed, game.winners, game.turns, game.seat_actions) for game in result.games]
+    played = games_on_both_engines(["pretrained-2p", "planner"], games=4, seed=5)
     assert played["python"] == played["vector"]
 
 
