@@ -40,10 +40,13 @@ import sys
 from agents.expert import ExpertBot
 from agents.greedy import GreedyBot
 from agents.learned import PRETRAINED_WEIGHTS, LearnedBot
+from agents.neural import NeuralBot
 from agents.planner import PlannerBot
 from agents.random_bot import RandomBot
+from agents.spec_names import split_name
 
-BOTS = {"random": RandomBot, "greedy": GreedyBot, "planner": PlannerBot, "expert": ExpertBot, "learned": LearnedBot}
+BOTS = {"random": RandomBot, "greedy": GreedyBot, "planner": PlannerBot, "expert": ExpertBot, "learned": LearnedBot,
+        "neural": NeuralBot}
 MODEL_SUFFIXES = (".zip", ".pt")
 PRETRAINED = PRETRAINED_WEIGHTS
 """Shipped model name -> its weights file (the learned bot's; the policy network of earlier releases,
@@ -54,17 +57,6 @@ ACCEPTED = (
     "or path/to/file.py:ClassName; options may follow after a colon, e.g. planner:hold_wilds=false, "
     "and a short name may come first, e.g. mine=bots/mybot.py:StockFirst"
 )
-
-
-NAMED_SPEC = re.compile(r"([A-Za-z_][A-Za-z0-9_.-]*)=(.+)", re.DOTALL)
-"""``name=spec``; the name has no ``:`` or ``/``, so ``planner:hold_wilds=false`` is not a name."""
-TAG_UNSAFE = re.compile(r"[^A-Za-z0-9_.-]")
-
-
-def split_name(spec: str) -> tuple[str | None, str]:
-    """``("mine", "bots/mybot.py:StockFirst")`` for ``"mine=bots/mybot.py:StockFirst"``; ``(None, spec)`` else."""
-    named = NAMED_SPEC.fullmatch(spec.strip())
-    return (named.group(1), named.group(2).strip()) if named else (None, spec)
 
 
 def short_name(spec: str) -> str:

@@ -58,7 +58,7 @@ def vector_kind(agent, policy) -> str | None:
         return "kernel bot"
     if callable(getattr(policy, "logits", None)):
         return "network"
-    if is_batch_player(policy):
+    if is_batch_player(policy) or callable(getattr(policy, "act_batch", None)):
         return "batch player"
     return None
 

@@ -21,12 +21,17 @@ Sections (see ``configs/quickstart.yaml`` for a commented example):
   ``target_win_rate`` against ``target_opponent`` that ends training early
 - ``evaluation``: the periodic and final tournaments against the bots
 - ``checkpoint``: how often checkpoints are written and how many are kept
-- ``backend`` (``sb3``, the default, ``rllib`` or ``snes``) and ``rllib``: where and how RLlib trains
+- ``backend`` (``sb3``, the default, ``rllib``, ``snes`` or ``neural``) and ``rllib``: where and how RLlib trains
   (``training.rllib``: a local Ray instance or a cluster, env runners, learners, warm start)
 - ``snes``: the learned bot's weights trained by an evolution strategy in self-play
   (``backend: snes``, :mod:`training.learned`): population, deals, the tables of the pool and of
   the curve; it reads ``rules``, ``seed``, ``budget.max_minutes`` and ``checkpoint.keep`` and
   no network, PPO, pretraining or evaluation key
+- ``neural``: the neural bot's value network trained by self-play (``backend: neural``,
+  :mod:`training.neural`): the network's size, the teacher of generation 0, hands per generation, the
+  tables, the window of positions fitted, the optimiser, the budget in generations, the curve and the
+  final evaluation, Ray; it reads ``rules``, ``seed``, ``threads``, ``budget.max_minutes`` (a guard) and
+  ``checkpoint.keep``
 """
 
 from __future__ import annotations
@@ -208,6 +213,36 @@ class SNESConfig:
 
 
 @dataclasses.dataclass
+class NeuralConfig:
+    hidden: list[int] = _field([128, 32], "the value network's two hidden layers (ReLU)")
+    teacher: Optional[str] = _field("pretrained-2p", "kernel bot whose self-play games generation 0 is fitted to "
+                                                     "(its values, one step of policy iteration); null: generation "
+                                                     "0 is the untrained network's own games")
+    teacher_games: int = _field(4000, "hands of generation 0", min=1)
+    games: int = _field(2000, "self-play hands of each later generation", min=1)
+    tables: list[list[str]] = _field(
+        [[SELF], [SELF], ["planner"], ["pretrained-2p"]],
+        "who sits in the other seats, hand by hand in turn (the network takes every seat in turn): "
+        f"{SELF!r} (the current network, its positions recorded too), {PAST!r} (an earlier generation's) or a "
+        "kernel bot (random, greedy, planner[:options], expert[:options], learned, pretrained-2p, ...)")
+    window: int = _field(3, "generations of positions the network is fitted to (the latest ones)", min=1)
+    epochs: int = _field(2, "passes over the window's positions per generation", min=1)
+    batch_size: int = _field(512, "positions per gradient step", min=1)
+    learning_rate: float = _field(1e-3, "Adam's step size (a fresh Adam each generation)", min_exclusive=0.0)
+    weight_decay: float = _field(0.0, "Adam's weight decay", min=0.0)
+    generations: int = _field(8, "generations after generation 0: the run's budget (work, not time)", min=1)
+    past_networks: int = _field(5, "earlier generations kept for 'past' seats", min=1)
+    chunk: int = _field(250, "hands per work item (a thread's or a Ray task's share)", min=1)
+    curve_every: int = _field(1, "generations between two points of the learning curve", min=1)
+    curve_games: int = _field(400, "held-out duplicate games against each curve opponent per curve point", min=2)
+    curve_opponents: list[str] = _field(["greedy", "planner", "pretrained-2p"],
+                                        "kernel bots of the learning curve and of the final evaluation")
+    final_games: int = _field(4000, "held-out duplicate games against each curve opponent at the end", min=2)
+    ray_address: Optional[str] = _field(None, "Ray cluster whose tasks play the hands ('local', 'auto' or "
+                                              "HOST:PORT); null: this process's threads")
+
+
+@dataclasses.dataclass
 class TrainConfig:
     name: str = _field("run", "run name; the run folder is OUTPUT_DIR/NAME-TIMESTAMP")
     seed: int = _field(0, "seed of every random choice of the run", min=0)
@@ -224,11 +259,13 @@ class TrainConfig:
     budget: BudgetConfig = dataclasses.field(default_factory=BudgetConfig)
     evaluation: EvaluationConfig = dataclasses.field(default_factory=EvaluationConfig)
     checkpoint: CheckpointConfig = dataclasses.field(default_factory=CheckpointConfig)
-    backend: Literal["sb3", "rllib", "snes"] = _field(
+    backend: Literal["sb3", "rllib", "snes", "neural"] = _field(
         "sb3", "sb3: MaskablePPO on one machine; rllib: RLlib PPO, locally or on a Ray cluster (see the rllib "
-               "section); snes: the learned bot's weights by an evolution strategy (see the snes section)")
+               "section); snes: the learned bot's weights by an evolution strategy (see the snes section); "
+               "neural: the neural bot's value network by self-play (see the neural section)")
     rllib: RLlibConfig = dataclasses.field(default_factory=RLlibConfig)
     snes: SNESConfig = dataclasses.field(default_factory=SNESConfig)
+    neural: NeuralConfig = dataclasses.field(default_factory=NeuralConfig)
 
     def make_rules(self) -> Rules:
         return Rules(**{"max_turns": ENV_MAX_TURNS, **self.rules})
@@ -376,6 +413,8 @@ def _check_cross_field(config: TrainConfig) -> None:
     _check_network(config.network.hidden)
     if config.backend == "snes":
         _check_snes(config)
+    if config.backend == "neural":
+        _check_neural(config)
         return
     if config.backend == "rllib":
         _check_rllib(config)
@@ -454,6 +493,33 @@ def _check_snes(config: TrainConfig) -> None:
                     extra = f", {SELF!r} or {PAST!r}" if allowed else ""
                     raise ConfigError(f"{key}[{index}]: {spec!r} is not allowed: use a kernel bot (random, greedy, "
                                       f"planner[:options], expert[:options], learned){extra}")
+
+
+def _check_neural(config: TrainConfig) -> None:
+    settings, seats = config.neural, config.make_rules().num_players - 1
+    if len(settings.hidden) != 2 or not all(1 <= width <= 1024 for width in settings.hidden):
+        raise ConfigError(f"neural.hidden={settings.hidden!r} is not allowed: give two layer widths from 1 to 1024, "
+                          "e.g. [128, 32]")
+    if settings.teacher is not None and not _is_kernel_bot(settings.teacher):
+        raise ConfigError(f"neural.teacher: {settings.teacher!r} is not allowed: use a kernel bot (planner, expert, "
+                          "learned, pretrained-2p, ...) or null")
+    if not settings.tables:
+        raise ConfigError("neural.tables is empty: give at least one table, e.g. [[self]]")
+    for index, table in enumerate(settings.tables):
+        if len(table) != seats:
+            raise ConfigError(f"neural.tables[{index}]={table!r} is not allowed: a table of rules.num_players="
+                              f"{seats + 1} lists the {seats} other seat(s)")
+        for spec in table:
+            if spec not in (SELF, PAST) and not _is_kernel_bot(spec):
+                raise ConfigError(f"neural.tables[{index}]: {spec!r} is not allowed: use {SELF!r}, {PAST!r} or a "
+                                  "kernel bot (random, greedy, planner[:options], expert[:options], learned, "
+                                  "pretrained-2p, ...)")
+    if not settings.curve_opponents:
+        raise ConfigError("neural.curve_opponents is empty: give at least one kernel bot, e.g. [planner]")
+    for spec in settings.curve_opponents:
+        if not _is_kernel_bot(spec):
+            raise ConfigError(f"neural.curve_opponents: {spec!r} is not allowed: use kernel bots (random, greedy, "
+                              "planner[:options], expert[:options], learned, pretrained-2p, ...)")
 
 
 def _is_kernel_bot(spec: str) -> bool:

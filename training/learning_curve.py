@@ -16,9 +16,11 @@ from skipbo_env.files import write_bytes_atomically
 
 
 def draw_learning_curve(history: list[dict], final: dict, final_step: int, path: Path, title: str,
-                        x_label: str = "learner steps") -> None:
+                        x_label: str = "learner steps", references: dict | None = None,
+                        reference_label: str = "reference") -> None:
     """Draw ``history`` (the trainer's periodic evaluation records: ``timesteps``, ``results``, optionally
-    ``wall_seconds``) and ``final`` (opponent -> stats) to ``path``."""
+    ``wall_seconds``) and ``final`` (opponent -> stats) to ``path``; ``references`` (opponent -> win rate), a
+    dashed level per opponent in its colour (another player's result on the same deals, e.g. a teacher's)."""
     import matplotlib
 
     matplotlib.use("Agg")
@@ -36,6 +38,9 @@ def draw_learning_curve(history: list[dict], final: dict, final_step: int, path:
         line, = axes.plot(steps, rates, marker="o", label=f"vs {short_name(opponent)}")
         colours[opponent] = line.get_color()
         axes.fill_between(steps, low, high, color=line.get_color(), alpha=0.2)
+    for opponent, rate in (references or {}).items():
+        axes.axhline(rate, linestyle="--", linewidth=1, color=colours.get(opponent, "grey"),
+                     label=f"{reference_label} vs {short_name(opponent)}")
     for opponent, stats in final.items():
         rate, (low, high) = stats["win_rate"], stats["ci95"]
         axes.errorbar([final_step], [rate], yerr=[[rate - low], [high - rate]], fmt="s", capsize=4,

@@ -127,6 +127,10 @@ def train(config: TrainConfig | str | Path | None, overrides: list[str] = (), *,
 
 def _run_backend(config: TrainConfig, folder: RunFolder, progress: bool, out: TextIO) -> TrainResult:
     """Run (or continue, when ``folder`` holds a checkpoint) the run with the trainer of ``config.backend``."""
+    if config.backend == "neural":
+        from training.neural import NeuralTrainer
+
+        return NeuralTrainer(config, folder, progress=progress, out=out).run()
     if config.backend == "snes":
         from training.learned import SNESTrainer
 
@@ -162,7 +166,7 @@ def _check_same_network(config: TrainConfig, saved: TrainConfig, folder: RunFold
 def _check_budget_left(config: TrainConfig, folder: RunFolder) -> None:
     """On ``--resume``: refuse (naming the key to raise) a run whose step or time budget is already spent."""
     checkpoint = folder.latest_checkpoint()
-    if checkpoint is None or config.backend == "snes":  # the sNES trainer checks its own budget
+    if checkpoint is None or config.backend in ("snes", "neural"):  # these trainers check their own budget
         return
     counters = RLLIB_STATE_COUNTERS if config.backend == "rllib" else STATE_COUNTERS
     state = read_checkpoint_state(checkpoint, counters)

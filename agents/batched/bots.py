@@ -31,7 +31,7 @@ from skipbo_env.vector.pcg import GENERATOR_WORDS, integers, seed_generator
 from agents.batched.expert import EXPERT_CODES, expert_action, expert_code
 from agents.batched.learned import LEARNED_CODE, SHIPPED, learned_action, learned_code
 from agents.batched.planner import PLANNER_CODES, planner_action, planner_code
-from agents.loading import split_name
+from agents.spec_names import split_name
 
 MAX_SEED = 2**63
 

@@ -1,0 +1,485 @@
+"""``neural``: the planner's whole-turn search with a neural network's value of where a turn stops, as kernels.
+
+The bot reads nothing but the observation vector (``skipbo_env.encoding``) and the legal mask, so the
+same kernel decides for the rules engine (one vector, ``agents.neural.NeuralBot.act``) and for a whole
+batch of the batched engine (``act_batch``): the two engines play the same games for a seed.
+
+**What the network values.** A *stop* is a position where the seat could stop playing this turn: the
+observation as it would read after a sequence of plays, with the discard still to make (the input
+``pending_discard`` is 1). A *turn end* is the position after the discard (``pending_discard`` 0). Both are
+encoded as the observation encodes a position (:data:`INPUTS`: the values a table of this size can set,
+less the turn counters, which say nothing about who wins), from the seat's own view, and the network gives
+the logit of the chance that the seat wins the hand from there. What the seat cannot know yet is entered
+as its expectation from the ``unseen`` counts: the stockpile card under a played top, and the cards drawn
+after the hand is emptied. Cards under the top ``DISCARD_DEPTH`` of a discard pile do not come into view
+in the search.
+
+**How it decides.** The search is the planner's (:func:`agents.batched.planner.turn_search`: every
+sequence of plays from the visible cards, the same memo); the worth of stopping in a search position is
+the network's value of that stop. When stopping is best (or nothing can be played) the discard is the
+legal one whose turn end the network values most (ties: the lowest id).
+
+**Exact arithmetic.** The network runs in 64-bit integers (``agents.neural`` quantizes the trained
+float weights): its first layer is updated from the root position by the few inputs a plan changes, and
+every sum is exact, so the order of the additions never changes a decision.
+
+The inputs a plan changes are written as ``(input, new value)`` pairs; an input's integer value is the
+observation's raw integer (``round(x / scale)``) times :data:`SUBUNITS` for the inputs that can hold an
+expectation (hand counts, stockpile tops), times 1 for the rest.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from skipbo_env.actions import END_TURN, FIRST_DISCARD, NUM_ACTIONS
+from skipbo_env.cards import HAND_SIZE, NUM_BUILDING_PILES, NUM_DISCARD_PILES, NUM_VALUES, TOP_VALUE, WILD
+from skipbo_env.encoding import (
+    DISCARD_DEPTH, GLOBAL_OFFSETS, MAX_SEATS, OBS_SIZE, SCALE, SEAT_BLOCK, SEAT_OFFSETS, SEAT_START, table_inputs,
+)
+from skipbo_env.vector.jit import discard_value_of, jit
+from agents.batched.planner import (
+    I_CAN_DRAW, I_EITHER, I_HAND_SIZE, I_PARTNER_SEAT, I_PARTNER_SIZE, I_PARTNER_TOP, I_PARTNERS, I_PILE_CARDS,
+    I_SHARED, I_STOCK_SIZE, I_STOCK_TOP, cards_in, position_arrays, turn_search,
+)
+
+NAME = "neural"
+SUBUNITS = 64
+"""The integer steps of one card in the inputs that can hold an expectation (hand counts, stockpile tops)."""
+FIRST_SHIFT = 8
+"""The first layer's sums are in units of 2**-20; its outputs, after the ReLU, are shifted to units of 2**-12."""
+SECOND_SHIFT = 12
+"""The second layer's sums are in units of 2**-24; shifted to units of 2**-12 after its ReLU."""
+OUTPUT_UNIT = 2.0 ** -24
+"""The output layer's sums are in units of 2**-24 of a logit."""
+FIRST_BITS, SECOND_BITS, OUTPUT_BITS = 20, 12, 12
+"""Fractional bits of the quantized weights: first layer (per raw input unit), second layer, output layer."""
+
+TURN_COUNTERS = ("turn", "plays_this_turn", "quiet_turns", "turn_plays_left", "turn_play_limit_reached")
+"""Observation values the network does not read: counters of the turn and the hand's length, the same for
+every stop of a turn (and the seats' ``to_act`` flags)."""
+
+_G, _S = GLOBAL_OFFSETS, SEAT_OFFSETS
+HAND_AT = _G["hand"]
+UNSEEN_AT = _G["unseen"]
+BUILDING_NEXT_AT = _G["building_next"]
+BUILDING_SIZE_AT = _G["building_size"]
+DRAW_AT = _G["draw_pile_size"]
+COMPLETED_AT = _G["completed_size"]
+PARTNERS_AT = _G["partners"]
+SHARED_AT = _G["team_stock_shared"]
+EITHER_AT = _G["team_win_either"]
+NUM_PLAYERS_AT = _G["num_players"]
+BURIED_AT = _G["buried_discards_0"]
+STOCK_TOP_AT = _S["stock_top"]
+STOCK_SIZE_AT = _S["stock_size"]
+HAND_SIZE_AT = _S["hand_size"]
+DISCARD_SIZE_AT = _S["discard_size"]
+DISCARD_TOP_AT = _S["discard_top"]
+DISCARD_CARDS_AT = _S["discard_cards"]
+PENDING = OBS_SIZE
+"""The index of the extra input ``pending_discard`` (after the observation's values)."""
+
+
+def input_indices(num_players: int) -> np.ndarray:
+    """The observation indices the network of a ``num_players`` table reads, then :data:`PENDING`."""
+    excluded = {_G[name] for name in TURN_COUNTERS}
+    excluded |= {SEAT_START + SEAT_BLOCK * seat + _S["to_act"] for seat in range(num_players)}
+    kept = [int(i) for i in table_inputs(num_players) if int(i) not in excluded]
+    return np.array(kept + [PENDING], dtype=np.int64)
+
+
+def expectation_inputs() -> np.ndarray:
+    """bool[OBS_SIZE + 1]: the values that can hold an expectation (stored times :data:`SUBUNITS`)."""
+    out = np.zeros(OBS_SIZE + 1, dtype=bool)
+    out[HAND_AT:HAND_AT + NUM_VALUES] = True
+    for rel in range(MAX_SEATS):
+        start = SEAT_START + SEAT_BLOCK * rel + STOCK_TOP_AT
+        out[start:start + NUM_VALUES] = True
+    return out
+
+
+MULTIPLIER = np.where(expectation_inputs(), SUBUNITS, 1).astype(np.int64)
+"""int64[OBS_SIZE + 1]: what an input's raw integer is multiplied by."""
+RAW_PER_VALUE = np.concatenate([1.0 / SCALE.astype(np.float64), [1.0]])
+"""float64[OBS_SIZE + 1]: raw integer per unit of the observation's value."""
+INPUT_SCALE = np.concatenate([SCALE.astype(np.float64), [1.0]]) / MULTIPLIER
+"""float64[OBS_SIZE + 1]: the observation's value per integer step of an input (what the float network reads)."""
+
+
+# ---------------------------------------------------------------------------------- the network
+@jit
+def hidden_sum(a0, first, changed_at, changed_by, count, out):
+    """``out`` = the first layer's sums ``a0`` plus ``changed_by[k]`` times row ``changed_at[k]`` of ``first``."""
+    out[:] = a0
+    for k in range(count):
+        row = changed_at[k]
+        step = changed_by[k]
+        for h in range(out.shape[0]):
+            out[h] += first[row, h] * step
+
+
+@jit
+def network_value(sums, second, second_bias, output, output_bias, work):
+    """The logit of the first layer's sums ``sums`` (int64, units 2**-20), through both later layers."""
+    hidden = work
+    for j in range(second.shape[0]):
+        total = second_bias[j]
+        for h in range(sums.shape[0]):
+            a = sums[h]
+            if a > 0:
+                total += second[j, h] * (a >> FIRST_SHIFT)
+        hidden[j] = (total >> SECOND_SHIFT) if total > 0 else 0
+    out = output_bias
+    for j in range(second.shape[0]):
+        out += output[j] * hidden[j]
+    return out * OUTPUT_UNIT
+
+
+@jit
+def root_sums(q, first, first_bias, out):
+    """The first layer's sums of the input vector ``q`` (int64 per input)."""
+    out[:] = first_bias
+    for i in range(q.shape[0]):
+        step = q[i]
+        if step != 0:
+            for h in range(out.shape[0]):
+                out[h] += first[i, h] * step
+
+
+# ---------------------------------------------------------------------------------- reading the observation
+@jit
+def raw(x, index):
+    """The raw integer of observation value ``index``."""
+    return np.int64(np.rint(np.float64(x[index]) * RAW_PER_VALUE[index]))
+
+
+@jit
+def one_hot_value(x, start, size):
+    """1 + the index of the set entry of a one-hot group (0 when none is set)."""
+    for k in range(size):
+        if x[start + k] > 0.5:
+            return k + 1
+    return 0
+
+
+@jit
+def seat_base(rel):
+    return SEAT_START + SEAT_BLOCK * rel
+
+
+@jit
+def read_piles(x, rel, piles, heights):
+    """The visible discard piles of relative seat ``rel``, bottom to top (``piles[p, :heights[p]]``)."""
+    base = seat_base(rel) + DISCARD_CARDS_AT
+    for p in range(NUM_DISCARD_PILES):
+        shown = 0
+        for k in range(DISCARD_DEPTH):
+            if raw(x, base + DISCARD_DEPTH * p + k) == 0:
+                break
+            shown += 1
+        for k in range(shown):
+            piles[p, shown - 1 - k] = raw(x, base + DISCARD_DEPTH * p + k)
+        heights[p] = shown
+
+
+@jit
+def num_players_of(x):
+    return one_hot_value(x, NUM_PLAYERS_AT, 5) + 1
+
+
+@jit
+def read_observation(x, needs, hand, piles, heights, info):
+    """What the planner's search reads (``agents.batched.planner.read_position``), from an observation vector."""
+    for slot in range(NUM_BUILDING_PILES):
+        needs[slot] = one_hot_value(x, BUILDING_NEXT_AT + TOP_VALUE * slot, TOP_VALUE)
+    hand_size = 0
+    for value in range(1, WILD + 1):
+        hand[value] = raw(x, HAND_AT + value - 1)
+        hand_size += hand[value]
+    read_piles(x, 0, piles[0], heights[0])
+    partners = x[PARTNERS_AT] > 0.5
+    shared = x[SHARED_AT] > 0.5
+    partner = num_players_of(x) // 2
+    if partners:
+        read_piles(x, partner, piles[1], heights[1])
+    info[I_STOCK_TOP] = one_hot_value(x, seat_base(0) + STOCK_TOP_AT, NUM_VALUES)
+    info[I_STOCK_SIZE] = raw(x, seat_base(0) + STOCK_SIZE_AT)
+    if partners and not shared:
+        info[I_PARTNER_TOP] = one_hot_value(x, seat_base(partner) + STOCK_TOP_AT, NUM_VALUES)
+        info[I_PARTNER_SIZE] = raw(x, seat_base(partner) + STOCK_SIZE_AT)
+    info[I_PARTNERS] = partners
+    info[I_SHARED] = shared
+    info[I_EITHER] = x[EITHER_AT] > 0.5
+    info[I_CAN_DRAW] = raw(x, DRAW_AT) + raw(x, COMPLETED_AT)
+    info[I_PARTNER_SEAT] = partners and not shared
+    info[I_HAND_SIZE] = hand_size
+    info[I_PILE_CARDS] = heights.sum()
+
+
+@jit
+def root_inputs(x, input_of, q, expected):
+    """``q`` := the integer inputs of the observation ``x`` as a stop (``pending_discard`` 1); ``expected[v]`` :=
+    ``SUBUNITS`` times the chance that an unknown card is of value ``v`` (from the ``unseen`` counts)."""
+    for i in range(OBS_SIZE):
+        k = input_of[i]
+        if k >= 0:
+            q[k] = raw(x, i) * MULTIPLIER[i]
+    q[input_of[PENDING]] = 1
+    total = 0
+    for value in range(1, WILD + 1):
+        total += raw(x, UNSEEN_AT + value - 1)
+    expected[0] = 0
+    for value in range(1, WILD + 1):
+        expected[value] = (SUBUNITS * raw(x, UNSEEN_AT + value - 1)) // total if total > 0 else 0
+
+
+# ---------------------------------------------------------------------------------- what a plan changes
+@jit
+def change(index, value, input_of, q, changed_at, changed_by, count):
+    """Note that observation input ``index`` takes the integer ``value``; returns the new count of changes."""
+    k = input_of[index]
+    if k < 0:
+        return count
+    step = value - q[k]
+    if step != 0:
+        changed_at[count] = k
+        changed_by[count] = step
+        count += 1
+    return count
+
+
+@jit
+def discard_pile_changes(rel, p, h0, h, pile_cards, x, input_of, q, changed_at, changed_by, count):
+    """The inputs of discard pile ``p`` of relative seat ``rel`` after its top ``h0 - h`` visible cards were
+    played (``pile_cards``: the visible cards, bottom to top)."""
+    base = seat_base(rel)
+    size_at = base + DISCARD_SIZE_AT + p
+    count = change(size_at, raw(x, size_at) - (h0 - h), input_of, q, changed_at, changed_by, count)
+    top_at = base + DISCARD_TOP_AT + NUM_VALUES * p
+    old_top = pile_cards[h0 - 1]
+    new_top = pile_cards[h - 1] if h > 0 else 0
+    if new_top != old_top:  # one-hot entries of one group: each changed once
+        count = change(top_at + old_top - 1, 0, input_of, q, changed_at, changed_by, count)
+        if new_top:
+            count = change(top_at + new_top - 1, 1, input_of, q, changed_at, changed_by, count)
+    cards_at = base + DISCARD_CARDS_AT + DISCARD_DEPTH * p
+    for k in range(DISCARD_DEPTH):
+        value = pile_cards[h - 1 - k] if k < h else 0
+        count = change(cards_at + k, value, input_of, q, changed_at, changed_by, count)
+    return count
+
+
+@jit
+def stock_changes(rel, x, expected, input_of, q, changed_at, changed_by, count):
+    """The inputs of relative seat ``rel``'s stockpile after its top was played: one card fewer, the new top
+    expected from the unseen cards."""
+    base = seat_base(rel)
+    count = change(base + STOCK_SIZE_AT, raw(x, base + STOCK_SIZE_AT) - 1, input_of, q, changed_at, changed_by, count)
+    for value in range(1, WILD + 1):
+        count = change(base + STOCK_TOP_AT + value - 1, expected[value], input_of, q, changed_at, changed_by, count)
+    return count
+
+
+@jit
+def stop_changes(needs, hand, heights, done, needs0, heights0, piles, info, x, expected, input_of, q, changed_at,
+                 changed_by):
+    """The inputs that differ between the root and the stop at a search position; returns how many."""
+    count = 0
+    left = cards_in(hand)
+    can_draw = info[I_CAN_DRAW]
+    drawn = min(HAND_SIZE, can_draw) if left == 0 else 0
+    for value in range(1, WILD + 1):
+        held = hand[value] * SUBUNITS if drawn == 0 else drawn * expected[value]
+        count = change(HAND_AT + value - 1, held, input_of, q, changed_at, changed_by, count)
+    count = change(seat_base(0) + HAND_SIZE_AT, left if drawn == 0 else drawn, input_of, q, changed_at, changed_by,
+                   count)
+    if drawn:
+        count = change(DRAW_AT, max(0, raw(x, DRAW_AT) - drawn), input_of, q, changed_at, changed_by, count)
+    completed = 0
+    for slot in range(NUM_BUILDING_PILES):
+        if needs[slot] != needs0[slot]:
+            at = BUILDING_NEXT_AT + TOP_VALUE * slot
+            count = change(at + needs0[slot] - 1, 0, input_of, q, changed_at, changed_by, count)
+            count = change(at + needs[slot] - 1, 1, input_of, q, changed_at, changed_by, count)
+            count = change(BUILDING_SIZE_AT + slot, needs[slot] - 1, input_of, q, changed_at, changed_by, count)
+            completed += needs[slot] < needs0[slot]
+    if completed:
+        count = change(COMPLETED_AT, raw(x, COMPLETED_AT) + TOP_VALUE * completed, input_of, q, changed_at,
+                       changed_by, count)
+    partner = num_players_of(x) // 2
+    for side in range(2):
+        if side == 1 and not info[I_PARTNERS]:
+            break
+        rel = 0 if side == 0 else partner
+        for p in range(NUM_DISCARD_PILES):
+            if heights[side, p] != heights0[side, p]:
+                count = discard_pile_changes(rel, p, heights0[side, p], heights[side, p], piles[side, p], x,
+                                             input_of, q, changed_at, changed_by, count)
+    if done[0]:
+        count = stock_changes(0, x, expected, input_of, q, changed_at, changed_by, count)
+    if done[1]:
+        count = stock_changes(partner, x, expected, input_of, q, changed_at, changed_by, count)
+    return count
+
+
+@jit
+def discard_changes(value, p, piles, heights, x, input_of, q, changed_at, changed_by):
+    """The inputs that differ between the root (a stop) and the turn end after discarding ``value`` on pile ``p``."""
+    count = change(PENDING, 0, input_of, q, changed_at, changed_by, 0)
+    count = change(HAND_AT + value - 1, (raw(x, HAND_AT + value - 1) - 1) * SUBUNITS, input_of, q, changed_at,
+                   changed_by, count)
+    base = seat_base(0)
+    count = change(base + HAND_SIZE_AT, raw(x, base + HAND_SIZE_AT) - 1, input_of, q, changed_at, changed_by, count)
+    size_at = base + DISCARD_SIZE_AT + p
+    count = change(size_at, raw(x, size_at) + 1, input_of, q, changed_at, changed_by, count)
+    top_at = base + DISCARD_TOP_AT + NUM_VALUES * p
+    h = heights[0, p]
+    if h > 0 and piles[0, p, h - 1] != value:
+        count = change(top_at + piles[0, p, h - 1] - 1, 0, input_of, q, changed_at, changed_by, count)
+    count = change(top_at + value - 1, 1, input_of, q, changed_at, changed_by, count)
+    cards_at = base + DISCARD_CARDS_AT + DISCARD_DEPTH * p
+    count = change(cards_at, value, input_of, q, changed_at, changed_by, count)
+    for k in range(1, DISCARD_DEPTH):
+        below = piles[0, p, h - k] if k <= h else 0
+        count = change(cards_at + k, below, input_of, q, changed_at, changed_by, count)
+    if h == DISCARD_DEPTH:
+        buried = piles[0, p, 0]
+        at = BURIED_AT + buried - 1
+        count = change(at, raw(x, at) + 1, input_of, q, changed_at, changed_by, count)
+    return count
+
+
+# ---------------------------------------------------------------------------------- the search's valuation
+MAX_CHANGES = 4 * NUM_VALUES + 3 * NUM_BUILDING_PILES + 2 * NUM_DISCARD_PILES * (3 + DISCARD_DEPTH) + 2 * (
+    NUM_VALUES + 1) + 8
+"""More than the inputs one stop or turn end can change."""
+
+
+@jit
+def stop_value(needs, hand, heights, done, needs0, hand0, heights0, piles, info, net, root, work):
+    """The network's value (a logit) of stopping in a search position. ``net``: the network's arrays (see
+    :func:`decide`); ``root``: the decision's arrays (the observation, the root's inputs and first-layer sums,
+    the expected card, scratch room)."""
+    first, first_bias, second, second_bias, output, output_bias, input_of = net
+    x, q, a0, expected, changed_at, changed_by, sums, hidden = root
+    count = stop_changes(needs, hand, heights, done, needs0, heights0, piles, info, x, expected, input_of, q,
+                         changed_at, changed_by)
+    hidden_sum(a0, first, changed_at, changed_by, count, sums)
+    return network_value(sums, second, second_bias, output, output_bias[0], hidden)
+
+
+best_first_play = turn_search(stop_value, NAME)
+"""The planner's whole-turn search with the network's valuation."""
+
+
+@jit
+def decision_arrays(x, net):
+    """The arrays of one decision from observation ``x``: the search's view and the valuation's ``root``."""
+    first, first_bias, second, second_bias, output, output_bias, input_of = net
+    needs, hand, piles, heights, info = position_arrays()
+    read_observation(x, needs, hand, piles, heights, info)
+    q = np.zeros(first.shape[0], dtype=np.int64)
+    expected = np.zeros(WILD + 1, dtype=np.int64)
+    root_inputs(x, input_of, q, expected)
+    a0 = np.empty(first.shape[1], dtype=np.int64)
+    root_sums(q, first, first_bias, a0)
+    root = (x, q, a0, expected, np.zeros(MAX_CHANGES, dtype=np.int64), np.zeros(MAX_CHANGES, dtype=np.int64),
+            np.empty(first.shape[1], dtype=np.int64), np.empty(second.shape[0], dtype=np.int64))
+    return needs, hand, piles, heights, info, root
+
+
+@jit
+def best_discard(mask, g, needs, hand, piles, heights, info, net, root):
+    """The legal discard whose turn end the network values most (ties: the lowest id), -1 if none is legal."""
+    first, first_bias, second, second_bias, output, output_bias, input_of = net
+    x, q, a0, expected, changed_at, changed_by, sums, hidden = root
+    best, best_value = -1, 0.0
+    for action in range(FIRST_DISCARD, END_TURN):
+        if not mask[g, action]:
+            continue
+        value = discard_value_of(action)
+        p = (action - FIRST_DISCARD) % NUM_DISCARD_PILES
+        count = discard_changes(value, p, piles, heights, x, input_of, q, changed_at, changed_by)
+        hidden_sum(a0, first, changed_at, changed_by, count, sums)
+        worth = network_value(sums, second, second_bias, output, output_bias[0], hidden)
+        if best < 0 or worth > best_value:
+            best, best_value = action, worth
+    return best
+
+
+@jit
+def turn_end_inputs(action, needs, hand, piles, heights, info, net, root, out):
+    """``out`` := the inputs of the turn end after discard ``action`` from the root."""
+    first, first_bias, second, second_bias, output, output_bias, input_of = net
+    x, q, a0, expected, changed_at, changed_by, sums, hidden = root
+    out[:] = q
+    value = discard_value_of(action)
+    p = (action - FIRST_DISCARD) % NUM_DISCARD_PILES
+    count = discard_changes(value, p, piles, heights, x, input_of, q, changed_at, changed_by)
+    for k in range(count):
+        out[changed_at[k]] += changed_by[k]
+
+
+@jit
+def decide(x, mask, g, net):
+    """The neural bot's action for observation ``x`` with legal mask ``mask[g]``; -1 when nothing is legal.
+    ``net``: ``(first, first_bias, second, second_bias, output, output_bias, input_of)``, the quantized network
+    (``first[input, hidden]``) and each observation index's input (-1 for a value it does not read)."""
+    count, first_legal, plays, discards = 0, -1, 0, 0
+    for action in range(NUM_ACTIONS):
+        if mask[g, action]:
+            count += 1
+            if first_legal < 0:
+                first_legal = action
+            plays += action < FIRST_DISCARD
+            discards += FIRST_DISCARD <= action < END_TURN
+    if count <= 1:
+        return first_legal
+    needs, hand, piles, heights, info, root = decision_arrays(x, net)
+    if plays:
+        best = best_first_play(True, mask, g, needs, hand, piles, heights, info, net, root)
+        if best >= 0:
+            return best
+    if not discards:
+        return END_TURN if mask[g, END_TURN] else first_legal
+    return best_discard(mask, g, needs, hand, piles, heights, info, net, root)
+
+
+@jit
+def decide_rows(observations, masks, net, out):
+    """``out[i]`` = the neural bot's action for ``observations[i]`` and ``masks[i]``."""
+    for i in range(observations.shape[0]):
+        out[i] = decide(observations[i], masks, i, net)
+
+
+@jit
+def decide_and_record(observations, masks, net, out, stops, ends, recorded):
+    """:func:`decide_rows`, and for every row whose action is a discard, its stop (the root's inputs) into
+    ``stops[i]`` and its turn end into ``ends[i]`` (``recorded[i]`` True)."""
+    for i in range(observations.shape[0]):
+        action = decide(observations[i], masks, i, net)
+        out[i] = action
+        recorded[i] = False
+        if FIRST_DISCARD <= action < END_TURN:
+            record_discard(observations[i], masks, i, action, net, stops[i], ends[i])
+            recorded[i] = True
+
+
+@jit
+def record_discard(x, masks, g, action, net, stop, end):
+    """The inputs of the stop (the observation ``x``, a discard to make) and of the turn end after ``action``."""
+    needs, hand, piles, heights, info, root = decision_arrays(x, net)
+    stop[:] = root[1]
+    turn_end_inputs(action, needs, hand, piles, heights, info, net, root, end)
+
+
+@jit
+def record_rows(observations, masks, actions, net, stops, ends, recorded):
+    """For the rows whose ``actions[i]`` (chosen by anyone) is a discard: its stop and turn end, as
+    :func:`decide_and_record` writes them (a teacher's games)."""
+    for i in range(observations.shape[0]):
+        action = actions[i]
+        recorded[i] = FIRST_DISCARD <= action < END_TURN
+        if recorded[i]:
+            record_discard(observations[i], masks, i, action, net, stops[i], ends[i])

@@ -1,0 +1,496 @@
+"""``backend: neural``: the neural bot's value network learned from self-play returns (generalised policy
+iteration with Monte-Carlo returns, the afterstate method of TD-Gammon and DouZero).
+
+The neural bot (:mod:`agents.neural`) searches its turn and values each place it could stop, and each
+turn end a discard reaches, by a network that reads the observation encoding of that position. A
+network that values positions well makes a bot that plays well, and the bot's own games tell how good
+its positions were: every position it reached is labelled with how the hand ended (1 won, 0 lost).
+
+1. **Generation 0, the teacher's values** (``neural.teacher``, e.g. ``pretrained-2p``): the teacher plays
+   ``neural.teacher_games`` hands against itself and the network is fitted to the results of the positions it
+   reached (its stops and turn ends). Searching with those values already improves on the teacher: it is one
+   step of policy iteration.
+2. **Generations 1, 2, ...**: the bot with the current network plays ``neural.games`` hands at the tables of
+   ``neural.tables`` (``self``: the current network in the other seat too; ``past``: an earlier
+   generation's; or any kernel bot), in every seat in turn, and the network is fitted again (from where it
+   was) to the positions of the last ``neural.window`` generations.
+
+The budget is work: ``neural.generations``; ``budget.max_minutes`` is only a guard. Every random choice comes
+from one seeded ``numpy`` Generator (the deals, the order the rows are fitted in, the first weights), the
+games are deterministic given their seeds and networks, and each generation starts a fresh optimiser, so a
+run resumed from any checkpoint ends with the same weights as one that was never stopped. With
+``neural.ray_address`` the hands of a generation are played as Ray tasks, chunk by chunk, with the same
+result as a local run. ``skipbo train configs/neural_2p.yaml`` trains the shipped network.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+import time
+from concurrent.futures import ThreadPoolExecutor
+from dataclasses import dataclass
+from pathlib import Path
+from typing import TextIO
+
+import numpy as np
+
+from agents.batched.bots import kernel_bot_code
+from agents.neural import Network, NeuralBot, network_from_dict
+from evaluation.results import wilson_interval
+from skipbo_env.files import write_bytes_atomically, write_json_atomically
+from skipbo_env.provenance import versions
+from skipbo_env.rules import Rules
+from training.checkpoint import CheckpointError, RunFolder, read_json_object
+from training.config import PAST, SELF, ConfigError, TrainConfig
+from training.trainer import TrainResult, print_results_table
+from training.value_games import Seat, ValueData, play_value_games
+
+MODEL_FILE = "model.json"
+"""The run's network (``agents.load_policy("neural:model=RUN/model.json")`` plays it)."""
+WEIGHTS_FILE = "weights.npz"
+"""The float weights a resumed run continues from (numpy arrays only, read without pickles)."""
+DATA_DIR = "data"
+CURVE_SEED, FINAL_SEED = 7_100_000, 7_200_000
+"""Tournament seeds of the held-out deals of the curve and of the final evaluation (plus the run's seed)."""
+
+
+def clock(seconds: float) -> str:
+    """``12m05s``."""
+    return f"{int(seconds // 60)}m{int(seconds % 60):02d}s"
+
+
+@dataclass
+class Generation:
+    """What one generation played: its data and its log entry."""
+
+    data: ValueData
+    entry: dict
+
+
+class NeuralTrainer:
+    """One ``backend: neural`` run in its run folder: generations, checkpoints, curve, evaluation, summary."""
+
+    def __init__(self, config: TrainConfig, folder: RunFolder, progress: bool, out: TextIO) -> None:
+        self.config, self.folder, self.progress, self.out = config, folder, progress, out
+        self.settings = config.neural
+        self.rules = config.make_rules()
+        self.players = self.rules.num_players
+        self.hidden = tuple(self.settings.hidden)
+        self.data_dir = folder.path / DATA_DIR
+
+    # ------------------------------------------------------------------ state
+    def fresh_state(self) -> dict:
+        return {"generation": -1, "games": 0, "decisions": 0, "wall_seconds": 0.0, "history": [], "log": [],
+                "data_files": [], "archive": [], "evaluation": None, "teacher": None,
+                "rng": np.random.default_rng(self.config.seed).bit_generator.state}
+
+    def load_state(self):
+        """``(state, float network or None)`` of the last checkpoint (``--resume``), every value checked; a fresh
+        state for a new run."""
+        checkpoint = self.folder.latest_checkpoint()
+        if checkpoint is None:
+            return self.fresh_state(), None
+        path = checkpoint / "state.json"
+        state = read_json_object(path)
+        checked_state(state, path, self.settings.window)
+        for name in state["data_files"]:
+            if not (self.data_dir / name).is_file():
+                raise CheckpointError(f"cannot resume from {checkpoint}: its training data {self.data_dir / name} "
+                                      "is missing")
+        net = read_float_weights(checkpoint / WEIGHTS_FILE, self.players, self.hidden)
+        return state, net
+
+    # ------------------------------------------------------------------ the run
+    def run(self) -> TrainResult:
+        import torch
+
+        torch.set_num_threads(self.config.threads)
+        state, net = self.load_state()
+        settings = self.settings
+        if state["generation"] >= settings.generations:
+            raise ConfigError(f"{self.folder.path} already trained {state['generation']} of neural.generations="
+                              f"{settings.generations}: give more, e.g. skipbo train --resume {self.folder.path} "
+                              f"neural.generations={2 * settings.generations}")
+        rng = np.random.default_rng()
+        rng.bit_generator.state = state["rng"]
+        minutes = self.config.budget.max_minutes
+        guard = math.inf if minutes is None else 60 * minutes - state["wall_seconds"]
+        self._print(f"neural self-play: a {self.hidden[0]}x{self.hidden[1]} value network, "
+                    f"{'the teacher ' + settings.teacher + ' for generation 0, ' if settings.teacher else ''}"
+                    f"{settings.games:,} hands a generation at {', '.join('+'.join(t) for t in settings.tables)}; "
+                    f"budget {settings.generations} generations"
+                    f"{'' if minutes is None else f' (guard: {minutes:g} minutes)'}")
+        self._warm_up()
+        writer = self._tensorboard()
+        bar = self._bar(state)
+        started = time.perf_counter()
+        try:
+            while state["generation"] < settings.generations:
+                if time.perf_counter() - started > guard:
+                    self._print(f"budget.max_minutes={minutes:g} reached: stopping after generation "
+                                f"{state['generation']} (resume to go on)")
+                    break
+                begin = time.perf_counter()
+                net = self.generation(state, net, rng, bar)
+                state["wall_seconds"] += time.perf_counter() - begin
+                if state["generation"] % settings.curve_every == 0 or state["generation"] == settings.generations:
+                    begin = time.perf_counter()
+                    self._curve_point(state, net, writer, bar)
+                    state["wall_seconds"] += time.perf_counter() - begin
+                self._checkpoint(state, net, rng)
+            if not state["history"] or state["history"][-1]["generation"] != state["generation"]:
+                self._curve_point(state, net, writer, bar)
+            state["evaluation"] = self.final_evaluation(state, net)
+            self._checkpoint(state, net, rng)
+        except KeyboardInterrupt:
+            self._print(f"interrupted: resume with skipbo train --resume {self.folder.path}")
+            raise
+        finally:
+            bar.close()
+            if writer is not None:
+                writer.close()
+        model = self.folder.path / MODEL_FILE
+        write_json_atomically(model, self.model_document(state, net))
+        self._finish(state)
+        return TrainResult(self.folder.path, model, state["games"], state["evaluation"], state["history"])
+
+    def generation(self, state: dict, net, rng: np.random.Generator, bar):
+        """Play one generation's hands, store its data, fit the network; returns the float network."""
+        import torch
+
+        from training.value_net import ValueNet, fit, quantize
+
+        settings = self.settings
+        number = state["generation"] + 1
+        begin = time.perf_counter()
+        if number == 0:
+            torch.manual_seed(int(rng.integers(2**62)))
+            net = ValueNet(self.players, self.hidden)
+        current = quantize(net)
+        played = self.play(number, current, state, rng, bar)
+        self._store_data(state, number, played.data)
+        inputs, targets = self._window_data(state)
+        fitted = time.perf_counter()
+        loss = fit(net, inputs, targets, epochs=settings.epochs, batch_size=settings.batch_size,
+                   learning_rate=settings.learning_rate, generator=rng, weight_decay=settings.weight_decay)
+        state["generation"] = number
+        state["archive"].append(quantize(net).to_dict())
+        state["archive"] = state["archive"][-settings.past_networks:]
+        entry = {**played.entry, "generation": number, "rows_trained": int(len(targets)), "loss": round(loss, 5),
+                 "play_seconds": round(fitted - begin, 1), "fit_seconds": round(time.perf_counter() - fitted, 1)}
+        state["log"].append(entry)
+        self._print(f"generation {number:>3}: {entry['games']:,} hands ({entry['who']}), "
+                    f"{entry['rows']:,} positions; fitted on {len(targets):,}: loss {loss:.4f} "
+                    f"({entry['play_seconds']:.0f} s playing, {entry['fit_seconds']:.0f} s fitting)")
+        return net
+
+    def play(self, number: int, current: Network, state: dict, rng: np.random.Generator, bar) -> Generation:
+        """The hands of generation ``number``: the teacher's (generation 0) or the network's at the tables."""
+        settings = self.settings
+        if number == 0 and settings.teacher:
+            count = settings.teacher_games
+            teacher = Seat(bot=kernel_bot_code(settings.teacher), recorded=True)
+            seatings = [(teacher,) * self.players] * count
+            networks = [current]
+            who = f"{settings.teacher} against itself"
+        else:
+            count = settings.games if number > 0 else settings.teacher_games
+            seatings, networks = self.seatings(count, current, state, rng)
+            who = "the network at " + ", ".join("+".join(t) for t in settings.tables)
+        seeds = rng.integers(0, 2**62, size=count)
+        data = self.play_chunks(networks, seatings, seeds, bar)
+        state["games"] += count
+        state["decisions"] += int(len(data.targets))
+        return Generation(data, {"games": count, "rows": int(len(data.targets)), "who": who,
+                                 "seat0_win_rate": round(float(data.seat0_results.mean()), 4)})
+
+    def seatings(self, count: int, current: Network, state: dict, rng: np.random.Generator):
+        """Hand ``i`` sits the network in seat ``(i // tables) % players`` at table ``i % tables``; ``self`` seats are
+        the network too (recorded), ``past`` seats an earlier generation's network drawn for the generation."""
+        tables = self.settings.tables
+        past = (network_from_dict(state["archive"][int(rng.integers(len(state["archive"])))])
+                if state["archive"] else current)
+        networks = [current, past]
+        seatings = []
+        for i in range(count):
+            table = tables[i % len(tables)]
+            seat_of_network = (i // len(tables)) % self.players
+            others = iter(table)
+            seats = []
+            for seat in range(self.players):
+                spec = SELF if seat == seat_of_network else next(others)
+                if spec == SELF:
+                    seats.append(Seat(network=0, recorded=True))
+                elif spec == PAST:
+                    seats.append(Seat(network=1))
+                else:
+                    seats.append(Seat(bot=kernel_bot_code(spec)))
+            seatings.append(tuple(seats))
+        return seatings, networks
+
+    def play_chunks(self, networks: list, seatings: list, seeds: np.ndarray, bar) -> ValueData:
+        """The hands in chunks of ``neural.chunk``, on ``threads`` threads or as Ray tasks; the chunks' data in
+        order (the same whoever plays them)."""
+        chunk = self.settings.chunk
+        items = [(self.rules.to_dict(), [n.to_dict() for n in networks], seatings[start:start + chunk],
+                  seeds[start:start + chunk]) for start in range(0, len(seeds), chunk)]
+        if self.settings.ray_address:
+            from training.distributed import map_in_order
+
+            parts = map_in_order(play_work_item, items, address=self.settings.ray_address,
+                                 on_result=lambda part: bar.update(len(part.seat0_results)))
+        else:
+            parts = [None] * len(items)
+            with ThreadPoolExecutor(self.config.threads) as pool:
+                futures = {pool.submit(play_work_item, item): index for index, item in enumerate(items)}
+                for future, index in futures.items():
+                    parts[index] = future.result()
+                    bar.update(len(parts[index].seat0_results))
+        return ValueData.concatenate(parts)
+
+    # ------------------------------------------------------------------ data
+    def _store_data(self, state: dict, number: int, data: ValueData) -> None:
+        name = f"gen-{number:04d}.npz"
+        self.data_dir.mkdir(parents=True, exist_ok=True)
+        import io
+
+        buffer = io.BytesIO()
+        np.savez_compressed(buffer, inputs=data.inputs, targets=data.targets)
+        write_bytes_atomically(self.data_dir / name, buffer.getvalue())
+        state["data_files"] = (state["data_files"] + [name])[-self.settings.window:]
+
+    def _window_data(self, state: dict) -> tuple[np.ndarray, np.ndarray]:
+        inputs, targets = [], []
+        for name in state["data_files"]:
+            part = read_data_file(self.data_dir / name)
+            inputs.append(part["inputs"])
+            targets.append(part["targets"])
+        return np.concatenate(inputs), np.concatenate(targets)
+
+    # ------------------------------------------------------------------ measuring
+    def measure(self, net, opponents: list[str], games: int, seed: int) -> dict:
+        """The quantized network's results against each opponent on duplicate deals (``skipbo evaluate``'s)."""
+        from evaluation.tournament import run_tournament
+        from training.value_net import quantize
+
+        bot = NeuralBot.of(quantize(net), label="the run's network")
+        results = {}
+        for opponent in opponents:
+            result = run_tournament([bot, opponent], self.rules, games=games, seed=seed, engine="vector",
+                                    workers=self.config.threads, names=["neural", opponent])
+            results[opponent] = stats_of(result, "neural")
+        return results
+
+    def _curve_point(self, state: dict, net, writer, bar) -> None:
+        settings = self.settings
+        results = self.measure(net, settings.curve_opponents, settings.curve_games, self.config.seed + CURVE_SEED)
+        if state["teacher"] is None and settings.teacher:
+            state["teacher"] = self.teacher_reference()
+        record = {"timesteps": state["games"], "generation": state["generation"], "decisions": state["decisions"],
+                  "wall_seconds": round(state["wall_seconds"], 1), "results": results}
+        state["history"].append(record)
+        rates = ", ".join(f"vs {name} {s['win_rate']:.1%} [{s['ci95'][0]:.1%}, {s['ci95'][1]:.1%}]"
+                          for name, s in results.items())
+        bar.set_postfix_str(", ".join(f"{name} {s['win_rate']:.0%}" for name, s in results.items()))
+        self._print(f"generation {state['generation']:>3} ({clock(state['wall_seconds'])}, {state['games']:,} hands): "
+                    f"{settings.curve_games} held-out duplicate games each: {rates}")
+        if writer is not None:
+            for name, stats in results.items():
+                writer.add_scalar(f"win_rate/{name}", stats["win_rate"], state["games"])
+            if state["log"]:
+                writer.add_scalar("value/loss", state["log"][-1]["loss"], state["games"])
+            writer.flush()
+
+    def teacher_reference(self) -> dict:
+        """The teacher's own results on the curve's deals (its line on the curve)."""
+        from evaluation.tournament import run_tournament
+
+        reference = {}
+        for opponent in self.settings.curve_opponents:
+            if opponent == self.settings.teacher:
+                continue
+            result = run_tournament([self.settings.teacher, opponent], self.rules, games=self.settings.curve_games,
+                                    seed=self.config.seed + CURVE_SEED, engine="vector", workers=self.config.threads,
+                                    names=["teacher", opponent])
+            reference[opponent] = stats_of(result, "teacher")
+        return reference
+
+    def final_evaluation(self, state: dict, net) -> dict:
+        settings = self.settings
+        self._print(f"final evaluation: {settings.final_games} held-out duplicate games against each of "
+                    f"{', '.join(settings.curve_opponents)}")
+        results = self.measure(net, settings.curve_opponents, settings.final_games, self.config.seed + FINAL_SEED)
+        write_json_atomically(self.folder.evaluation_path, {
+            "format": "skipbo-train-evaluation/1", "model": str(self.folder.path / MODEL_FILE),
+            "seed": self.config.seed, "generation": state["generation"], "rules": self.rules.to_dict(),
+            "duplicate": True, "results": results, "history": state["history"], "teacher": state["teacher"],
+            "versions": versions()})
+        return results
+
+    # ------------------------------------------------------------------ files
+    def model_document(self, state: dict, net) -> dict:
+        from training.value_net import quantize
+
+        return {**quantize(net).to_dict(), "method": "self-play Monte-Carlo value learning (training/neural.py)",
+                "rules": self.rules.to_dict(), "generation": state["generation"], "games": state["games"],
+                "positions": state["decisions"], "wall_seconds": round(state["wall_seconds"], 1),
+                "seed": self.config.seed, "command": self.folder.run_info().get("command"), "versions": versions()}
+
+    def _checkpoint(self, state: dict, net, rng: np.random.Generator) -> None:
+        import io
+
+        state["rng"] = rng.bit_generator.state
+        model = json.dumps(self.model_document(state, net)).encode()
+        buffer = io.BytesIO()
+        np.savez(buffer, **{name: tensor.detach().numpy() for name, tensor in net.state_dict().items()})
+        self.folder.save_checkpoint(max(state["generation"], 0), {MODEL_FILE: model, WEIGHTS_FILE: buffer.getvalue()},
+                                    state, self.config.checkpoint.keep)
+        kept = set(state["data_files"])
+        for old in self.data_dir.glob("gen-*.npz"):
+            if old.name not in kept:
+                old.unlink(missing_ok=True)
+
+    def _finish(self, state: dict) -> None:
+        from training.learning_curve import draw_learning_curve
+
+        curve = self.folder.path / "learning_curve.png"
+        references = {name: stats["win_rate"] for name, stats in (state["teacher"] or {}).items()}
+        draw_learning_curve(state["history"], state["evaluation"], state["games"], curve,
+                            title=f"{self.config.name}: the neural bot's win rate (95% intervals)",
+                            x_label="training hands (wall time in minutes on top)", references=references,
+                            reference_label=f"{self.settings.teacher} (teacher)")
+        write_json_atomically(self.folder.path / "learning_curve.json", {
+            "history": state["history"], "teacher": state["teacher"], "evaluation": state["evaluation"]})
+        print_results_table(state["evaluation"], f"{self.config.name}: the network after {state['generation']} "
+                            f"generations ({clock(state['wall_seconds'])}, {state['games']:,} hands)", self.out)
+        model = self.folder.path / MODEL_FILE
+        self._print(f"model:       {model}")
+        self._print(f"             play it: skipbo play --opponents neural:model={model}; measure it: "
+                    f"skipbo evaluate --agents neural:model={model} planner --games 2000")
+        self._print(f"evaluation:  {self.folder.evaluation_path}")
+        self._print(f"curve:       {curve}")
+
+    # ------------------------------------------------------------------ output
+    def _warm_up(self) -> None:
+        """Compile (or load) the kernels before anything is timed: a tiny hand of every kind the run plays."""
+        begin = time.perf_counter()
+        from training.value_net import zero_network
+
+        net = zero_network(self.players, self.hidden)
+        seat = Seat(network=0, recorded=True)
+        play_value_games(self.rules, [net.arrays], [(seat,) * self.players], np.array([1]), len(net.inputs))
+        self._print(f"kernels ready in {time.perf_counter() - begin:.0f} s")
+
+    def _tensorboard(self):
+        try:
+            from torch.utils.tensorboard import SummaryWriter
+        except ImportError:  # tensorboard is a dependency; a trimmed install still trains
+            return None
+        return SummaryWriter(str(self.folder.tensorboard_dir))
+
+    def _bar(self, state: dict):
+        from tqdm import tqdm
+
+        settings = self.settings
+        total = (settings.teacher_games if settings.teacher else settings.games) + settings.games * settings.generations
+        return tqdm(total=total, initial=state["games"], unit="hand", desc="self-play hands (budget)",
+                    disable=not self.progress, file=self.out, dynamic_ncols=True, mininterval=2.0)
+
+    def _print(self, line: str) -> None:
+        print(line, file=self.out, flush=True)
+
+
+def play_work_item(item) -> ValueData:
+    """One chunk of a generation's hands: ``(rules dict, network dicts, seatings, seeds)`` (picklable, so a Ray
+    task can play it)."""
+    rules_dict, network_dicts, seatings, seeds = item
+    networks = [network_from_dict(d) for d in network_dicts]
+    return play_value_games(Rules(**rules_dict), [n.arrays for n in networks], list(seatings), np.asarray(seeds),
+                            len(networks[0].inputs))
+
+
+def stats_of(result, name: str) -> dict:
+    """``skipbo evaluate``'s stats of agent ``name`` in a two-agent tournament (games, wins, draws, ...)."""
+    stats = result.agent_stats()[name]
+    games, wins = stats["games"], stats["wins"]
+    return {"games": games, "wins": wins, "draws": stats["draws"], "losses": games - wins - stats["draws"],
+            "win_rate": wins / games if games else 0.0, "ci95": list(wilson_interval(wins, games))}
+
+
+def read_data_file(path: Path) -> dict:
+    """A generation's data file (``inputs``, ``targets``), read without pickles."""
+    try:
+        with np.load(path, allow_pickle=False) as data:
+            inputs, targets = data["inputs"], data["targets"]
+    except Exception as error:  # numpy raises ValueError, OSError, KeyError, zipfile errors for a broken file
+        raise CheckpointError(f"cannot resume: {path} is not a readable data file ({type(error).__name__}: "
+                              f"{error})") from None
+    if (inputs.ndim != 2 or targets.shape != (len(inputs),) or not np.isfinite(targets).all()
+            or ((targets < 0) | (targets > 1)).any()):
+        raise CheckpointError(f"cannot resume: {path} holds damaged data (shapes {inputs.shape}, {targets.shape}, "
+                              "targets must be chances from 0 to 1)")
+    return {"inputs": inputs, "targets": targets}
+
+
+def read_float_weights(path: Path, players: int, hidden: tuple):
+    """The float network of a checkpoint's ``weights.npz``: every array present, of its shape, finite."""
+    import torch
+
+    from training.value_net import ValueNet
+
+    net = ValueNet(players, hidden)
+    try:
+        with np.load(path, allow_pickle=False) as data:
+            arrays = {name: data[name] for name in data.files}
+    except Exception as error:
+        raise CheckpointError(f"cannot resume: {path} is not a readable weights file ({type(error).__name__}: "
+                              f"{error})") from None
+    expected = net.state_dict()
+    if set(arrays) != set(expected):
+        raise CheckpointError(f"cannot resume: {path} holds {sorted(arrays)}, the network has {sorted(expected)}")
+    for name, tensor in expected.items():
+        array = arrays[name]
+        if array.shape != tuple(tensor.shape) or array.dtype != np.float32:
+            raise CheckpointError(f"cannot resume: {path}: {name} is {array.dtype} {list(array.shape)}, the network's "
+                                  f"is float32 {list(tensor.shape)}")
+        if not np.isfinite(array).all():
+            raise CheckpointError(f"cannot resume: {path}: {name} holds NaN or infinite weights")
+    net.load_state_dict({name: torch.from_numpy(array.copy()) for name, array in arrays.items()})
+    return net
+
+
+def checked_state(state: dict, path: Path, window: int) -> None:
+    """Refuse (``CheckpointError`` naming the file and the field) a state whose values are not what a run writes."""
+    def count(key: str, minimum: int = 0) -> None:
+        value = state.get(key)
+        if not isinstance(value, int) or isinstance(value, bool) or value < minimum:
+            raise CheckpointError(f"cannot resume from {path}: {key!r} must be an integer >= {minimum}, not {value!r}")
+
+    count("generation", 0)
+    count("games")
+    count("decisions")
+    seconds = state.get("wall_seconds")
+    if not isinstance(seconds, (int, float)) or isinstance(seconds, bool) or not math.isfinite(seconds) or seconds < 0:
+        raise CheckpointError(f"cannot resume from {path}: 'wall_seconds' must be a finite number >= 0, not {seconds!r}")
+    for key in ("history", "log", "data_files", "archive"):
+        if not isinstance(state.get(key), list):
+            raise CheckpointError(f"cannot resume from {path}: {key!r} must be a list")
+    files = state["data_files"]
+    if not files or len(files) > window or not all(isinstance(f, str) and f.startswith("gen-") and f.endswith(".npz")
+                                                   and "/" not in f and "\\" not in f for f in files):
+        raise CheckpointError(f"cannot resume from {path}: 'data_files' must list 1 to neural.window={window} files "
+                              "gen-NNNN.npz")
+    rng = state.get("rng")
+    try:
+        np.random.default_rng().bit_generator.state = rng
+    except (TypeError, ValueError, KeyError) as error:
+        raise CheckpointError(f"cannot resume from {path}: 'rng' is not a generator state ({error})") from None
+    for index, network in enumerate(state["archive"]):
+        try:
+            network_from_dict(network, f"archive[{index}] of {path}")
+        except ValueError as error:
+            raise CheckpointError(f"cannot resume from {path}: {error}") from None
+    teacher = state.get("teacher")
+    if teacher is not None and not isinstance(teacher, dict):
+        raise CheckpointError(f"cannot resume from {path}: 'teacher' must be null or an object")
