@@ -7,11 +7,13 @@ const WILD = 13;
 const $ = (id) => document.getElementById(id);
 
 // ------------------------------------------------------------------ the API
+// Every POST carries a JSON body ({} when there is nothing to say): the server takes state-changing
+// requests only as application/json from this page's own origin.
 async function api(method, path, body) {
   const options = { method, headers: {} };
-  if (body !== undefined) {
+  if (method !== "GET") {
     options.headers["Content-Type"] = "application/json";
-    options.body = JSON.stringify(body);
+    options.body = JSON.stringify(body === undefined ? {} : body);
   }
   const response = await fetch(path, options);
   let data = null;
