@@ -62,7 +62,7 @@ from agents.loading import PRETRAINED
 from skipbo_env import Rules
 from skipbo_env.validation import check_plain_json, excerpt
 from skipbo_web.guard import HostCheck, RequestGuard
-from skipbo_web.replays import GamesFolder, ReplayError, hand_summary, position_after
+from skipbo_web.replays import GamesFolder, ReplayError, hand_summary, position_after, shown_name
 from skipbo_web.sessions import HUMAN, GameSession, Refused, SessionStore
 
 STATIC = Path(__file__).parent / "static"
@@ -147,12 +147,12 @@ class Players:
             spec = self.models().get(name) if isinstance(name, str) else None
             if spec is None:
                 offered = ", ".join(item["name"] for item in self.names())
-                raise Refused(400, f"unknown opponent {name!r}: use one of {offered}")
+                raise Refused(400, f"unknown opponent {excerpt(name)}: use one of {offered}")
             spec = str(spec)
         try:
             return load_policy(spec, seed=seed)
         except ValueError as error:  # PolicySpecError, SavedModelError
-            raise Refused(400, f"cannot load opponent {name!r}: {error}") from None
+            raise Refused(400, f"cannot load opponent {excerpt(name)}: {error}") from None
 
 
 # ---------------------------------------------------------------------- new games
@@ -171,7 +171,8 @@ def new_session(body, players: Players, session_id: str) -> GameSession:
         raise Refused(400, "the body must be a JSON object: {rules, seat, opponents, match, seed}")
     unknown = sorted(set(body) - {"rules", "seat", "opponents", "match", "seed"})
     if unknown:
-        raise Refused(400, f"unknown field(s) {', '.join(unknown)}: use rules, seat, opponents, match, seed")
+        raise Refused(400, f"unknown field(s) {', '.join(map(excerpt, unknown[:5]))}: use rules, seat, opponents, "
+                           "match, seed")
     opponents = body.get("opponents", ["greedy"])
     if not isinstance(opponents, list) or not opponents or not all(isinstance(o, str) for o in opponents):
         raise Refused(400, "opponents must be a non-empty list of names from GET /api/options")
@@ -304,7 +305,7 @@ def create_app(games_dir: Path | str = "games", models_dir: Path | str | None = 
         def work() -> dict:
             hands = folder.read(name)
             if not 1 <= hand_number <= len(hands):
-                raise ReplayError(400, f"hand {hand_number} is not in {name!r}: use 1 to {len(hands)}")
+                raise ReplayError(400, f"hand {hand_number} is not in {shown_name(name)}: use 1 to {len(hands)}")
             return position_after(hands[hand_number - 1], move)
         return JSONResponse(await run_in_threadpool(work))
 

@@ -20,7 +20,6 @@ from pathlib import Path
 
 from skipbo_cli.replay import ReplayFileRefused, SavedHand, load_hands
 from skipbo_env import Game
-from skipbo_env.validation import excerpt
 from skipbo_web.table import move_words, open_view
 
 MAX_FILE_BYTES = 4 * 2**20
@@ -30,6 +29,11 @@ MAX_ACTIONS = 20_000
 """The most hands, and moves in all, one request replays: each costs a deal or a move of the engine."""
 MAX_LISTED = 2000
 MAX_NAME_LENGTH = 1024
+
+
+def shown_name(name: str) -> str:
+    """A file name as a message quotes it: whole up to 100 characters, else its start."""
+    return repr(name) if len(name) <= 100 else repr(name[:100]) + f" (and {len(name) - 100} more characters)"
 
 
 class ReplayError(ValueError):
@@ -75,21 +79,21 @@ class GamesFolder:
         if not isinstance(name, str) or not name or "\x00" in name:
             raise ReplayError(400, "give the file as ?file=NAME, a name from GET /api/replays")
         if len(name) > MAX_NAME_LENGTH:
-            raise ReplayError(400, f"file name {excerpt(name)} is longer than {MAX_NAME_LENGTH} characters: "
+            raise ReplayError(400, f"file name {shown_name(name)} is longer than {MAX_NAME_LENGTH} characters: "
                                    "use a name from GET /api/replays")
         relative = Path(name)
         if relative.is_absolute() or ".." in relative.parts or "\\" in name:
-            raise ReplayError(400, f"file {name!r} is not a name inside the games folder: use a name from GET /api/replays")
+            raise ReplayError(400, f"file {shown_name(name)} is not a name inside the games folder: use a name from GET /api/replays")
         root = self._root()
         path = root / relative
         if not self._inside(path, root):
-            raise ReplayError(400, f"file {name!r} leads outside the games folder: refused")
+            raise ReplayError(400, f"file {shown_name(name)} leads outside the games folder: refused")
         try:
             found = path.suffix == ".json" and path.resolve().is_file()
         except OSError as error:  # a part of the name longer than the file system allows, say
-            raise ReplayError(400, f"file {name!r} cannot be a saved game ({error.strerror})") from None
+            raise ReplayError(400, f"file {shown_name(name)} cannot be a saved game ({error.strerror})") from None
         if not found:
-            raise ReplayError(404, f"no saved game {name!r} in the games folder: use a name from GET /api/replays")
+            raise ReplayError(404, f"no saved game {shown_name(name)} in the games folder: use a name from GET /api/replays")
         return path.resolve()
 
     def read(self, name) -> list[SavedHand]:
@@ -97,9 +101,9 @@ class GamesFolder:
         within the caps of one request (module docstring)."""
         path = self.path_of(name)
         if path.stat().st_size > MAX_FILE_BYTES:
-            raise ReplayError(413, f"file {name!r} is larger than {MAX_FILE_BYTES // 2**20} MiB")
+            raise ReplayError(413, f"file {shown_name(name)} is larger than {MAX_FILE_BYTES // 2**20} MiB")
         try:
-            return load_hands(str(path), shown=repr(name), max_bytes=MAX_FILE_BYTES, max_hands=MAX_HANDS,
+            return load_hands(str(path), shown=shown_name(name), max_bytes=MAX_FILE_BYTES, max_hands=MAX_HANDS,
                               max_actions=MAX_ACTIONS)
         except ReplayFileRefused as error:
             raise ReplayError(422, str(error)) from None

@@ -146,7 +146,7 @@ def test_an_action_id_outside_the_range_is_refused_by_the_engine(client):
     ({"match": "yes"}, "match='yes'"),
     ({"seed": -1}, "seed=-1"),
     ({"rules": {"num_players": 4}, "opponents": ["greedy", "random"]}, "2 opponents for 4 players"),
-    ({"colour": "red"}, "unknown field(s) colour"),
+    ({"colour": "red"}, "unknown field(s) 'colour'"),
 ])
 def test_a_bad_new_game_gets_400_with_a_message(client, body, words):
     assert words in _error(client.post("/api/games", json={"rules": SHORT, "opponents": ["greedy"], **body}), 400)
