@@ -149,7 +149,8 @@ class RequestGuard:
 def _cross_origin(headers: dict, own_origin: str) -> tuple[int, str] | None:
     site = headers.get("sec-fetch-site")
     if site is not None and site not in ("same-origin", "none"):
-        return 403, f"a {site} request may not change anything here (Sec-Fetch-Site: {site[:40]}): use this server's page"
+        return 403, (f"a {site} request may not change anything here (Sec-Fetch-Site: {site[:40]}): "
+                     "use this server's page")
     origin = headers.get("origin")
     if origin is not None:
         if origin.strip().lower() != own_origin:
@@ -157,7 +158,8 @@ def _cross_origin(headers: dict, own_origin: str) -> tuple[int, str] | None:
         return None
     referer = headers.get("referer")
     if referer is not None and _origin_of(referer) != own_origin:
-        return 403, f"a request from a page at {_origin_of(referer)[:80]!r} may not change anything here: only {own_origin} may"
+        return 403, (f"a request from a page at {_origin_of(referer)[:80]!r} may not change anything here: "
+                     f"only {own_origin} may")
     return None
 
 

@@ -339,7 +339,8 @@ def test_skipbo_serve_listens_on_this_machine_only_by_default_and_refuses_bad_fl
     assert (args.host, args.port, args.games, args.models) == ("127.0.0.1", 8000, "games", None)
     assert main(["serve", "--models", str(tmp_path / "nowhere")]) == 2
     assert "--models" in capsys.readouterr().err
-    for flags, words in ((["--max-games", "0"], "--max-games 0"), (["--allowed-host", "evil.test:80"], "without a port")):
+    for flags, words in ((["--max-games", "0"], "--max-games 0"),
+                         (["--allowed-host", "evil.test:80"], "without a port")):
         assert main(["serve", *flags]) == 2
         err = capsys.readouterr().err
         assert err.startswith("skipbo serve: error: ") and words in err and len(err.splitlines()) == 1

@@ -4,8 +4,9 @@ The first test plays a short hand (stockpiles of 3) against greedy by clicking c
 illegal move refused with the engine's reason, takes a play back, finishes (or quits), downloads
 the record and opens the replay. Others check that the page keeps to its Content-Security-Policy
 and that a page from another origin (a second server on another port) cannot create a game. They
-are skipped only when no Chromium is installed (CI installs Debian's). ``SKIPBO_WEB_SCREENSHOTS=docs python -m pytest tests/test_web_browser.py`` also writes
-the README's pictures, ``docs/web-play.png`` and ``docs/web-replay.png``.
+are skipped only when no Chromium is installed (CI installs Debian's).
+``SKIPBO_WEB_SCREENSHOTS=docs python -m pytest tests/web/test_web_browser.py`` also writes the
+README's pictures, ``docs/web-play.png`` and ``docs/web-replay.png``.
 """
 
 from __future__ import annotations

@@ -105,7 +105,8 @@ def test_the_pages_own_origin_and_plain_programs_are_served(app, client):
     own = {"origin": BASE, "sec-fetch-site": "same-origin", "referer": f"{BASE}/#play"}
     state = client.post("/api/games", json=NEW_GAME, headers=own).json()
     assert client.post(f"/api/games/{state['id']}/quit", json={}, headers=own).status_code == 200
-    answer = client.post("/api/games", content=json.dumps(NEW_GAME), headers={"content-type": "application/json; charset=utf-8"})
+    answer = client.post("/api/games", content=json.dumps(NEW_GAME),
+                         headers={"content-type": "application/json; charset=utf-8"})
     assert answer.status_code == 201  # curl or a script: no Origin, no Referer
     assert "Content-Type" in _error(client.post(f"/api/games/{state['id']}/advance"), 415)  # {} is a body too
 
@@ -156,7 +157,8 @@ def test_every_answer_carries_the_security_headers(app, client, monkeypatch):
     monkeypatch.setattr(skipbo_web.app, "setting_schema", broken)
     answers = [client.get("/"), client.get("/static/app.js"), client.get("/static/style.css"), client.get("/api"),
                client.get(f"/api/games/{state['id']}"), client.get("/nowhere"),
-               client.get("/api", headers={"host": "evil.test"}), client.post("/api/games", json={}, headers={"origin": "http://evil.test"}),
+               client.get("/api", headers={"host": "evil.test"}),
+               client.post("/api/games", json={}, headers={"origin": "http://evil.test"}),
                client.post("/api/games", content="x"), client.get("/api/options")]
     assert [a.status_code for a in answers] == [200, 200, 200, 200, 200, 404, 400, 403, 415, 500]
     for answer in answers:
@@ -183,13 +185,15 @@ def test_an_unexpected_exception_is_a_logged_one_line_500_without_a_traceback(cl
         message = _error(client.get("/api/options"), 500)
     assert message == "internal error (RuntimeError); the game is unchanged"
     logged = [record.getMessage() for record in caplog.records if record.name == "skipbo_web"]
-    assert logged == ["skipbo serve: GET /api/options failed: RuntimeError: something the code did not expect second line"]
+    assert logged == ["skipbo serve: GET /api/options failed: RuntimeError: "
+                      "something the code did not expect second line"]
     assert all(record.exc_info is None for record in caplog.records)
 
 
 # ---------------------------------------------------------------------- bodies
 def test_a_declared_length_above_the_cap_is_refused_before_reading(app, client):
-    answer = client.post("/api/games", content=b"{" + b" " * MAX_BODY_BYTES + b"}", headers={"content-type": "application/json"})
+    answer = client.post("/api/games", content=b"{" + b" " * MAX_BODY_BYTES + b"}",
+                         headers={"content-type": "application/json"})
     assert "more than the 65,536 a request may send" in _error(answer, 413)
     assert len(app.state.store) == 0
 
@@ -354,7 +358,8 @@ def test_hostile_replay_files_are_refused_alike_by_skipbo_replay_and_the_web(cli
         assert position.status_code < 500, (name, position.text)  # the first move of a record may replay
         code = main(["replay", str(games / name), "--all", "--no-color"])
         err = capsys.readouterr().err
-        assert code == 2 and err.startswith("skipbo replay: error: ") and len(err.strip().splitlines()) == 1, (name, err)
+        assert code == 2 and err.startswith("skipbo replay: error: "), (name, err)
+        assert len(err.strip().splitlines()) == 1, (name, err)
         assert str(games) not in web_message, web_message  # the web names the file as the client did
 
 
@@ -374,10 +379,12 @@ def test_a_long_list_of_records_is_refused_quickly_and_the_caps_still_take_a_lon
     (games / "list.json").write_text(json.dumps([record] * 2000))
     assert (games / "list.json").stat().st_size > 2_500_000
     started = time.process_time()
-    assert "holds 2,000 hands, more than the 200" in _error(client.get("/api/replays/file", params={"file": "list.json"}), 422)
+    refusal = _error(client.get("/api/replays/file", params={"file": "list.json"}), 422)
+    assert "holds 2,000 hands, more than the 200" in refusal
     assert time.process_time() - started < 2
     (games / "moves.json").write_text(json.dumps({**_record(), "actions": [0] * (MAX_ACTIONS + 1)}))
-    assert "more than the 20,000 replayed at once" in _error(client.get("/api/replays/file", params={"file": "moves.json"}), 422)
+    refusal = _error(client.get("/api/replays/file", params={"file": "moves.json"}), 422)
+    assert "more than the 20,000 replayed at once" in refusal
     (games / "fits.json").write_text(json.dumps([_record(seed, 60) for seed in range(MAX_HANDS)]))
     hands = client.get("/api/replays/file", params={"file": "fits.json"}).json()["hands"]
     assert len(hands) == MAX_HANDS and sum(hand["num_moves"] for hand in hands) > 5000
@@ -392,7 +399,7 @@ def test_games_in_play_are_saved_when_the_server_stops(games):
         assert not games.exists() or list(games.iterdir()) == []
     saved = {path.name: json.loads(path.read_text()) for path in games.glob("*.json")}
     assert len(saved) == 2 and not list(games.glob(".*"))
-    by_id = {name.rsplit("-", 1)[1].removesuffix(".json"): data for name, data in saved.items()}
-    single, played_match = by_id[hand["id"][:6]], by_id[match["id"][:6]]
+    [single] = [data for name, data in saved.items() if name.endswith(f"-{hand['id'][:6]}.json")]
+    [played_match] = [data for name, data in saved.items() if name.endswith(f"-{match['id'][:6]}.json")]
     assert Game.replay(single).to_dict() == single["final_state"] and single["agents"] == ["human", "greedy"]
     assert played_match["format"] == "skipbo-match/1" and played_match["current"]["record"]["seed"] is not None
