@@ -157,8 +157,10 @@ class Players:
 
 # ---------------------------------------------------------------------- new games
 def _checked_int(body: dict, key: str, default, low: int, high: int):
+    """``body[key]`` (``default`` when absent): an integer from ``low`` to ``high``, or ``None`` where the
+    default is ``None`` (the seed: draw one)."""
     value = body.get(key, default)
-    if value is None:
+    if value is None and default is None:
         return None
     if isinstance(value, bool) or not isinstance(value, int) or not low <= value <= high:
         raise Refused(400, f"{key}={excerpt(value)} is not allowed: use an integer from {low} to {high}")

@@ -222,6 +222,7 @@ def test_a_streamed_body_is_cut_off_at_the_cap(app, client):
     (b'{"seed": true}', "seed=True"),
     (b'{"seat": 99}', "seat=99"),
     (b'{"seat": [0]}', "seat=[0]"),
+    (b'{"seat": null}', "seat=None"),
     (b'{"match": "yes"}', "match='yes'"),
     (b'{"rules": []}', "rules must be an object"),
     (b'{"rules": {"stock_size": "x"}}', "stock_size"),
