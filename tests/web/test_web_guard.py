@@ -404,3 +404,21 @@ def test_games_in_play_are_saved_when_the_server_stops(games):
     [played_match] = [data for name, data in saved.items() if name.endswith(f"-{match['id'][:6]}.json")]
     assert Game.replay(single).to_dict() == single["final_state"] and single["agents"] == ["human", "greedy"]
     assert played_match["format"] == "skipbo-match/1" and played_match["current"]["record"]["seed"] is not None
+
+
+# ---------------------------------------------------------------------- the command
+def test_serve_passes_its_address_to_the_host_check_and_warns_beyond_this_machine(tmp_path, monkeypatch, capsys):
+    import uvicorn
+
+    served = {}
+    monkeypatch.setattr(uvicorn, "run", lambda app, **options: served.update(app=app, **options))
+    flags = ["serve", "--games", str(tmp_path / "games"), "--port", "8123"]
+    assert main([*flags, "--host", "0.0.0.0", "--allowed-host", "table.lan"]) == 0
+    assert "anyone who can reach this address can play and read every game" in capsys.readouterr().out
+    client = TestClient(served["app"], base_url="http://192.168.1.5:8123")
+    assert client.get("/api").status_code == 200
+    assert client.get("/api", headers={"host": "table.lan:8123"}).status_code == 200
+    assert client.get("/api", headers={"host": "rebound.evil.test:8123"}).status_code == 400
+    assert main(flags) == 0
+    assert "anyone who can reach" not in capsys.readouterr().out
+    assert TestClient(served["app"], base_url="http://192.168.1.5:8123").get("/api").status_code == 400
