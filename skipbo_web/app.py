@@ -10,7 +10,9 @@ GET      ``/api/options``                    the rule settings (name, kind, defa
                                              and the model names a game may seat
 POST     ``/api/games``                      a new game: ``{"rules": {...}, "seat": 0, "opponents":
                                              ["greedy"], "match": false, "seed": 7}`` -> 201 and the
-                                             state; 400 for bad settings, 503 when the server is full
+                                             state (seed: 0 to 2**64 - 1, a number or a string of
+                                             digits; none: 64 random bits); 400 for bad settings,
+                                             503 when the server is full
 GET      ``/api/games/{id}``                 the state as the person's seat sees it, with ``legal``:
                                              the legal moves (``id`` and ``words``) when it is their turn
 POST     ``/api/games/{id}/act``             the person's move: ``{"move": {"from": "hand", "value": 7,
@@ -167,6 +169,15 @@ def _checked_int(body: dict, key: str, default, low: int, high: int):
     return value
 
 
+def _seed_as_number(body: dict) -> dict:
+    """The body with a seed given as a string of decimal digits turned into the integer (a page sends a
+    64-bit seed so: JavaScript numbers hold 53 bits exactly)."""
+    seed = body.get("seed")
+    if isinstance(seed, str) and seed.isascii() and seed.isdigit() and len(seed) <= len(str(MAX_SEED)):
+        return {**body, "seed": int(seed)}
+    return body
+
+
 def new_session(body, players: Players, session_id: str) -> GameSession:
     """A session from a new-game request (see the table in the module docstring)."""
     if not isinstance(body, dict):
@@ -196,7 +207,7 @@ def new_session(body, players: Players, session_id: str) -> GameSession:
     match = body.get("match", False)
     if not isinstance(match, bool):
         raise Refused(400, f"match={excerpt(match)} is not allowed: use true (a match) or false (one hand)")
-    seed = _checked_int(body, "seed", None, 0, MAX_SEED)
+    seed = _checked_int(_seed_as_number(body), "seed", None, 0, MAX_SEED)
     if seed is None:  # 64 random bits: no search over seeds from the cards in view finds the deal
         seed = secrets.randbits(64)
     names = list(opponents)

@@ -138,9 +138,14 @@ def hand_summary(hand: SavedHand) -> dict:
             raise ReplayError(422, f"move {index + 1} of the record does not replay: {error}") from None
         moves.append({"index": index + 1, "seat": seat, "who": names[seat], "turn": turn, "words": words})
     return {"label": hand.label, "names": names, "human_seat": hand.human_seat, "num_moves": len(actions),
-            "seed": hand.record.get("seed"), "moves": moves, "outcome": game.outcome,
+            "seed": _seed_text(hand.record.get("seed")), "moves": moves, "outcome": game.outcome,
             "winners": list(game.winners), "rules": game.rules.to_dict(),
             "matches_saved": _matches_saved(game, hand)}
+
+
+def _seed_text(seed) -> str | None:
+    """The seed as a string of digits (a 64-bit seed is not exact as a JavaScript number)."""
+    return None if seed is None else str(seed)
 
 
 def _matches_saved(game: Game, hand: SavedHand) -> bool | None:

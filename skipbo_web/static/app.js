@@ -348,7 +348,8 @@ $("setup-form").addEventListener("submit", async (event) => {
     opponents: [...document.querySelectorAll("#opponents select")].map((s) => s.value),
     match: $("mode").value === "match",
   };
-  if ($("seed").value.trim() !== "") body.seed = Number($("seed").value);
+  // the digits as typed: a 64-bit seed is not exact as a JavaScript number
+  if ($("seed").value.trim() !== "") body.seed = $("seed").value.trim();
   $("start").disabled = true;
   try {
     const state = await api("POST", "/api/games", body);

@@ -271,19 +271,21 @@ def test_a_page_from_another_origin_cannot_create_a_game(one_game_server, other_
     assert status == 201, answer  # the only place was still free: none of the page's requests made a game
 
 
-def test_the_page_breaks_no_rule_of_its_content_security_policy(server, browser):
+def test_the_page_breaks_no_rule_of_its_content_security_policy_and_sends_a_64_bit_seed_exactly(server, browser):
     base, _ = server
     page = browser.new_page()
     page.add_init_script("window.violations = []; document.addEventListener('securitypolicyviolation', "
                          "(event) => window.violations.push(event.violatedDirective + ' ' + event.blockedURI));")
     page.goto(f"{base}/#play")
     page.wait_for_selector("#num-players option", state="attached")
-    page.fill("#seed", str(SEED))
+    page.fill("#seed", str(2**64 - 1))  # the largest seed, past what a JavaScript number holds exactly
     page.click("#start")
     page.wait_for_selector(".seat.you")
     _wait_until_settled(page)
     page.click("#quit")
     page.wait_for_selector("#download-game")
+    with urllib.request.urlopen(base + page.locator("#download-game").get_attribute("href")) as answer:
+        assert json.load(answer)["seed"] == 2**64 - 1
     page.goto(f"{base}/#watch")
     page.wait_for_selector("#replay-file option:nth-child(2)", state="attached")
     assert page.evaluate("window.violations") == []

@@ -71,9 +71,14 @@ def test_unseeded_games_draw_64_bit_seeds_that_the_opening_view_does_not_show(cl
     assert max(seeds) > 2**40  # a draw below 1,000,000 (as before) six times over has odds of 2^-262
 
 
-def test_every_64_bit_seed_may_be_typed_back_in_and_no_more(client):
+def test_every_64_bit_seed_may_be_typed_back_in_and_no_more(client, games):
     state = client.post("/api/games", json={**NEW_GAME, "seed": 2**64 - 1}).json()
     assert _record_of(client, state)["seed"] == 2**64 - 1
+    state = client.post("/api/games", json={**NEW_GAME, "seed": "18446744073709551615"}).json()  # as the page sends it
+    assert _record_of(client, state)["seed"] == 2**64 - 1
+    name = client.get(f"/api/games/{state['id']}").json()["saved_as"]
+    hand = client.get("/api/replays/file", params={"file": name}).json()["hands"][0]
+    assert hand["seed"] == "18446744073709551615"  # a string: a JavaScript number would round it
     assert "from 0 to 18446744073709551615" in _error(client.post("/api/games", json={**NEW_GAME, "seed": 2**64}), 400)
 
 
@@ -216,7 +221,10 @@ def test_a_streamed_body_is_cut_off_at_the_cap(app, client):
     (b'{"seed": ' + b"9" * 5000 + b"}", "not JSON"),                 # more digits than Python parses
     (b'{"seed": ' + b"9" * 4000 + b"}", "integer of"),               # parses, but no seed is that large
     (b'{"seed": -1}', "seed=-1"),
-    (b'{"seed": "7"}', "seed='7'"),
+    (b'{"seed": "7x"}', "seed='7x'"),
+    (b'{"seed": "-7"}', "seed='-7'"),
+    (b'{"seed": "184467440737095516150"}', "seed='184467440737095516150'"),
+    (b'{"seed": "18446744073709551616"}', "seed=18446744073709551616"),
     (b'{"seed": 7.0}', "seed=7.0"),
     (b'{"seed": NaN}', "seed=nan"),
     (b'{"seed": true}', "seed=True"),
