@@ -21,6 +21,7 @@ refused (503) when every held game is still in play.
 from __future__ import annotations
 
 import json
+import logging
 import secrets
 import threading
 import time
@@ -38,6 +39,7 @@ MATCH_FORMAT = "skipbo-match/1"
 HUMAN = "human"
 LOG_LENGTH = 60
 PLAYING, HAND_OVER, OVER = "playing", "hand_over", "over"
+LOG = logging.getLogger("skipbo_web")
 
 
 class Refused(Exception):
@@ -383,15 +385,21 @@ class SessionStore:
                     session.save(self.games_dir)
 
     def save_unfinished(self) -> list[Path]:
-        """Save every game still in play, ended as "server stopped" (the server calls this as it stops)."""
+        """Save every game still in play, ended as "server stopped" (the server calls this as it stops); a
+        game that cannot be written is one line in the log, and the others are saved all the same."""
         with self._lock:
             sessions = [session for session in self._sessions.values() if session is not None]
         saved = []
         for session in sessions:
             with session.lock:
-                if not session.is_over or session.saved_path is None:
-                    session.stop()
+                if session.is_over and session.saved_path is not None:
+                    continue
+                session.stop()
+                try:
                     saved.append(session.save(self.games_dir))
+                except OSError as error:
+                    LOG.error("skipbo serve: game %s not saved in %s: %s", session.id, self.games_dir,
+                              error.strerror or error)
         return saved
 
     def _evict_one_finished(self) -> None:

@@ -430,3 +430,14 @@ def test_serve_passes_its_address_to_the_host_check_and_warns_beyond_this_machin
     assert main(flags) == 0
     assert "anyone who can reach" not in capsys.readouterr().out
     assert TestClient(served["app"], base_url="http://192.168.1.5:8123").get("/api").status_code == 400
+
+
+def test_a_games_folder_that_cannot_be_written_is_one_logged_line_when_the_server_stops(tmp_path, caplog):
+    blocked = tmp_path / "a-file"
+    blocked.write_text("not a folder")
+    with caplog.at_level(logging.ERROR, logger="skipbo_web"):
+        with TestClient(create_app(games_dir=blocked), base_url=BASE) as client:
+            client.post("/api/games", json=NEW_GAME)
+            client.post("/api/games", json=NEW_GAME)
+    logged = [record.getMessage() for record in caplog.records if record.name == "skipbo_web"]
+    assert len(logged) == 2 and all(f"not saved in {blocked}" in line for line in logged), logged
