@@ -21,19 +21,23 @@ seat to act) after ``--move N`` moves (0 = the deal; default: the final position
 
 When the file holds the saved final position (``final_state``), or the hand's ``outcome`` and
 ``winners``, the replay checks that it arrives at exactly that and says so; a mismatch exits
-with status 1.
+with status 1. A file that is not a game file, or a flag that does not fit it, exits with status 2
+and one line saying why (:func:`load_hands` holds every check; the web replay view uses it too).
 """
 
 from __future__ import annotations
 
 import argparse
 import json
+import os
 from pathlib import Path
 
 from rich.console import Console
 from rich.text import Text
 
 from skipbo_env import Game
+from skipbo_env.files import FileRefused, read_file_bytes
+from skipbo_env.validation import check_plain_json, excerpt
 from skipbo_env.explain import outcome_sentence
 from skipbo_env.records import RECORD_FORMAT
 from skipbo_cli.table_view import Snapshot, describe_move, move_effects, render_table, seat_name
@@ -56,88 +60,135 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                         help="with --png: the table after N moves (0 = the deal; default: the final position)")
 
 
-class SavedHand:
-    """One hand of a file: its record, who played, and what it should end as (when saved)."""
+class ReplayFileRefused(ValueError):
+    """A file ``skipbo replay`` and the web replay view refuse; the message names the file and the problem."""
 
-    def __init__(self, record: dict, names: list[str], final_state: dict | None, label: str) -> None:
+
+class SavedHand:
+    """One hand of a file: its record, who played, and what it should end as (when saved).
+
+    ``human_seat`` is the person's seat of a game played by ``skipbo play`` or ``skipbo serve``
+    (``None`` when the file does not say)."""
+
+    def __init__(self, record: dict, names: list[str], final_state: dict | None, label: str,
+                 human_seat: int | None = None) -> None:
         self.record = record
         self.names = names
         self.final_state = final_state
         self.label = label
+        self.human_seat = human_seat
+
+    def start(self, moves: int = 0) -> Game:
+        """The hand after its first ``moves`` actions (0: the deal), or :class:`ReplayFileRefused` naming
+        what does not replay."""
+        try:
+            return Game.replay({**self.record, "actions": self.record["actions"][:moves]})
+        except ValueError as error:
+            where = f"{self.label}: " if self.label else ""
+            raise ReplayFileRefused(f"{where}{error}") from None
 
 
-def load_hands(path: str) -> list[SavedHand]:
-    """The hands a file holds, in order; a file that is not a game file exits with why."""
-    data = _read_json(path)
+def load_hands(path: str, *, shown: str | None = None, max_bytes: int | None = None,
+               max_hands: int | None = None, max_actions: int | None = None) -> list[SavedHand]:
+    """The hands a file holds, in order; :class:`ReplayFileRefused` for a file that is not a game file.
+
+    Every check of a replay file is here, for ``skipbo replay`` and the web replay view alike: a
+    regular file (never a FIFO or a device) of at most ``max_bytes`` (default :data:`MAX_FILE_BYTES`),
+    UTF-8 JSON nested at most ``skipbo_env.validation.MAX_DEPTH`` deep, and the shapes of the records;
+    ``Game.replay`` (:meth:`SavedHand.start`) checks each deal. ``max_hands`` and ``max_actions`` (all
+    hands together) cap what replaying the file may cost. Messages name the file as ``shown``
+    (default: ``path``).
+    """
+    shown = path if shown is None else shown
+    data = _read_json(path, shown, MAX_FILE_BYTES if max_bytes is None else max_bytes)
     if isinstance(data, list):
         if not data:
-            raise SystemExit(f"skipbo replay: error: {path} holds an empty list: no game to replay")
-        return [_record_hand(item, f"game {i + 1} of {len(data)}", path) for i, item in enumerate(data)]
-    if isinstance(data, dict) and data.get("format") == MATCH_FORMAT:
-        return _match_hands(data, path)
-    return [_record_hand(data, "", path)]
+            raise ReplayFileRefused(f"{shown} holds an empty list: no game to replay")
+        _check_hand_count(len(data), max_hands, shown)
+        hands = [_record_hand(item, f"game {i + 1} of {len(data)}", shown) for i, item in enumerate(data)]
+    elif isinstance(data, dict) and data.get("format") == MATCH_FORMAT:
+        hands = _match_hands(data, shown, max_hands)
+    else:
+        hands = [_record_hand(data, "", shown)]
+    total = sum(len(hand.record["actions"]) for hand in hands)
+    if max_actions is not None and total > max_actions:
+        raise ReplayFileRefused(f"{shown} holds {total:,} moves, more than the {max_actions:,} replayed at once")
+    return hands
 
 
-def _read_json(path: str):
-    """The JSON a file holds; a missing, huge, binary, broken or too deeply nested file exits with why."""
+def _read_json(path: str, shown: str, max_bytes: int):
+    """The JSON a file holds; a missing, huge, non-regular, binary, broken or too deeply nested file is refused."""
     try:
-        with open(path, "rb") as stream:
-            raw = stream.read(MAX_FILE_BYTES + 1)
-    except OSError as error:
-        raise SystemExit(f"skipbo replay: error: cannot read {path}: {error.strerror or error}") from None
-    if len(raw) > MAX_FILE_BYTES:
-        raise SystemExit(f"skipbo replay: error: {path} is larger than a game file may be ({MAX_FILE_BYTES:,} bytes)")
+        raw = read_file_bytes(path, max_bytes=max_bytes, what="replay file")
+    except FileRefused as error:
+        if os.path.isfile(path) and os.path.getsize(path) > max_bytes:
+            raise ReplayFileRefused(f"{shown} is larger than a game file may be ({max_bytes:,} bytes)") from None
+        reason = str(error).removeprefix(f"replay file {path!r} ").removeprefix("cannot be read: ")
+        raise ReplayFileRefused(f"cannot read {shown}: {reason}") from None
     try:
-        return json.loads(raw.decode("utf-8"))
+        data = json.loads(raw.decode("utf-8"))
     except UnicodeDecodeError:
-        raise SystemExit(f"skipbo replay: error: {path} is not JSON (it is not UTF-8 text)") from None
+        raise ReplayFileRefused(f"{shown} is not JSON (it is not UTF-8 text)") from None
     except json.JSONDecodeError as error:
-        raise SystemExit(f"skipbo replay: error: {path} is not JSON ({error})") from None
+        raise ReplayFileRefused(f"{shown} is not JSON ({error})") from None
     except RecursionError:
-        raise SystemExit(f"skipbo replay: error: {path} is nested too deeply to be a game file") from None
+        raise ReplayFileRefused(f"{shown} is nested too deeply to be a game file") from None
+    except ValueError as error:  # an integer of more than 4,300 digits
+        raise ReplayFileRefused(f"{shown} is not a game file: {excerpt(str(error))}") from None
+    try:
+        check_plain_json(data, shown)
+    except ValueError as error:
+        raise ReplayFileRefused(str(error)) from None
+    return data
 
 
-def _record_hand(data, label: str, path: str) -> SavedHand:
+def _check_hand_count(count: int, max_hands: int | None, shown: str) -> None:
+    if max_hands is not None and count > max_hands:
+        raise ReplayFileRefused(f"{shown} holds {count:,} hands, more than the {max_hands:,} replayed at once")
+
+
+def _record_hand(data, label: str, shown: str) -> SavedHand:
     if not isinstance(data, dict) or data.get("format") != RECORD_FORMAT:
         found = data.get("format") if isinstance(data, dict) else type(data).__name__
-        raise SystemExit(f"skipbo replay: error: {path} holds {found!r}, not a game: give a game record "
-                         f"({RECORD_FORMAT}), a match file ({MATCH_FORMAT}) or a list of game records")
-    return SavedHand(_checked_record(data, f"{path}{': ' + label if label else ''}"), _names(data, data),
-                     data.get("final_state"), label)
+        raise ReplayFileRefused(f"{shown} holds {excerpt(found)}, not a game: give a game record "
+                                f"({RECORD_FORMAT}), a match file ({MATCH_FORMAT}) or a list of game records")
+    record = _checked_record(data, f"{shown}{': ' + label if label else ''}")
+    return SavedHand(record, _names(data, data), data.get("final_state"), label, _human_seat(data, data))
 
 
-def _match_hands(data: dict, path: str) -> list[SavedHand]:
+def _match_hands(data: dict, shown: str, max_hands: int | None) -> list[SavedHand]:
     entries = data.get("hands", [])
     if not isinstance(entries, list):
-        raise SystemExit(f"skipbo replay: error: {path}: 'hands' must be a list of hands, not {type(entries).__name__}")
+        raise ReplayFileRefused(f"{shown}: 'hands' must be a list of hands, not {type(entries).__name__}")
     entries = list(entries)
     if "current" in data:
         entries.append({**data["current"], "unfinished": True} if isinstance(data["current"], dict) else None)
     if not entries:
-        raise SystemExit(f"skipbo replay: error: {path} is a match file with no hands to replay")
+        raise ReplayFileRefused(f"{shown} is a match file with no hands to replay")
+    _check_hand_count(len(entries), max_hands, shown)
     hands = []
     for number, entry in enumerate(entries, start=1):
         if not isinstance(entry, dict) or not isinstance(entry.get("record"), dict):
-            raise SystemExit(f"skipbo replay: error: {path}: hand {number} is not a mapping with a game 'record'")
+            raise ReplayFileRefused(f"{shown}: hand {number} is not a mapping with a game 'record'")
         label = f"hand {number}" + (" (left unfinished)" if entry.get("unfinished") else "")
-        record = _checked_record(entry["record"], f"{path}: {label}")
+        record = _checked_record(entry["record"], f"{shown}: {label}")
         if entry.get("final_state") is not None and not isinstance(entry["final_state"], dict):
-            raise SystemExit(f"skipbo replay: error: {path}: {label}: 'final_state' must be a mapping")
-        hands.append(SavedHand(record, _names(data, record), entry.get("final_state"), label))
+            raise ReplayFileRefused(f"{shown}: {label}: 'final_state' must be a mapping")
+        hands.append(SavedHand(record, _names(data, record), entry.get("final_state"), label,
+                               _human_seat(data, record)))
     return hands
 
 
 def _checked_record(record: dict, where: str) -> dict:
-    """The record, refused (exit with why) where the fields replay reads itself have the wrong type;
-    ``Game.replay`` checks the deal."""
+    """The record, refused where the fields replay reads itself have the wrong type; ``Game.replay`` checks
+    the deal."""
     actions = record.get("actions")
     if not isinstance(actions, list) or not all(isinstance(a, int) and not isinstance(a, bool) for a in actions):
-        raise SystemExit(f"skipbo replay: error: {where}: 'actions' must be a list of integer action ids")
+        raise ReplayFileRefused(f"{where}: 'actions' must be a list of integer action ids")
     for key, kind, words in (("final_state", dict, "a mapping"), ("winners", list, "a list of seats"),
                              ("agents", list, "a list of names")):
         if record.get(key) is not None and not isinstance(record[key], kind):
-            raise SystemExit(f"skipbo replay: error: {where}: {key!r} must be {words}, not "
-                             f"{type(record[key]).__name__}")
+            raise ReplayFileRefused(f"{where}: {key!r} must be {words}, not {type(record[key]).__name__}")
     return record
 
 
@@ -147,16 +198,21 @@ def _names(data: dict, record: dict) -> list[str]:
     return [str(name) for name in agents] if isinstance(agents, list) else []
 
 
+def _human_seat(data: dict, record: dict) -> int | None:
+    seat = data.get("human_seat", record.get("human_seat"))
+    return seat if isinstance(seat, int) and not isinstance(seat, bool) else None
+
+
 def run(args: argparse.Namespace) -> int:
     hands = load_hands(args.file)
     if args.hand is not None:
         if not 1 <= args.hand <= len(hands):
-            raise SystemExit(f"skipbo replay: error: --hand {args.hand}: {args.file} holds hands 1 to {len(hands)}")
+            raise ValueError(f"--hand {args.hand}: {args.file} holds hands 1 to {len(hands)}")
         hands = [hands[args.hand - 1]]
     if args.png is not None:
         return write_picture(hands[0], args.png, args.move, args.seat)
     if args.move is not None:
-        raise SystemExit("skipbo replay: error: --move N goes with --png OUT.png (stepping takes g N)")
+        raise ValueError("--move N goes with --png OUT.png (stepping takes g N)")
     console = Console(highlight=False, markup=False, color_system=None if args.no_color else "auto")
     viewer = ReplayViewer(console, wait=not args.all, seat=args.seat, by_turn=args.by_turn)
     status = 0
@@ -180,12 +236,9 @@ class ReplayViewer:
 
     def show(self, hand: SavedHand) -> int | None:
         """Replay one hand; 0 when it ends as saved, 1 when it does not, ``None`` if the viewer quits."""
-        try:
-            game = Game.replay({**hand.record, "actions": []})
-        except ValueError as error:
-            raise SystemExit(f"skipbo replay: error: {error}") from None
+        game = hand.start()
         if self.seat is not None and not 0 <= self.seat < game.num_players:
-            raise SystemExit(f"skipbo replay: error: --seat {self.seat} is not a seat: use 0 to {game.num_players - 1}")
+            raise ValueError(f"--seat {self.seat} is not a seat: use 0 to {game.num_players - 1}")
         actions = hand.record["actions"]
         self.console.rule(f"Replay{': ' + hand.label if hand.label else ''} · seed {hand.record.get('seed')} · "
                           f"{len(actions)} moves")
@@ -196,7 +249,7 @@ class ReplayViewer:
             if target is None:
                 return None
             if target != index + 1:
-                game = Game.replay({**hand.record, "actions": actions[:target]})
+                game = hand.start(target)
             index = target
         return self._finish(game, hand, names)
 
@@ -212,7 +265,7 @@ class ReplayViewer:
         try:
             game.step(action)
         except ValueError as error:
-            raise SystemExit(f"skipbo replay: error: move {index + 1} does not replay: {error}") from None
+            raise ReplayFileRefused(f"move {index + 1} does not replay: {error}") from None
         line = Text(f"{index + 1:>4}. ")
         line.append(words, style="bold")
         line.append(f" (#{action})", style="dim")
@@ -283,13 +336,10 @@ def write_picture(hand: SavedHand, path: str, moves: int | None, seat: int | Non
 
     actions = hand.record["actions"]
     if moves is not None and not 0 <= moves <= len(actions):
-        raise SystemExit(f"skipbo replay: error: --move {moves}: this hand has moves 0 to {len(actions)}")
-    try:
-        game = Game.replay({**hand.record, "actions": actions[:len(actions) if moves is None else moves]})
-    except ValueError as error:
-        raise SystemExit(f"skipbo replay: error: {error}") from None
+        raise ValueError(f"--move {moves}: this hand has moves 0 to {len(actions)}")
+    game = hand.start(len(actions) if moves is None else moves)
     if seat is not None and not 0 <= seat < game.num_players:
-        raise SystemExit(f"skipbo replay: error: --seat {seat} is not a seat: use 0 to {game.num_players - 1}")
+        raise ValueError(f"--seat {seat} is not a seat: use 0 to {game.num_players - 1}")
     names = [name or f"seat {s}" for s, name in enumerate(hand.names)] if len(hand.names) == game.num_players else None
     check_creatable(Path(path).resolve().parent)
     write_bytes_atomically(path, png_bytes(game, viewer=seat, names=names))

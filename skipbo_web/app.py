@@ -10,7 +10,9 @@ GET      ``/api/options``                    the rule settings (name, kind, defa
                                              and the model names a game may seat
 POST     ``/api/games``                      a new game: ``{"rules": {...}, "seat": 0, "opponents":
                                              ["greedy"], "match": false, "seed": 7}`` -> 201 and the
-                                             state; 400 for bad settings, 503 when the server is full
+                                             state (seed: 0 to 2**64 - 1, a number or a string of
+                                             digits; none: 64 random bits); 400 for bad settings,
+                                             503 when the server is full
 GET      ``/api/games/{id}``                 the state as the person's seat sees it, with ``legal``:
                                              the legal moves (``id`` and ``words``) when it is their turn
 POST     ``/api/games/{id}/act``             the person's move: ``{"move": {"from": "hand", "value": 7,
@@ -28,9 +30,12 @@ GET      ``/api/replays/position?file=NAME   the table after ``move`` moves of h
 GET      ``/api/replays/download?file=NAME`` the saved file itself
 =======  ==================================  ==========================================================
 
-Status codes: 400 malformed request or settings, 404 unknown game or file, 409 not possible now
-(not your turn, the hand or game is over, nothing to undo), 413 a body or file too large, 422 an
-illegal move or a file that is not a game, 503 too many games in play. The state (``GET
+Status codes: 400 malformed request or settings (or a ``Host`` this server does not serve), 403 a
+state-changing request from another origin, 404 unknown game or file, 409 not possible now (not
+your turn, the hand or game is over, nothing to undo), 413 a body or file too large, 415 a POST
+whose body is not ``Content-Type: application/json`` (send ``{}`` when there is nothing to say),
+422 an illegal move or a file that is not a game, 503 too many games in play; a bug is a 500 with
+one line, never a traceback (:mod:`skipbo_web.guard`). The state (``GET
 /api/games/{id}``) holds only what the person's seat may see: the opponents' hand sizes, not their
 cards; each stockpile's top card and size; the draw pile's size. The seed and the record are sent
 only once the game is over. See :mod:`skipbo_web.table` for the move shapes and the state fields.
@@ -38,14 +43,16 @@ only once the game is over. See :mod:`skipbo_web.table` for the move shapes and 
 
 from __future__ import annotations
 
+import contextlib
 import dataclasses
 import json
+import secrets
 from pathlib import Path
 
-import numpy as np
 from starlette.applications import Starlette
 from starlette.concurrency import run_in_threadpool
 from starlette.exceptions import HTTPException
+from starlette.middleware import Middleware
 from starlette.requests import Request
 from starlette.responses import FileResponse, JSONResponse, Response
 from starlette.routing import Mount, Route
@@ -55,11 +62,14 @@ import skipbo_env.rules as rules_module
 from agents import BOTS, load_policy
 from agents.loading import PRETRAINED
 from skipbo_env import Rules
-from skipbo_web.replays import GamesFolder, ReplayError, hand_summary, position_after
+from skipbo_env.validation import check_plain_json, excerpt
+from skipbo_web.guard import HostCheck, RequestGuard
+from skipbo_web.replays import GamesFolder, ReplayError, hand_summary, position_after, shown_name
 from skipbo_web.sessions import HUMAN, GameSession, Refused, SessionStore
 
 STATIC = Path(__file__).parent / "static"
 MAX_BODY_BYTES = 64 * 1024
+MAX_SEED = 2**64 - 1
 MODEL_SUFFIXES = (".zip", ".pt")
 MATCH_END_KINDS = ("target", "rounds", "single_hand")  # RULES.md, "Scoring and matches"
 
@@ -139,22 +149,33 @@ class Players:
             spec = self.models().get(name) if isinstance(name, str) else None
             if spec is None:
                 offered = ", ".join(item["name"] for item in self.names())
-                raise Refused(400, f"unknown opponent {name!r}: use one of {offered}")
+                raise Refused(400, f"unknown opponent {excerpt(name)}: use one of {offered}")
             spec = str(spec)
         try:
             return load_policy(spec, seed=seed)
         except ValueError as error:  # PolicySpecError, SavedModelError
-            raise Refused(400, f"cannot load opponent {name!r}: {error}") from None
+            raise Refused(400, f"cannot load opponent {excerpt(name)}: {error}") from None
 
 
 # ---------------------------------------------------------------------- new games
 def _checked_int(body: dict, key: str, default, low: int, high: int):
+    """``body[key]`` (``default`` when absent): an integer from ``low`` to ``high``, or ``None`` where the
+    default is ``None`` (the seed: draw one)."""
     value = body.get(key, default)
-    if value is None:
+    if value is None and default is None:
         return None
     if isinstance(value, bool) or not isinstance(value, int) or not low <= value <= high:
-        raise Refused(400, f"{key}={value!r} is not allowed: use an integer from {low} to {high}")
+        raise Refused(400, f"{key}={excerpt(value)} is not allowed: use an integer from {low} to {high}")
     return value
+
+
+def _seed_as_number(body: dict) -> dict:
+    """The body with a seed given as a string of decimal digits turned into the integer (a page sends a
+    64-bit seed so: JavaScript numbers hold 53 bits exactly)."""
+    seed = body.get("seed")
+    if isinstance(seed, str) and seed.isascii() and seed.isdigit() and len(seed) <= len(str(MAX_SEED)):
+        return {**body, "seed": int(seed)}
+    return body
 
 
 def new_session(body, players: Players, session_id: str) -> GameSession:
@@ -163,7 +184,8 @@ def new_session(body, players: Players, session_id: str) -> GameSession:
         raise Refused(400, "the body must be a JSON object: {rules, seat, opponents, match, seed}")
     unknown = sorted(set(body) - {"rules", "seat", "opponents", "match", "seed"})
     if unknown:
-        raise Refused(400, f"unknown field(s) {', '.join(unknown)}: use rules, seat, opponents, match, seed")
+        raise Refused(400, f"unknown field(s) {', '.join(map(excerpt, unknown[:5]))}: use rules, seat, opponents, "
+                           "match, seed")
     opponents = body.get("opponents", ["greedy"])
     if not isinstance(opponents, list) or not opponents or not all(isinstance(o, str) for o in opponents):
         raise Refused(400, "opponents must be a non-empty list of names from GET /api/options")
@@ -184,10 +206,10 @@ def new_session(body, players: Players, session_id: str) -> GameSession:
                            "(one per other seat) or one to fill every other seat")
     match = body.get("match", False)
     if not isinstance(match, bool):
-        raise Refused(400, f"match={match!r} is not allowed: use true (a match) or false (one hand)")
-    seed = _checked_int(body, "seed", None, 0, 2**63 - 1)
-    if seed is None:
-        seed = int(np.random.SeedSequence().entropy % 1_000_000)
+        raise Refused(400, f"match={excerpt(match)} is not allowed: use true (a match) or false (one hand)")
+    seed = _checked_int(_seed_as_number(body), "seed", None, 0, MAX_SEED)
+    if seed is None:  # 64 random bits: no search over seeds from the cards in view finds the deal
+        seed = secrets.randbits(64)
     names = list(opponents)
     names.insert(seat, HUMAN)
     policies = {s: players.load(name, seed + s) for s, name in enumerate(names) if s != seat}
@@ -196,8 +218,15 @@ def new_session(body, players: Players, session_id: str) -> GameSession:
 
 # ---------------------------------------------------------------------- the app
 def create_app(games_dir: Path | str = "games", models_dir: Path | str | None = None, max_games: int = 64,
-               finished_ttl: float = 600.0, idle_ttl: float = 3600.0, clock=None) -> Starlette:
-    """The Starlette app: the page at ``/``, static files, and the API of the module docstring."""
+               finished_ttl: float = 600.0, idle_ttl: float = 3600.0, clock=None, host: str = "127.0.0.1",
+               port: int = 8000, allowed_hosts: tuple[str, ...] = ()) -> Starlette:
+    """The Starlette app: the page at ``/``, static files, and the API of the module docstring.
+
+    ``host`` and ``port`` are the address it is served at and ``allowed_hosts`` more names for it:
+    the ``Host`` header must name one of them (:class:`skipbo_web.guard.HostCheck`). Every request
+    passes :class:`skipbo_web.guard.RequestGuard` first. When the server stops, every game still
+    in play is saved in ``games_dir``.
+    """
     store_options = {"clock": clock} if clock is not None else {}
     store = SessionStore(Path(games_dir), max_games=max_games, finished_ttl=finished_ttl, idle_ttl=idle_ttl,
                          **store_options)
@@ -205,15 +234,14 @@ def create_app(games_dir: Path | str = "games", models_dir: Path | str | None = 
     folder = GamesFolder(Path(games_dir))
 
     async def read_body(request: Request):
-        data = await request.body()
-        if len(data) > MAX_BODY_BYTES:
-            raise Refused(413, f"the body is larger than {MAX_BODY_BYTES} bytes")
-        if not data.strip():
-            return {}
-        try:
-            return json.loads(data)
-        except (json.JSONDecodeError, UnicodeDecodeError) as error:
-            raise Refused(400, f"the body is not JSON ({error})") from None
+        """The JSON body, read a chunk at a time and refused (413) as soon as it passes the cap."""
+        chunks, size = [], 0
+        async for chunk in request.stream():
+            size += len(chunk)
+            if size > MAX_BODY_BYTES:
+                raise Refused(413, f"the body is larger than the {MAX_BODY_BYTES:,} bytes a request may send")
+            chunks.append(chunk)
+        return parsed_body(b"".join(chunks))
 
     async def index(request: Request) -> Response:
         return FileResponse(STATIC / "index.html")
@@ -290,7 +318,7 @@ def create_app(games_dir: Path | str = "games", models_dir: Path | str | None = 
         def work() -> dict:
             hands = folder.read(name)
             if not 1 <= hand_number <= len(hands):
-                raise ReplayError(400, f"hand {hand_number} is not in {name!r}: use 1 to {len(hands)}")
+                raise ReplayError(400, f"hand {hand_number} is not in {shown_name(name)}: use 1 to {len(hands)}")
             return position_after(hands[hand_number - 1], move)
         return JSONResponse(await run_in_threadpool(work))
 
@@ -305,10 +333,6 @@ def create_app(games_dir: Path | str = "games", models_dir: Path | str | None = 
     async def http_error(request: Request, error: HTTPException) -> Response:
         message = error.detail if error.status_code != 404 else f"no such page or endpoint: {request.url.path} (see GET /api)"
         return JSONResponse({"error": message}, status_code=error.status_code)
-
-    async def server_error(request: Request, error: Exception) -> Response:
-        return JSONResponse({"error": f"internal error ({type(error).__name__}); the game is unchanged"},
-                            status_code=500)
 
     game_path = "/api/games/{game_id}"
     routes = [
@@ -329,17 +353,39 @@ def create_app(games_dir: Path | str = "games", models_dir: Path | str | None = 
         Route("/api/replays/download", replay_download),
         Mount("/static", StaticFiles(directory=STATIC), name="static"),
     ]
-    app = Starlette(routes=routes, exception_handlers={
-        Refused: refused, ReplayError: refused, HTTPException: http_error, Exception: server_error})
+    @contextlib.asynccontextmanager
+    async def lifespan(app: Starlette):
+        yield
+        await run_in_threadpool(store.save_unfinished)
+
+    guard = Middleware(RequestGuard, hosts=HostCheck(host, port, allowed_hosts), max_body_bytes=MAX_BODY_BYTES)
+    app = Starlette(routes=routes, middleware=[guard], lifespan=lifespan, exception_handlers={
+        Refused: refused, ReplayError: refused, HTTPException: http_error})
     app.state.store = store
     return app
+
+
+def parsed_body(data: bytes):
+    """A request body as plain JSON (``{}`` when empty); 400 naming what is wrong with it."""
+    if not data.strip():
+        return {}
+    try:
+        body = json.loads(data)
+    except ValueError as error:  # not UTF-8, not JSON, or an integer of over 4,300 digits
+        raise Refused(400, f"the body is not JSON ({excerpt(str(error))})") from None
+    except RecursionError:
+        raise Refused(400, "the body is not JSON a game could use: it nests too deeply") from None
+    try:
+        check_plain_json(body, "the body")
+    except ValueError as error:
+        raise Refused(400, str(error)) from None
+    return body
 
 
 def _query_int(request: Request, key: str, default: int) -> int:
     text = request.query_params.get(key)
     if text is None:
         return default
-    try:
-        return int(text)
-    except ValueError:
-        raise Refused(400, f"{key}={text!r} is not an integer") from None
+    if not (text.isascii() and text.removeprefix("-").isdigit() and len(text) <= 18):
+        raise Refused(400, f"{key}={excerpt(text)} is not an integer (of at most 18 digits)")
+    return int(text)

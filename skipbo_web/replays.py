@@ -7,6 +7,10 @@ folder: ``..``, absolute paths, symlinks that point out, names that are not ``.j
 A file holds one or more hands, as ``skipbo replay`` reads them: a game record (``skipbo play``,
 ``skipbo serve``, ``skipbo evaluate --save-games``; extra keys allowed), a match file
 (``skipbo-match/1``: every finished hand, then the unfinished one if any), or a JSON list of records.
+Each file goes through exactly the checks of ``skipbo replay`` (:func:`skipbo_cli.replay.load_hands`:
+a regular file, UTF-8 JSON of bounded depth, the shapes of the records; ``Game.replay`` checks each
+deal), and one request replays at most :data:`MAX_HANDS` hands and :data:`MAX_ACTIONS` moves of a
+file of at most :data:`MAX_FILE_BYTES`, so no file costs more than about a second of CPU.
 """
 
 from __future__ import annotations
@@ -14,13 +18,22 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
+from skipbo_cli.replay import ReplayFileRefused, SavedHand, load_hands
 from skipbo_env import Game
-from skipbo_env.records import RECORD_FORMAT
-from skipbo_web.sessions import MATCH_FORMAT
 from skipbo_web.table import move_words, open_view
 
-MAX_FILE_BYTES = 32 * 2**20
+MAX_FILE_BYTES = 4 * 2**20
+"""The largest file the replay view reads (a long match file is a few hundred kilobytes)."""
+MAX_HANDS = 200
+MAX_ACTIONS = 20_000
+"""The most hands, and moves in all, one request replays: each costs a deal or a move of the engine."""
 MAX_LISTED = 2000
+MAX_NAME_LENGTH = 1024
+
+
+def shown_name(name: str) -> str:
+    """A file name as a message quotes it: whole up to 100 characters, else its start."""
+    return repr(name) if len(name) <= 100 else repr(name[:100]) + f" (and {len(name) - 100} more characters)"
 
 
 class ReplayError(ValueError):
@@ -65,80 +78,53 @@ class GamesFolder:
         """The file a name means, or :class:`ReplayError` (400 for a bad name, 404 for no such file)."""
         if not isinstance(name, str) or not name or "\x00" in name:
             raise ReplayError(400, "give the file as ?file=NAME, a name from GET /api/replays")
+        if len(name) > MAX_NAME_LENGTH:
+            raise ReplayError(400, f"file name {shown_name(name)} is longer than {MAX_NAME_LENGTH} characters: "
+                                   "use a name from GET /api/replays")
         relative = Path(name)
         if relative.is_absolute() or ".." in relative.parts or "\\" in name:
-            raise ReplayError(400, f"file {name!r} is not a name inside the games folder: use a name from GET /api/replays")
+            raise ReplayError(400, f"file {shown_name(name)} is not a name inside the games folder: use a name from GET /api/replays")
         root = self._root()
         path = root / relative
         if not self._inside(path, root):
-            raise ReplayError(400, f"file {name!r} leads outside the games folder: refused")
-        if path.suffix != ".json" or not path.resolve().is_file():
-            raise ReplayError(404, f"no saved game {name!r} in the games folder: use a name from GET /api/replays")
+            raise ReplayError(400, f"file {shown_name(name)} leads outside the games folder: refused")
+        try:
+            found = path.suffix == ".json" and path.resolve().is_file()
+        except OSError as error:  # a part of the name longer than the file system allows, say
+            raise ReplayError(400, f"file {shown_name(name)} cannot be a saved game ({error.strerror})") from None
+        if not found:
+            raise ReplayError(404, f"no saved game {shown_name(name)} in the games folder: use a name from GET /api/replays")
         return path.resolve()
 
-    def read(self, name) -> list[dict]:
-        """The hands of a file: ``{"record", "names", "final_state", "label", "human_seat"}`` each."""
+    def read(self, name) -> list[SavedHand]:
+        """The hands of a file, checked as ``skipbo replay`` checks them (:func:`skipbo_cli.replay.load_hands`),
+        within the caps of one request (module docstring)."""
         path = self.path_of(name)
         if path.stat().st_size > MAX_FILE_BYTES:
-            raise ReplayError(413, f"file {name!r} is larger than {MAX_FILE_BYTES // 2**20} MiB")
+            raise ReplayError(413, f"file {shown_name(name)} is larger than {MAX_FILE_BYTES // 2**20} MiB")
         try:
-            data = json.loads(path.read_text(encoding="utf-8"))
-        except (OSError, UnicodeDecodeError, json.JSONDecodeError) as error:
-            raise ReplayError(422, f"file {name!r} is not a JSON game file ({error})") from None
-        return hands_of(data, name)
+            return load_hands(str(path), shown=shown_name(name), max_bytes=MAX_FILE_BYTES, max_hands=MAX_HANDS,
+                              max_actions=MAX_ACTIONS)
+        except ReplayFileRefused as error:
+            raise ReplayError(422, str(error)) from None
 
 
-def hands_of(data, name: str) -> list[dict]:
-    """The hands a file's JSON holds, in order (module docstring)."""
-    if isinstance(data, list):
-        return [_hand(item, f"game {i + 1} of {len(data)}", name, None) for i, item in enumerate(data)]
-    if isinstance(data, dict) and data.get("format") == MATCH_FORMAT:
-        entries = [entry for entry in data.get("hands", []) if isinstance(entry, dict)]
-        current = data.get("current")
-        if isinstance(current, dict):
-            entries.append({**current, "unfinished": True})
-        hands = []
-        for number, entry in enumerate(entries, start=1):
-            label = f"hand {number}" + (" (left unfinished)" if entry.get("unfinished") else "")
-            hands.append(_hand(entry.get("record"), label, name, data, entry.get("final_state")))
-        return hands
-    return [_hand(data, "", name, data)]
-
-
-def _hand(record, label: str, name: str, container, final_state=None) -> dict:
-    if not isinstance(record, dict) or record.get("format") != RECORD_FORMAT:
-        found = record.get("format") if isinstance(record, dict) else type(record).__name__
-        raise ReplayError(422, f"file {name!r} holds {found!r}, not a game: the replay view reads game records "
-                               f"({RECORD_FORMAT}), match files ({MATCH_FORMAT}) and lists of game records")
-    source = container if isinstance(container, dict) else {}
-    agents = source.get("agents") or record.get("agents") or []
-    human = source.get("human_seat", record.get("human_seat"))
-    return {"record": record, "names": [str(a) for a in agents] if isinstance(agents, list) else [],
-            "final_state": final_state if final_state is not None else record.get("final_state"),
-            "label": label, "human_seat": human if isinstance(human, int) else None}
-
-
-def replayed(hand: dict) -> tuple[Game, list[int]]:
-    """The hand's starting position and its actions; :class:`ReplayError` if the record does not replay."""
-    record = hand["record"]
-    actions = record.get("actions")
-    if not isinstance(actions, list):
-        raise ReplayError(422, "the game record has no list of actions")
+def replayed(hand: SavedHand) -> tuple[Game, list[int]]:
+    """The hand's starting position and its actions; :class:`ReplayError` if the deal does not replay."""
     try:
-        game = Game.replay({**record, "actions": []})
-    except (ValueError, TypeError, KeyError) as error:
+        return hand.start(), hand.record["actions"]
+    except ValueError as error:
         raise ReplayError(422, f"the game record does not replay: {error}") from None
-    return game, actions
 
 
-def seat_names(hand: dict, num_players: int) -> list[str]:
-    names = hand["names"]
+def seat_names(hand: SavedHand, num_players: int) -> list[str]:
+    names = hand.names
     if len(names) != num_players:
         return [f"seat {seat}" for seat in range(num_players)]
     return [name if name != "human" else "person" for name in names]
 
 
-def hand_summary(hand: dict) -> dict:
+def hand_summary(hand: SavedHand) -> dict:
     """A hand's moves in words (who, what) and how it ended: the replay view's move list."""
     game, actions = replayed(hand)
     names = seat_names(hand, game.num_players)
@@ -151,23 +137,28 @@ def hand_summary(hand: dict) -> dict:
         except ValueError as error:
             raise ReplayError(422, f"move {index + 1} of the record does not replay: {error}") from None
         moves.append({"index": index + 1, "seat": seat, "who": names[seat], "turn": turn, "words": words})
-    return {"label": hand["label"], "names": names, "human_seat": hand["human_seat"], "num_moves": len(actions),
-            "seed": hand["record"].get("seed"), "moves": moves, "outcome": game.outcome,
+    return {"label": hand.label, "names": names, "human_seat": hand.human_seat, "num_moves": len(actions),
+            "seed": _seed_text(hand.record.get("seed")), "moves": moves, "outcome": game.outcome,
             "winners": list(game.winners), "rules": game.rules.to_dict(),
             "matches_saved": _matches_saved(game, hand)}
 
 
-def _matches_saved(game: Game, hand: dict) -> bool | None:
+def _seed_text(seed) -> str | None:
+    """The seed as a string of digits (a 64-bit seed is not exact as a JavaScript number)."""
+    return None if seed is None else str(seed)
+
+
+def _matches_saved(game: Game, hand: SavedHand) -> bool | None:
     """Whether the replay ends exactly as the file saved it (``None`` when it saved no ending)."""
-    if hand["final_state"] is not None:
-        return json.loads(json.dumps(game.to_dict())) == hand["final_state"]
-    record = hand["record"]
+    if hand.final_state is not None:
+        return json.loads(json.dumps(game.to_dict())) == hand.final_state
+    record = hand.record
     if "outcome" in record:
         return record["outcome"] == game.outcome and list(record.get("winners", [])) == list(game.winners)
     return None
 
 
-def position_after(hand: dict, moves: int) -> dict:
+def position_after(hand: SavedHand, moves: int) -> dict:
     """The open table after the first ``moves`` moves of the hand."""
     game, actions = replayed(hand)
     if isinstance(moves, bool) or not isinstance(moves, int) or not 0 <= moves <= len(actions):

@@ -7,7 +7,7 @@ the person's last play of the current turn by replaying the game record without 
 past a play that showed a new card (a play from a stockpile turns one up; a play that empties the
 hand draws five), nor past a discard, which ends the turn.
 
-When a game ends, is left (``quit``) or expires, it is saved in the games folder in the format of
+When a game ends, is left (``quit``), expires, or the server stops, it is saved in the games folder in the format of
 ``skipbo play`` (one hand: the game record plus ``agents``, ``human_seat`` and ``final_state``; a
 match: ``skipbo-match/1``), so ``skipbo replay`` and the replay view read it. Before that the record
 is never sent: it holds the seed, from which every hidden card follows.
@@ -21,9 +21,8 @@ refused (503) when every held game is still in play.
 from __future__ import annotations
 
 import json
-import os
+import logging
 import secrets
-import tempfile
 import threading
 import time
 from pathlib import Path
@@ -32,12 +31,15 @@ from typing import Callable
 import numpy as np
 
 from skipbo_env import Game, IllegalActionError, Match, Rules, observe
+from skipbo_env.files import write_text_atomically
+from skipbo_env.validation import excerpt
 from skipbo_web.table import action_from_move, move_of_action, move_words, seat_view
 
 MATCH_FORMAT = "skipbo-match/1"
 HUMAN = "human"
 LOG_LENGTH = 60
 PLAYING, HAND_OVER, OVER = "playing", "hand_over", "over"
+LOG = logging.getLogger("skipbo_web")
 
 
 class Refused(Exception):
@@ -193,6 +195,11 @@ class GameSession:
         if not self.is_over:
             self._end("expired")
 
+    def stop(self) -> None:
+        """The server stops: the game ends where it is (and is saved unfinished)."""
+        if not self.is_over:
+            self._end("server stopped")
+
     def _check_playing(self) -> None:
         if self.status == HAND_OVER:
             raise Refused(409, "the hand is over: POST continue to deal the next one")
@@ -273,20 +280,11 @@ class GameSession:
         return data
 
     def save(self, folder: Path) -> Path:
-        """Write the game into ``folder`` atomically (a temporary file, then a rename)."""
+        """Write the game into ``folder`` atomically (``skipbo_env.files.write_text_atomically``)."""
         if self.saved_path is None:
             stamp = time.strftime("%Y%m%d-%H%M%S")
             self.saved_path = folder / f"web-{stamp}-seed{self.seed}-{self.id[:6]}.json"
-        folder.mkdir(parents=True, exist_ok=True)
-        handle, temporary = tempfile.mkstemp(dir=folder, prefix=".saving-", suffix=".json")
-        try:
-            with os.fdopen(handle, "w", encoding="utf-8") as out:
-                json.dump(self.saved_data(), out)
-                out.write("\n")
-            os.replace(temporary, self.saved_path)
-        except BaseException:
-            Path(temporary).unlink(missing_ok=True)
-            raise
+        write_text_atomically(self.saved_path, json.dumps(self.saved_data()) + "\n")
         return self.saved_path
 
 
@@ -360,7 +358,7 @@ class SessionStore:
         with self._lock:
             session = self._sessions.get(session_id)
             if session is None:
-                raise Refused(404, f"no game {session_id!r} in play here (it ended and expired, or never existed): "
+                raise Refused(404, f"no game {excerpt(session_id)} in play here (it ended and expired, or never existed): "
                                    "start a new one with POST /api/games")
             self._last_used[session_id] = self.clock()
         return session
@@ -385,6 +383,24 @@ class SessionStore:
                 if not session.is_over:
                     session.expire()
                     session.save(self.games_dir)
+
+    def save_unfinished(self) -> list[Path]:
+        """Save every game still in play, ended as "server stopped" (the server calls this as it stops); a
+        game that cannot be written is one line in the log, and the others are saved all the same."""
+        with self._lock:
+            sessions = [session for session in self._sessions.values() if session is not None]
+        saved = []
+        for session in sessions:
+            with session.lock:
+                if session.is_over and session.saved_path is not None:
+                    continue
+                session.stop()
+                try:
+                    saved.append(session.save(self.games_dir))
+                except OSError as error:
+                    LOG.error("skipbo serve: game %s not saved in %s: %s", session.id, self.games_dir,
+                              error.strerror or error)
+        return saved
 
     def _evict_one_finished(self) -> None:
         """Make room by dropping the longest-unused finished game (it is saved already)."""

@@ -7,11 +7,13 @@ const WILD = 13;
 const $ = (id) => document.getElementById(id);
 
 // ------------------------------------------------------------------ the API
+// Every POST carries a JSON body ({} when there is nothing to say): the server takes state-changing
+// requests only as application/json from this page's own origin.
 async function api(method, path, body) {
   const options = { method, headers: {} };
-  if (body !== undefined) {
+  if (method !== "GET") {
     options.headers["Content-Type"] = "application/json";
-    options.body = JSON.stringify(body);
+    options.body = JSON.stringify(body === undefined ? {} : body);
   }
   const response = await fetch(path, options);
   let data = null;
@@ -346,7 +348,8 @@ $("setup-form").addEventListener("submit", async (event) => {
     opponents: [...document.querySelectorAll("#opponents select")].map((s) => s.value),
     match: $("mode").value === "match",
   };
-  if ($("seed").value.trim() !== "") body.seed = Number($("seed").value);
+  // the digits as typed: a 64-bit seed is not exact as a JavaScript number
+  if ($("seed").value.trim() !== "") body.seed = $("seed").value.trim();
   $("start").disabled = true;
   try {
     const state = await api("POST", "/api/games", body);

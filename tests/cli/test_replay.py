@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import io
 import json
+import os
 from pathlib import Path
 
 import numpy as np
@@ -114,16 +115,42 @@ def test_evaluate_style_records_and_lists_of_records_replay(tmp_path, capsys):
     assert "game 1 of 2" not in capsys.readouterr().out
 
 
-def test_a_file_that_is_not_a_game_is_refused_with_why(tmp_path):
-    with pytest.raises(SystemExit, match="holds 'skipbo-state/1', not a game"):
-        main(["replay", _write(tmp_path / "s.json", position())])
+def _refused(argv: list[str], capsys) -> str:
+    """The one line ``skipbo replay`` prints for refused input (it exits 2, as every command does)."""
+    assert main(argv) == 2
+    err = capsys.readouterr().err
+    assert err.startswith("skipbo replay: error: ") and len(err.strip().splitlines()) == 1, err
+    return err
+
+
+def test_a_file_that_is_not_a_game_is_refused_with_why_and_exit_status_2(tmp_path, capsys):
+    assert "holds 'skipbo-state/1', not a game" in _refused(["replay", _write(tmp_path / "s.json", position())], capsys)
     (tmp_path / "bad.json").write_text("{not json")
-    with pytest.raises(SystemExit, match="is not JSON"):
-        main(["replay", str(tmp_path / "bad.json")])
-    with pytest.raises(SystemExit, match="cannot read"):
-        main(["replay", str(tmp_path / "missing.json")])
-    with pytest.raises(SystemExit, match="--hand 3: .* holds hands 1 to 1"):
-        main(["replay", _write(tmp_path / "g.json", _random_game(8).record()), "--hand", "3"])
+    assert "is not JSON" in _refused(["replay", str(tmp_path / "bad.json")], capsys)
+    assert "cannot read" in _refused(["replay", str(tmp_path / "missing.json")], capsys)
+    path = _write(tmp_path / "g.json", _random_game(8).record())
+    assert "--hand 3: " in _refused(["replay", path, "--hand", "3"], capsys)
+    assert "holds hands 1 to 1" in _refused(["replay", path, "--hand", "3"], capsys)
+
+
+def test_a_fifo_or_a_folder_is_refused_without_blocking(tmp_path, capsys):
+    fifo = tmp_path / "game.json"
+    os.mkfifo(fifo)
+    assert "is not a regular file" in _refused(["replay", str(fifo)], capsys)
+    assert "is a directory" in _refused(["replay", str(tmp_path)], capsys)
+
+
+def test_a_file_nested_deeper_than_any_game_is_refused(tmp_path, capsys):
+    record = _random_game(8).record()
+    deep = {**record, "agents": [[[[[[[[[[[[[[[[[["x"]]]]]]]]]]]]]]]]]]}
+    assert "nests deeper than" in _refused(["replay", _write(tmp_path / "g.json", deep)], capsys)
+    (tmp_path / "huge-seed.json").write_text(json.dumps(record).replace('"seed": 8', '"seed": ' + "9" * 5000))
+    assert "huge-seed.json" in _refused(["replay", str(tmp_path / "huge-seed.json")], capsys)
+
+
+def test_a_deal_that_does_not_replay_is_refused_with_exit_status_2(tmp_path, capsys):
+    record = {**_random_game(8).record(), "dealer": 9}
+    assert "dealer" in _refused(["replay", _write(tmp_path / "g.json", record), "--all"], capsys)
 
 
 def test_b_steps_back_and_g_jumps_to_a_move(tmp_path, capsys, monkeypatch):
@@ -172,10 +199,10 @@ def test_png_draws_the_table_after_the_chosen_move(tmp_path, capsys):
     assert final.read_bytes() == png_bytes(game)
 
 
-def test_png_refuses_a_move_the_hand_does_not_have(tmp_path):
+def test_png_refuses_a_move_the_hand_does_not_have(tmp_path, capsys):
     game = _random_game(6)
     path = _write(tmp_path / "g.json", game.record())
     total = len(game.record()["actions"])
-    with pytest.raises(SystemExit, match=f"--move {total + 1}: this hand has moves 0 to {total}"):
-        main(["replay", path, "--png", str(tmp_path / "t.png"), "--move", str(total + 1)])
+    err = _refused(["replay", path, "--png", str(tmp_path / "t.png"), "--move", str(total + 1)], capsys)
+    assert f"--move {total + 1}: this hand has moves 0 to {total}" in err
     assert not (tmp_path / "t.png").exists()

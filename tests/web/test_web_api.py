@@ -23,6 +23,7 @@ from skipbo_web.app import create_app  # noqa: E402
 from skipbo_cli.main import main  # noqa: E402
 
 SHORT = {"stock_size": 3}
+BASE = "http://127.0.0.1:8000"  # the address create_app serves by default (its Host check holds)
 PRETRAINED = Path(__file__).resolve().parents[2] / "agents" / "pretrained" / "skipbo-2p.zip"
 
 
@@ -43,7 +44,7 @@ def games(tmp_path) -> Path:
 
 @pytest.fixture()
 def client(games) -> TestClient:
-    return TestClient(create_app(games_dir=games))
+    return TestClient(create_app(games_dir=games), base_url=BASE)
 
 
 def _new(client, **body) -> dict:
@@ -54,7 +55,7 @@ def _new(client, **body) -> dict:
 
 def _to_my_turn(client, state: dict) -> dict:
     while state["waiting_for"] == "opponent":
-        state = client.post(f"/api/games/{state['id']}/advance").json()
+        state = client.post(f"/api/games/{state['id']}/advance", json={}).json()
     return state
 
 
@@ -145,7 +146,7 @@ def test_an_action_id_outside_the_range_is_refused_by_the_engine(client):
     ({"match": "yes"}, "match='yes'"),
     ({"seed": -1}, "seed=-1"),
     ({"rules": {"num_players": 4}, "opponents": ["greedy", "random"]}, "2 opponents for 4 players"),
-    ({"colour": "red"}, "unknown field(s) colour"),
+    ({"colour": "red"}, "unknown field(s) 'colour'"),
 ])
 def test_a_bad_new_game_gets_400_with_a_message(client, body, words):
     assert words in _error(client.post("/api/games", json={"rules": SHORT, "opponents": ["greedy"], **body}), 400)
@@ -159,7 +160,7 @@ def test_an_unknown_game_or_endpoint_gets_404_json(client):
 
 def test_moves_out_of_turn_are_409(client):
     state = _to_my_turn(client, _new(client, seed=5))
-    assert "your turn" in _error(client.post(f"/api/games/{state['id']}/advance"), 409)
+    assert "your turn" in _error(client.post(f"/api/games/{state['id']}/advance", json={}), 409)
     discard = next(m for m in state["legal"] if m["move"].get("to") == "discard")
     state = client.post(f"/api/games/{state['id']}/act", json={"move": discard["move"]}).json()
     assert state["waiting_for"] == "opponent"
@@ -174,10 +175,10 @@ def test_undo_takes_back_a_hand_play_but_never_a_stockpile_play(client):
         if hand_play and len(state["seats"][0]["hand"]) > 1:
             break
     game = state["id"]
-    assert "no play of yours" in _error(client.post(f"/api/games/{game}/undo"), 409)
+    assert "no play of yours" in _error(client.post(f"/api/games/{game}/undo", json={}), 409)
     after = client.post(f"/api/games/{game}/act", json={"action": hand_play["id"]}).json()
     assert after["can_undo"] and len(after["seats"][0]["hand"]) == len(state["seats"][0]["hand"]) - 1
-    back = client.post(f"/api/games/{game}/undo").json()
+    back = client.post(f"/api/games/{game}/undo", json={}).json()
     assert back["seats"][0]["hand"] == state["seats"][0]["hand"] and back["building"] == state["building"]
     assert back["legal"] == state["legal"] and not back["can_undo"]
     for seed in range(60):
@@ -187,7 +188,7 @@ def test_undo_takes_back_a_hand_play_but_never_a_stockpile_play(client):
             break
     after = client.post(f"/api/games/{state['id']}/act", json={"action": stock_play["id"]}).json()
     assert after["waiting_for"] == "you" and not after["can_undo"]
-    assert "turned up a new stockpile card" in _error(client.post(f"/api/games/{state['id']}/undo"), 409)
+    assert "turned up a new stockpile card" in _error(client.post(f"/api/games/{state['id']}/undo", json={}), 409)
 
 
 def test_a_match_shows_the_score_sheet_and_waits_between_hands(client, games):
@@ -196,7 +197,7 @@ def test_a_match_shows_the_score_sheet_and_waits_between_hands(client, games):
     assert state["status"] == "hand_over" and state["waiting_for"] == "continue"
     assert len(state["match"]["sheet"]) == 1 and state["outcome"] is not None
     assert "POST continue" in _error(client.post(f"/api/games/{state['id']}/act", json={"action": 0}), 409)
-    state = client.post(f"/api/games/{state['id']}/continue").json()
+    state = client.post(f"/api/games/{state['id']}/continue", json={}).json()
     assert state["status"] == "playing" and state["turn"] == 1
     state = _play_out(client, state)
     assert state["status"] == "over" and state["match"]["is_over"] and len(state["match"]["sheet"]) == 2
@@ -209,7 +210,7 @@ def test_a_match_shows_the_score_sheet_and_waits_between_hands(client, games):
 
 def test_quitting_saves_the_unfinished_game(client, games):
     state = _to_my_turn(client, _new(client, seed=5))
-    state = client.post(f"/api/games/{state['id']}/quit").json()
+    state = client.post(f"/api/games/{state['id']}/quit", json={}).json()
     assert state["status"] == "over" and state["ending"] == "quit"
     saved = json.loads((games / state["saved_as"]).read_text())
     assert "outcome" not in saved["final_state"]
@@ -232,7 +233,7 @@ def test_models_are_offered_by_name_and_only_from_inside_the_models_folder(tmp_p
     outside = tmp_path / "outside.zip"
     shutil.copy(PRETRAINED, outside)
     os.symlink(outside, models / "escape.zip")
-    client = TestClient(create_app(games_dir=games, models_dir=models))
+    client = TestClient(create_app(games_dir=games, models_dir=models), base_url=BASE)
     offered = {o["name"]: o["kind"] for o in client.get("/api/options").json()["opponents"]}
     assert offered.get("runs/mine.zip") == "model" and "escape.zip" not in offered
     state = _new(client, seed=1, opponents=["runs/mine.zip"])
@@ -299,26 +300,26 @@ def test_a_file_that_is_not_a_game_gets_422(client, games):
     (games / "notes.json").write_text('{"hello": 1}')
     (games / "broken.json").write_text("{")
     assert "not a game" in _error(client.get("/api/replays/file", params={"file": "notes.json"}), 422)
-    assert "not a JSON" in _error(client.get("/api/replays/file", params={"file": "broken.json"}), 422)
+    assert "is not JSON" in _error(client.get("/api/replays/file", params={"file": "broken.json"}), 422)
     assert _error(client.get("/api/replays/file", params={"file": "missing.json"}), 404)
 
 
 # ---------------------------------------------------------------------- limits
 def test_the_game_cap_holds_under_load(games):
-    client = TestClient(create_app(games_dir=games, max_games=3))
+    client = TestClient(create_app(games_dir=games, max_games=3), base_url=BASE)
     with ThreadPoolExecutor(max_workers=8) as pool:
         answers = list(pool.map(lambda _: client.post("/api/games", json={"rules": SHORT}), range(12)))
     assert sorted(a.status_code for a in answers) == [201] * 3 + [503] * 9
     assert "holds 3 games already" in answers[[a.status_code for a in answers].index(503)].json()["error"]
     first = next(a.json()["id"] for a in answers if a.status_code == 201)
-    client.post(f"/api/games/{first}/quit")
+    client.post(f"/api/games/{first}/quit", json={})
     assert client.post("/api/games", json={"rules": SHORT}).status_code == 201  # a finished game makes room
     assert client.get(f"/api/games/{first}").status_code == 404
 
 
 def test_idle_and_finished_games_expire(games):
     clock = Clock()
-    client = TestClient(create_app(games_dir=games, idle_ttl=100, finished_ttl=10, clock=clock))
+    client = TestClient(create_app(games_dir=games, idle_ttl=100, finished_ttl=10, clock=clock), base_url=BASE)
     idle = _to_my_turn(client, _new(client, seed=5))
     done = _play_out(client, _new(client, seed=5))
     clock.now += 11
@@ -331,12 +332,15 @@ def test_idle_and_finished_games_expire(games):
 
 
 # ---------------------------------------------------------------------- the command
-def test_skipbo_serve_listens_on_this_machine_only_by_default_and_refuses_a_missing_models_folder(tmp_path):
+def test_skipbo_serve_listens_on_this_machine_only_by_default_and_refuses_bad_flags_with_exit_status_2(tmp_path, capsys):
     from skipbo_cli.main import build_parser
 
     args = build_parser("serve").parse_args(["serve"])
     assert (args.host, args.port, args.games, args.models) == ("127.0.0.1", 8000, "games", None)
-    with pytest.raises(SystemExit, match="--models .*no such folder"):
-        main(["serve", "--models", str(tmp_path / "nowhere")])
-    with pytest.raises(SystemExit, match="--max-games 0"):
-        main(["serve", "--max-games", "0"])
+    assert main(["serve", "--models", str(tmp_path / "nowhere")]) == 2
+    assert "--models" in capsys.readouterr().err
+    for flags, words in ((["--max-games", "0"], "--max-games 0"),
+                         (["--allowed-host", "evil.test:80"], "without a port")):
+        assert main(["serve", *flags]) == 2
+        err = capsys.readouterr().err
+        assert err.startswith("skipbo serve: error: ") and words in err and len(err.splitlines()) == 1
