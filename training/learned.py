@@ -47,7 +47,7 @@ from skipbo_env.vector.layout import RUNNING
 from training.checkpoint import RESULTS, CheckpointError, RunFolder, check_step
 from training.config import PAST, SELF, ConfigError, TrainConfig
 from training.state_checks import (COUNT, MAPPING, SECONDS, finite_numbers, generator_state, list_of, optional,
-                                   read_state, record)
+                                   read_json_object, read_state, record)
 from training.trainer import TrainResult, _clock, print_results_table
 
 FIXED = PARAMETERS.index("stock_cards")
@@ -235,8 +235,16 @@ class SNESTrainer:
         return state
 
     def finished(self, state: dict) -> bool:
-        """Whether the run ended: its final evaluation in the state and its weights file written."""
-        return state["evaluation"] is not None and (self.folder.path / MODEL_FILE).is_file()
+        """Whether the run ended: its final evaluation in the state and the weights file of that state's mean
+        written (a kill after the final checkpoint leaves the weights file of an earlier end, or none)."""
+        if state["evaluation"] is None:
+            return False
+        try:
+            written = read_json_object(self.folder.path / MODEL_FILE)
+        except CheckpointError:
+            return False
+        return written.get("generation") == state["generation"] and written.get("parameters") == parameter_dict(
+            state["mu"])
 
     def budget_left(self, state: dict, deadline: float) -> bool:
         generations = self.settings.generations

@@ -98,10 +98,10 @@ LIST = Field("a list", lambda value: isinstance(value, list))
 def finite_numbers(length: int | None = None, minimum: float | None = None, maximum: float | None = None) -> Field:
     """A list of finite numbers, of ``length`` items when given, each from ``minimum`` to ``maximum``."""
     words = "a list of " + (f"{length} " if length is not None else "") + "finite numbers"
-    if minimum is not None:
-        words += f" >= {minimum:g}"
-    if maximum is not None:
-        words += f" <= {maximum:g}"
+    if minimum is not None and maximum is not None:
+        words += f" from {minimum:g} to {maximum:g}"
+    elif minimum is not None or maximum is not None:
+        words += f" >= {minimum:g}" if minimum is not None else f" <= {maximum:g}"
 
     def accepts(value) -> bool:
         return (isinstance(value, list) and (length is None or len(value) == length)
