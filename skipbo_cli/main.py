@@ -9,10 +9,8 @@ Bad input never ends in a traceback: a flag value that fails its check (``skipbo
 and every error the project raises for what it was given (``ValueError`` and its kinds:
 ``SavedModelError``, ``PolicySpecError``, ``ConfigError``, the refusals of ``Rules`` and of
 ``Game.replay``; ``OSError`` for a path) end the command with one line,
-``skipbo COMMAND: error: MESSAGE``, and exit status 2. A subcommand that stops with a message of its
-own (``SystemExit("skipbo serve: error: ...")``) exits 2 as well: every refusal of input is status 2.
-Set ``SKIPBO_TRACEBACK=1`` to see the traceback behind such a line instead. The other statuses:
-0 done, 1 a tournament stopped because an agent failed while playing (``skipbo evaluate``: the
+``skipbo COMMAND: error: MESSAGE``, and exit status 2. Set ``SKIPBO_TRACEBACK=1`` to see the
+traceback behind such a line instead. The other statuses: 0 done, 1 a tournament stopped because an agent failed while playing (``skipbo evaluate``: the
 games before it are reported), 130 interrupted (Ctrl-C).
 """
 
@@ -80,11 +78,6 @@ def main(argv: list[str] | None = None) -> int:
     except KeyboardInterrupt:
         print("\ninterrupted", file=sys.stderr)
         return 130
-    except SystemExit as stop:
-        if not isinstance(stop.code, str):
-            raise
-        print(one_line(stop.code), file=sys.stderr)  # the interpreter would print it and exit 1
-        return USAGE_ERROR
     except USER_ERRORS as error:
         if os.environ.get("SKIPBO_TRACEBACK"):
             raise

@@ -151,8 +151,6 @@ def test_import_sb3_refuses_to_replace_an_existing_model_unless_overwrite(tmp_pa
     (["train", "{tmp}/none.yaml"], "does not exist"),
     (["train", "--resume", "{tmp}"], "not a run folder"),
     (["import-sb3", "{tmp}/none.zip", "{tmp}/out.zip"], "no model file"),
-    (["serve", "--port", "99999"], "use 0 to 65535"),
-    (["serve", "--max-games", "0"], "use an integer >= 1"),
 ], ids=lambda value: " ".join(value) if isinstance(value, list) else None)
 def test_bad_input_to_every_command_exits_2_with_one_line(argv, words, tmp_path, capsys, monkeypatch):
     monkeypatch.setattr("sys.stdin", open(os.devnull))
