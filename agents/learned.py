@@ -15,6 +15,7 @@ the same decisions (tests/agents/test_learned.py).
 from __future__ import annotations
 
 import json
+import math
 import os
 
 import numpy as np
@@ -22,6 +23,7 @@ import numpy as np
 from agents.expert import ExpertBot, _ExpertTurn, _Rival
 from agents.planner import STOCK, opponents_in_turn_order
 from skipbo_env.cards import HAND_SIZE, WILD
+from skipbo_env.files import FileRefused, read_file_text
 
 NAME = "learned"
 
@@ -56,6 +58,8 @@ NUM_PARAMETERS = len(PARAMETERS)
 
 WEIGHTS_FILE = os.path.join(os.path.dirname(__file__), "pretrained", "learned-2p.json")
 """The shipped parameters: ``{"parameters": {name: weight, ...}, ...}`` (see :func:`read_parameters`)."""
+MAX_WEIGHTS_BYTES = 2**20
+"""The largest weights file read (the shipped ones are about 2 KB)."""
 PRETRAINED_WEIGHTS = {"pretrained-2p": WEIGHTS_FILE,
                       "pretrained-4p": os.path.join(os.path.dirname(__file__), "pretrained", "learned-4p.json")}
 """The shipped models by name (``agents.load_policy("pretrained-2p")``): the learned bot with these weights,
@@ -71,19 +75,36 @@ def parameter_vector(weights: dict) -> np.ndarray:
         raise ValueError(f"learned weights: unknown {unknown}, missing {missing}; the parameters are "
                          f"{', '.join(PARAMETERS)}")
     values = [weights[name] for name in PARAMETERS]
-    if not all(isinstance(v, (int, float)) and not isinstance(v, bool) and np.isfinite(v) for v in values):
+    if not all(_is_finite_number(value) for value in values):
         raise ValueError("learned weights: every weight must be a finite number")
     return np.array(values, dtype=np.float64)
 
 
+def _is_finite_number(value) -> bool:
+    if isinstance(value, bool) or not isinstance(value, (int, float)):
+        return False
+    try:
+        return math.isfinite(float(value))
+    except OverflowError:  # an integer beyond the floats
+        return False
+
+
 def read_parameters(path: str = WEIGHTS_FILE) -> np.ndarray:
     """The parameter vector of a weights file (JSON: ``{"parameters": {name: weight}}``); ``ValueError`` with
-    the reason for a file that is not one."""
+    the reason for a file that is not one. ``path`` is a path (a number is refused: it is not a file
+    descriptor), read as a regular file of at most :data:`MAX_WEIGHTS_BYTES` (a FIFO or a device is refused
+    before it is opened)."""
+    if isinstance(path, int) and not isinstance(path, bool):
+        raise ValueError(f"learned weights {path!r} is not a file path: give the path of a weights file "
+                         f"(./{path} for a file named {path})")
     try:
-        with open(path, encoding="utf-8") as file:
-            data = json.load(file)
-    except (OSError, json.JSONDecodeError) as error:
-        raise ValueError(f"learned weights {path!r} cannot be read: {error}") from None
+        data = json.loads(read_file_text(path, max_bytes=MAX_WEIGHTS_BYTES, what="learned weights"))
+    except FileRefused:
+        raise
+    except RecursionError:
+        raise ValueError(f"learned weights {path!r} cannot be read: its JSON is nested too deeply") from None
+    except ValueError as error:  # JSONDecodeError, and a number of more digits than Python converts
+        raise ValueError(f"learned weights {path!r} cannot be read: {' '.join(str(error).split())[:200]}") from None
     if not isinstance(data, dict) or not isinstance(data.get("parameters"), dict):
         raise ValueError(f"learned weights {path!r}: expected a JSON object with a 'parameters' object")
     return parameter_vector(data["parameters"])

@@ -140,8 +140,8 @@ def _parse_value(text: str):
 def _load_saved_model(path: str):
     if not os.path.exists(path):
         raise PolicySpecError(f"saved model {path!r} does not exist (no such file)")
-    if not os.path.isfile(path):
-        raise PolicySpecError(f"saved model {path!r} is not a file (a folder?): give a model .zip or .pt file")
+    if os.path.isdir(path):
+        raise PolicySpecError(f"saved model {path!r} is not a file (a folder): give a model .zip or .pt file")
     try:
         saved_model = importlib.import_module("agents.saved_model")
     except ModuleNotFoundError as error:

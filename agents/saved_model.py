@@ -13,7 +13,8 @@ only, so a file from a stranger cannot run code. A model trained on an earlier o
 (``skipbo_env.encoding.EARLIER_OBS_SIZES``, each a prefix of the current vector) loads and reads
 that prefix. A file that is not a model, a model for another observation size, or a
 Stable-Baselines3 archive (whose ``data`` entry is cloudpickled) is refused with
-:class:`SavedModelError` saying why, and so is every damaged or hostile file: a file or zip
+:class:`SavedModelError` saying why, and so is every damaged or hostile file: a path that is not a
+regular file (a FIFO or a device is refused before it is opened; a number is not a path), a file or zip
 member larger than :data:`MAX_MODEL_BYTES` (checked against the zip directory's declared sizes
 before reading, and again while reading in bounded chunks), an encrypted member or one
 compressed other than stored or deflated, corrupt bytes, deeply nested metadata, and weights
@@ -24,6 +25,7 @@ from __future__ import annotations
 
 import io
 import json
+import os
 import struct
 import zipfile
 import zlib
@@ -33,7 +35,7 @@ import numpy as np
 
 from agents.network import ACTIVATIONS, NetworkPolicy, parameter_shapes
 from skipbo_env.actions import NUM_ACTIONS
-from skipbo_env.files import write_bytes_atomically
+from skipbo_env.files import FileRefused, read_file_bytes, write_bytes_atomically
 
 MODEL_FORMAT = "skipbo-model/1"
 METADATA_ENTRY = "skipbo-model.json"
@@ -98,20 +100,17 @@ def load_saved_policy(path: str | Path, deterministic: bool = True, seed: int | 
 
 def read_model(path: str | Path) -> tuple[dict, dict]:
     """``(tensors, metadata)`` of a model file, checked against the current observation size."""
-    path = Path(path)
-    if not path.is_file():
-        raise SavedModelError(f"no model file at {str(path)!r}")
+    data = read_model_bytes(path)
     name = str(path)
-    data = _read_file(path, name)
-    if not _is_zip(data):
+    if not is_zip(data):
         raise SavedModelError(f"{name} is not a skipbo model file: it is neither a model .zip nor a torch tensor file")
     try:
         with zipfile.ZipFile(io.BytesIO(data)) as archive:
             entries = set(archive.namelist())
             if METADATA_ENTRY in entries:
-                metadata = _parse_metadata(_read_member(archive, METADATA_ENTRY, MAX_METADATA_BYTES, name), name)
-                weights = _read_member(archive, WEIGHTS_ENTRY, MAX_MODEL_BYTES, name) if WEIGHTS_ENTRY in entries else None
-                return _checked(_load_tensors(weights, name), metadata, name)
+                metadata = _parse_metadata(read_zip_member(archive, METADATA_ENTRY, MAX_METADATA_BYTES, name), name)
+                weights = read_zip_member(archive, WEIGHTS_ENTRY, MAX_MODEL_BYTES, name) if WEIGHTS_ENTRY in entries else None
+                return _checked(load_tensor_bytes(weights, name), metadata, name)
     except SavedModelError:
         raise
     except DAMAGED_ZIP as error:
@@ -122,7 +121,7 @@ def read_model(path: str | Path) -> tuple[dict, dict]:
             "it is not loaded. Use the model.zip that `skipbo train` exports into the run folder, or convert "
             f"it (tensors and plain JSON only) with: skipbo import-sb3 {name} OUT.zip"
         )
-    payload = _load_tensors(data, name)
+    payload = load_tensor_bytes(data, name)
     if not isinstance(payload, dict) or not isinstance(payload.get("format"), str) \
             or payload["format"] != MODEL_FORMAT:
         raise SavedModelError(f"{name} is not a skipbo model file (no {MODEL_FORMAT!r} record in it)")
@@ -130,22 +129,20 @@ def read_model(path: str | Path) -> tuple[dict, dict]:
     return _checked(payload.get("state_dict"), metadata, name)
 
 
-def _read_file(path: Path, name: str) -> bytes:
-    """The file's bytes, refused when larger than :data:`MAX_MODEL_BYTES` (never read past it)."""
+def read_model_bytes(path) -> bytes:
+    """The bytes of a model file: a path (never a file descriptor) to a regular file (never a FIFO or a
+    device) of at most :data:`MAX_MODEL_BYTES` (never read past it); ``SavedModelError`` otherwise."""
+    if isinstance(path, int) and not isinstance(path, bool):
+        raise SavedModelError(f"no model file at {path!r}: give a path (a number is not a file)")
+    if not isinstance(path, (str, os.PathLike)) or not os.path.exists(path):
+        raise SavedModelError(f"no model file at {str(path)!r}")
     try:
-        if path.stat().st_size > MAX_MODEL_BYTES:
-            raise SavedModelError(f"{name} is {path.stat().st_size:,} bytes, more than a model file may be "
-                                  f"({MAX_MODEL_BYTES:,} bytes)")
-        with path.open("rb") as stream:
-            data = stream.read(MAX_MODEL_BYTES + 1)
-    except OSError as error:
-        raise SavedModelError(f"cannot read {name}: {error.strerror or error}") from None
-    if len(data) > MAX_MODEL_BYTES:
-        raise SavedModelError(f"{name} is more than a model file may be ({MAX_MODEL_BYTES:,} bytes)")
-    return data
+        return read_file_bytes(path, max_bytes=MAX_MODEL_BYTES, what="model file")
+    except FileRefused as error:
+        raise SavedModelError(str(error)) from None
 
 
-def _read_member(archive: zipfile.ZipFile, entry: str, limit: int, name: str) -> bytes:
+def read_zip_member(archive: zipfile.ZipFile, entry: str, limit: int, name: str) -> bytes:
     """One member of a model zip, checked before reading (encryption, method, declared size) and
     read in chunks that stop at ``limit`` whatever the header says."""
     info = archive.getinfo(entry)
@@ -167,11 +164,11 @@ def _read_member(archive: zipfile.ZipFile, entry: str, limit: int, name: str) ->
     return b"".join(chunks)
 
 
-def _is_zip(data: bytes) -> bool:
+def is_zip(data: bytes) -> bool:
     return data[:4] == b"PK\x03\x04" and zipfile.is_zipfile(io.BytesIO(data))
 
 
-def _load_tensors(data: bytes | None, name: str):
+def load_tensor_bytes(data: bytes | None, name: str):
     import pickle
     import warnings
 

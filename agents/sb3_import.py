@@ -23,8 +23,8 @@ import re
 import zipfile
 from pathlib import Path
 
-from agents.saved_model import (DAMAGED_ZIP, MAX_MODEL_BYTES, SavedModelError, _is_zip,
-                                _load_tensors, _read_file, _read_member)
+from agents.saved_model import (DAMAGED_ZIP, MAX_MODEL_BYTES, SavedModelError, is_zip, load_tensor_bytes,
+                                read_model_bytes, read_zip_member)
 from skipbo_env.actions import NUM_ACTIONS
 from skipbo_env.encoding import EARLIER_OBS_SIZES, OBS_SIZE
 
@@ -42,17 +42,17 @@ CRITIC = re.compile(r"(mlp_extractor\.value_net\.\d+|value_net)\.(weight|bias)")
 def read_sb3_policy(path: str | Path) -> tuple[dict, dict]:
     """``(state_dict, metadata)`` for :func:`agents.saved_model.save_model`, from an SB3 archive."""
     name = str(path)
-    data = _read_file(Path(path), name)
-    if not _is_zip(data):
+    data = read_model_bytes(path)
+    if not is_zip(data):
         raise SavedModelError(f"{name} is not a Stable-Baselines3 archive (not a zip file)")
     try:
         with zipfile.ZipFile(io.BytesIO(data)) as archive:
             entries = set(archive.namelist())
             if not {SB3_WEIGHTS, SB3_DATA} <= entries:
                 raise SavedModelError(f"{name} is not a Stable-Baselines3 archive: it lacks {SB3_WEIGHTS} or {SB3_DATA}")
-            record = _plain_json(_read_member(archive, SB3_DATA, MAX_DATA_BYTES, name), name)
-            tensors = _load_tensors(_read_member(archive, SB3_WEIGHTS, MAX_MODEL_BYTES, name), name)
-            version = _read_member(archive, SB3_VERSION, 64, name).decode("ascii", "replace").strip() \
+            record = _plain_json(read_zip_member(archive, SB3_DATA, MAX_DATA_BYTES, name), name)
+            tensors = load_tensor_bytes(read_zip_member(archive, SB3_WEIGHTS, MAX_MODEL_BYTES, name), name)
+            version = read_zip_member(archive, SB3_VERSION, 64, name).decode("ascii", "replace").strip() \
                 if SB3_VERSION in entries else None
     except DAMAGED_ZIP as error:
         raise SavedModelError(f"{name} is a damaged zip archive ({type(error).__name__}: {error})") from None

@@ -98,11 +98,12 @@ def run_on_ray(specs, names: Sequence[str], agents: Sequence, rules, address: st
 
 def _model_files(agents: Sequence) -> dict[int, tuple[str, bytes]]:
     """Agent index -> (file name, bytes) of every agent given as the path of a model file."""
+    from agents.saved_model import read_model_bytes
+
     files = {}
     for index, agent in enumerate(agents):
         if isinstance(agent, str) and os.path.isfile(agent):
-            with open(agent, "rb") as handle:
-                files[index] = (os.path.basename(agent), handle.read())
+            files[index] = (os.path.basename(agent), read_model_bytes(agent))
     return files
 
 

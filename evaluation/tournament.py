@@ -13,8 +13,10 @@ draws the figures (win rates with Wilson intervals, pairwise, ratings; :mod:`eva
 from __future__ import annotations
 
 import os
+import re
 import sys
 import time
+from pathlib import Path
 from typing import Sequence
 
 from skipbo_env.rules import Rules
@@ -24,6 +26,9 @@ from evaluation.python_runner import PolicyTable, run_here, run_in_workers
 from evaluation.results import TournamentResult
 from evaluation.schedule import schedule, seatings
 from evaluation.vector_runner import choose_engine, is_batch_player, run_vector
+
+GAME_FILE = re.compile(r"game-\d{6,}\.json")
+"""The name of a saved game's record (``game-000001.json``)."""
 
 __all__ = ["AgentError", "EngineError", "agent_names", "run_tournament"]
 
@@ -54,6 +59,7 @@ def run_tournament(
     names: Sequence[str] | None = None,
     engine: str = "python",
     ray_address: str | None = None,
+    overwrite: bool = False,
 ) -> TournamentResult:
     """Play a tournament and return every game; importable without torch.
 
@@ -69,6 +75,9 @@ def run_tournament(
     A bad spec raises :class:`agents.loading.PolicySpecError` before any game is played.
     ``ray_address`` (``"local"``, ``"auto"`` or ``HOST:PORT``) plays the games as Ray tasks on
     the python engine (:mod:`evaluation.ray_runner`), game for game the same result.
+    ``save_dir`` that already holds game files (``game-NNNNNN.json``) is refused (``ValueError``) before any
+    game is played, unless ``overwrite``: then those files are removed first, so the folder holds exactly
+    this tournament's games.
     """
     rules = rules if rules is not None else Rules()
     names = _checked_names(agents, workers, names)
@@ -76,6 +85,7 @@ def run_tournament(
     engine, engine_reason = _engine_for(engine, names, agents, policies, save_dir, ray_address)
     specs = schedule(len(agents), rules, games, seed, duplicate)
     if save_dir is not None:
+        clear_game_files(save_dir, overwrite)
         os.makedirs(save_dir, exist_ok=True)
     result = TournamentResult(
         names=names, specs=[a if isinstance(a, str) else repr(a) for a in agents], rules=rules, seed=seed,
@@ -94,6 +104,21 @@ def run_tournament(
         result.elapsed_s = time.perf_counter() - start
     result.games.sort(key=lambda g: g.index)
     return result
+
+
+def clear_game_files(folder: str, overwrite: bool) -> None:
+    """Refuse (``ValueError``) a folder that holds game files (``game-NNNNNN.json``), or with ``overwrite``
+    remove them."""
+    found = sorted(path for path in Path(folder).iterdir() if GAME_FILE.fullmatch(path.name)) \
+        if os.path.isdir(folder) else []
+    if not found:
+        return
+    if not overwrite:
+        raise ValueError(f"the folder {folder!r} already holds {len(found):,} game files ({found[0].name}, ...): "
+                         "save into a new or empty folder, or replace them with --overwrite "
+                         "(run_tournament(..., overwrite=True))")
+    for path in found:
+        path.unlink()
 
 
 def _checked_names(agents: Sequence, workers: int, names: Sequence[str] | None) -> list[str]:

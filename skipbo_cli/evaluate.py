@@ -8,6 +8,7 @@ the command line that reproduces the run.
 from __future__ import annotations
 
 import argparse
+import os
 import shlex
 import sys
 
@@ -38,7 +39,11 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--plot", metavar="PATH", type=arguments.output_file(*arguments.PLOT_SUFFIXES),
                         help=f"write a bar chart of the win rates ({', '.join(arguments.PLOT_SUFFIXES)})")
     parser.add_argument("--save-games", metavar="DIR", type=arguments.output_folder,
-                        help="write each game's record as DIR/game-NNNNNN.json")
+                        help="write each game's record as DIR/game-NNNNNN.json (a DIR that holds game files is "
+                             "refused, unless --overwrite)")
+    parser.add_argument("--overwrite", action="store_true",
+                        help="replace what is already there: the game files of --save-games DIR (removed first), "
+                             "the --json and --plot files")
     parser.add_argument("--engine", choices=ENGINES, default="auto",
                         help="python: the rules engine, any policy; vector: the batched engine, for random, greedy, "
                              "planner, expert, learned and saved networks (--workers are then the threads of its deal "
@@ -55,9 +60,12 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 def run(args: argparse.Namespace) -> int:
     rules = rules_from_args(args)
     command = "skipbo evaluate " + _describe_args(args)
+    for flag, path in (("--json", args.json), ("--plot", args.plot)):
+        if path is not None and os.path.exists(path) and not args.overwrite:
+            raise ValueError(f"{flag} {path!r} already exists: give another file name, or replace it with --overwrite")
     result = run_tournament(args.agents, rules, args.games, args.seed, duplicate=args.duplicate,
                             workers=args.workers, progress=args.progress, save_dir=args.save_games,
-                            engine=args.engine, ray_address=args.ray)
+                            engine=args.engine, ray_address=args.ray, overwrite=args.overwrite)
     print_report(result, command)
     if args.json:
         write_json(result, args.json, command)
@@ -79,6 +87,8 @@ def _describe_args(args: argparse.Namespace) -> str:
             parts += [flag, shlex.quote(str(value))]
     if not args.duplicate:
         parts.append("--no-duplicate")
+    if args.overwrite:
+        parts.append("--overwrite")
     if args.engine != "auto":
         parts += ["--engine", args.engine]
     if args.ray is not None:

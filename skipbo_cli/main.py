@@ -10,7 +10,9 @@ and every error the project raises for what it was given (``ValueError`` and its
 ``SavedModelError``, ``PolicySpecError``, ``ConfigError``, the refusals of ``Rules`` and of
 ``Game.replay``; ``OSError`` for a path) end the command with one line,
 ``skipbo COMMAND: error: MESSAGE``, and exit status 2. Set ``SKIPBO_TRACEBACK=1`` to see the
-traceback behind such a line instead.
+traceback behind such a line instead. The other statuses: 0 done, 1 a tournament stopped because
+an agent failed while playing (``skipbo evaluate``: the games before it are reported), 130
+interrupted (Ctrl-C).
 """
 
 from __future__ import annotations

@@ -125,12 +125,12 @@ def run(args: argparse.Namespace) -> int:
 def _seat_specs(opponents: list[str], num_players: int, human_seat: int) -> list[str]:
     """The policy spec of every seat, ``"human"`` at the person's seat."""
     if not 0 <= human_seat < num_players:
-        raise SystemExit(f"skipbo play: error: --seat {human_seat} is not a seat: use 0 to {num_players - 1}")
+        raise ValueError(f"--seat {human_seat} is not a seat: use 0 to {num_players - 1}")
     others = num_players - 1
     if len(opponents) == 1:
         opponents = opponents * others
     if len(opponents) != others:
-        raise SystemExit(f"skipbo play: error: {len(opponents)} opponents for {num_players} players: give "
+        raise ValueError(f"{len(opponents)} opponents for {num_players} players: give "
                          f"{others} (one per other seat) or one to fill every other seat")
     specs = list(opponents)
     specs.insert(human_seat, HUMAN)

@@ -18,35 +18,64 @@ A checkpoint folder holds ``learner.pt`` (the whole actor-critic ``state_dict``)
 ``state.json`` (steps, schedules, generator states, evaluation history), a copy of
 ``run.json`` and ``config.yaml``, and ``model.zip`` (the policy at that step, loadable like any
 model). Every file is written to a temporary name and renamed, and the folder itself is built
-under a temporary name and renamed into place before ``latest.json`` points to it, so a kill at
-any moment leaves the previous checkpoint whole. Every tensor file is read back with
-``torch.load(weights_only=True)``: resuming never unpickles objects either.
+under a temporary name and renamed into place, under a name no folder has (a second checkpoint
+of the same step is ``step_000100000-2``), before ``latest.json`` points to it; only then are old
+checkpoints pruned. So at every instant ``latest.json`` names a complete folder, and a kill at
+any moment leaves a run that resumes (tests/training/test_checkpoints.py kills a save at each
+of its steps). Without ``latest.json`` a resume falls back to the newest complete checkpoint and
+says so; a run folder without any checkpoint is refused, never restarted from the beginning.
+
+Every value read back is checked (:mod:`training.state_checks`): a state file is read as every
+named file is (a regular file of bounded size) and each field for type, range and finiteness;
+every tensor file is read back with ``torch.load(weights_only=True)`` (resuming never unpickles
+objects) and its floating-point tensors checked to be finite.
 """
 
 from __future__ import annotations
 
 import datetime
 import io
-import json
 import os
 import re
 import shutil
 import tempfile
 from pathlib import Path
 
-from skipbo_env.files import current_umask, fsync_directory, write_bytes_atomically, write_json_atomically, write_text_atomically
+from skipbo_env.files import (
+    FileRefused,
+    current_umask,
+    fsync_directory,
+    read_file_bytes,
+    write_bytes_atomically,
+    write_json_atomically,
+    write_text_atomically,
+)
+from training.state_checks import (
+    COUNT,
+    PROBABILITY,
+    SECONDS,
+    CheckpointError,
+    Field,
+    check_fields,
+    check_finite_tensors,
+    finite_numbers,
+    list_of,
+    mapping_of,
+    optional,
+    read_json_object,
+    record,
+)
 
 CHECKPOINTS = "checkpoints"
 LATEST = "latest.json"
 TENSORBOARD = "tensorboard"
-CHECKPOINT_NAME = re.compile(r"step_\d{9,}")
+CHECKPOINT_NAME = re.compile(r"step_(\d{9,})(?:-(\d+))?")
+"""``step_NNNNNNNNN``, or ``step_NNNNNNNNN-K`` for the K-th checkpoint of the same step."""
+MAX_TENSOR_BYTES = 2**31
+"""The largest tensor file read back (a model file may be 256 MB; the optimizer holds twice the weights)."""
 STATE_COUNTERS = ("timesteps", "updates", "next_snapshot", "next_evaluation", "next_checkpoint")
 RLLIB_STATE_COUNTERS = ("timesteps", "iterations", "next_snapshot", "next_evaluation", "next_checkpoint")
 """The counters of a checkpoint's state: the SB3 trainer counts updates, the RLlib trainer iterations."""
-
-
-class CheckpointError(ValueError):
-    """A run folder or checkpoint that cannot be resumed; the message names the file and what is wrong."""
 
 
 def tensors_to_bytes(tensors) -> bytes:
@@ -60,14 +89,20 @@ def tensors_to_bytes(tensors) -> bytes:
 
 def load_tensors(path: str | Path):
     """Read a tensor file written by :func:`tensors_to_bytes`, never unpickling objects;
-    :class:`CheckpointError` when it is missing or is not such a file."""
+    :class:`CheckpointError` when it is missing, is not such a file or holds a NaN or infinite value."""
     import torch
 
     try:
-        return torch.load(Path(path), map_location="cpu", weights_only=True)
+        data = read_file_bytes(path, max_bytes=MAX_TENSOR_BYTES, what="tensor file")
+    except FileRefused as error:
+        raise CheckpointError(f"cannot resume: {error}") from None
+    try:
+        tensors = torch.load(io.BytesIO(data), map_location="cpu", weights_only=True)
     except Exception as error:  # torch raises RuntimeError, EOFError, UnpicklingError, ... for a broken file
         raise CheckpointError(f"cannot resume from {path}: it is not a readable tensor file "
-                              f"({type(error).__name__}: {error})") from None
+                              f"({type(error).__name__}: {' '.join(str(error).split())[:300]})") from None
+    check_finite_tensors(tensors, path)
+    return tensors
 
 
 # ---------------------------------------------------------------------- run folders
@@ -134,14 +169,17 @@ class RunFolder:
         return self.path / "evaluation.json"
 
     def run_info(self) -> dict:
-        return json.loads(self.run_info_path.read_text())
+        return read_json_object(self.run_info_path)
 
     # ------------------------------------------------------------------ checkpoints
     def save_checkpoint(self, step: int, files: dict[str, bytes], state: dict, keep: int) -> Path:
-        """Write a complete checkpoint folder atomically, point ``latest.json`` at it, prune old ones."""
+        """Write a complete checkpoint folder atomically, point ``latest.json`` at it, prune old ones.
+
+        The steps, in order (a kill between any two leaves ``latest.json`` naming a complete folder):
+        build the folder under a temporary name; rename it to a name no folder has; flush the folder's
+        entries; replace ``latest.json`` atomically; prune (never the folder ``latest.json`` names)."""
         self.checkpoints_dir.mkdir(parents=True, exist_ok=True)
-        name = f"step_{step:09d}"
-        staging = Path(tempfile.mkdtemp(dir=self.checkpoints_dir, prefix=f".{name}."))
+        staging = Path(tempfile.mkdtemp(dir=self.checkpoints_dir, prefix=f".step_{step:09d}."))
         os.chmod(staging, 0o777 & ~current_umask())
         try:
             for file_name, data in files.items():
@@ -149,23 +187,40 @@ class RunFolder:
             write_json_atomically(staging / "state.json", state)
             shutil.copy2(self.run_info_path, staging / "run.json")
             shutil.copy2(self.config_path, staging / "config.yaml")
-            final = self.checkpoints_dir / name
-            if final.exists():
-                shutil.rmtree(final)
-            os.replace(staging, final)
+            final = self._unused_name(step)
+            os.rename(staging, final)
         except BaseException:
             shutil.rmtree(staging, ignore_errors=True)
             raise
         fsync_directory(self.checkpoints_dir)
-        write_json_atomically(self.checkpoints_dir / LATEST, {"checkpoint": name, "step": step})
-        self._prune(keep, name)
+        write_json_atomically(self.checkpoints_dir / LATEST, {"checkpoint": final.name, "step": step})
+        self._prune(keep, final.name)
         return final
 
+    def _unused_name(self, step: int) -> Path:
+        """``step_NNNNNNNNN``, or ``step_NNNNNNNNN-K`` with the first K no folder has yet."""
+        name = self.checkpoints_dir / f"step_{step:09d}"
+        again = 2
+        while name.exists():
+            name = self.checkpoints_dir / f"step_{step:09d}-{again}"
+            again += 1
+        return name
+
+    def checkpoints(self) -> list[Path]:
+        """The complete checkpoint folders (renamed into place, with a ``state.json``), oldest first."""
+        if not self.checkpoints_dir.is_dir():
+            return []
+        found = [path for path in self.checkpoints_dir.iterdir()
+                 if CHECKPOINT_NAME.fullmatch(path.name) and (path / "state.json").is_file()]
+        return sorted(found, key=lambda path: checkpoint_order(path.name))
+
     def latest_checkpoint(self) -> Path | None:
-        """The last complete checkpoint folder, or ``None`` when the run has none yet."""
+        """The checkpoint ``latest.json`` names; without ``latest.json`` the newest complete checkpoint (see
+        :meth:`missing_pointer`); ``None`` when the run has none yet."""
         pointer = self.checkpoints_dir / LATEST
-        if not pointer.is_file():
-            return None
+        if not pointer.exists():
+            found = self.checkpoints()
+            return found[-1] if found else None
         name = read_json_object(pointer).get("checkpoint")
         if not isinstance(name, str) or not CHECKPOINT_NAME.fullmatch(name):
             raise CheckpointError(f"{pointer} names no checkpoint folder ({name!r}); it should be "
@@ -175,8 +230,20 @@ class RunFolder:
             raise CheckpointError(f"{pointer} points to {checkpoint.name}, which is missing or incomplete")
         return checkpoint
 
+    def missing_pointer(self) -> str | None:
+        """One line for a resume when ``latest.json`` is missing: which checkpoint it falls back to. A run
+        folder with no checkpoint at all is refused (:class:`CheckpointError`): resuming it would start over."""
+        if (self.checkpoints_dir / LATEST).exists():
+            return None
+        found = self.checkpoints()
+        if not found:
+            raise CheckpointError(f"cannot resume {self.path}: it has no checkpoint (it stopped before its first "
+                                  f"one); start the run again: skipbo train {self.config_path}")
+        return (f"{self.checkpoints_dir / LATEST} is missing: resuming from the newest complete checkpoint, "
+                f"{found[-1].name}")
+
     def _prune(self, keep: int, latest: str) -> None:
-        finished = sorted(p for p in self.checkpoints_dir.glob("step_*") if p.is_dir())
+        finished = self.checkpoints()
         for old in finished[:-keep]:
             if old.name != latest:
                 shutil.rmtree(old, ignore_errors=True)
@@ -184,39 +251,46 @@ class RunFolder:
             shutil.rmtree(leftover, ignore_errors=True)
 
 
-def read_checkpoint_state(checkpoint: Path, counters: tuple[str, ...] = STATE_COUNTERS) -> dict:
-    """A checkpoint's ``state.json``, checked to hold the ``counters`` and lists a resumed run needs
-    (the SB3 trainer's by default; the RLlib trainer counts iterations instead of updates)."""
+def checkpoint_order(name: str) -> tuple[int, int]:
+    """``(step, K)`` of a checkpoint folder's name (K is 1 for ``step_NNNNNNNNN``), for sorting by age."""
+    found = CHECKPOINT_NAME.fullmatch(name)
+    return int(found.group(1)), int(found.group(2) or 1)
+
+
+def step_of(checkpoint: Path) -> int:
+    """The step a checkpoint folder is named for."""
+    return checkpoint_order(checkpoint.name)[0]
+
+
+def check_step(value: int, checkpoint: Path, field: str) -> None:
+    """Refuse a state whose ``field`` (its step or generation) is not the step its checkpoint folder is named for."""
+    if value != step_of(checkpoint):
+        raise CheckpointError(f"cannot resume from {checkpoint / 'state.json'}: {field!r} is {value}, but the "
+                              f"checkpoint folder {checkpoint.name} is of step {step_of(checkpoint)}")
+
+
+def read_checkpoint_state(checkpoint: Path, counters: tuple[str, ...] = STATE_COUNTERS,
+                          extra: dict[str, Field] | None = None) -> dict:
+    """A checkpoint's ``state.json``, every value a resumed PPO run reads checked (:mod:`training.state_checks`):
+    the ``counters`` (the SB3 trainer's by default; the RLlib trainer counts iterations instead of updates),
+    the clock, the snapshot steps, the evaluation history, the best evaluation, and the backend's ``extra``
+    fields; ``timesteps`` must be the step the checkpoint folder is named for."""
     path = checkpoint / "state.json"
-    state = read_json_object(path)
-    for key in counters:
-        if not _is_count(state.get(key)):
-            raise CheckpointError(f"{path}: {key!r} must be an integer >= 0, not {state.get(key)!r}")
-    if not isinstance(state.get("wall_seconds"), (int, float)) or isinstance(state["wall_seconds"], bool):
-        raise CheckpointError(f"{path}: 'wall_seconds' must be a number, not {state.get('wall_seconds')!r}")
-    steps = state.get("snapshot_steps")
-    if not isinstance(steps, list) or not all(_is_count(step) for step in steps):
-        raise CheckpointError(f"{path}: 'snapshot_steps' must be a list of steps, not {steps!r}")
-    if not isinstance(state.get("history"), list):
-        raise CheckpointError(f"{path}: 'history' must be a list of evaluations")
-    best = state.get("best")
-    if best is not None and not (isinstance(best, dict) and _is_count(best.get("timesteps"))
-                                 and isinstance(best.get("score"), (int, float))):
-        raise CheckpointError(f"{path}: 'best' must be null or {{\"score\": number, \"timesteps\": step}}")
+    state = check_fields(read_json_object(path), {**{key: COUNT for key in counters}, **PPO_STATE, **(extra or {})},
+                         path)
+    check_step(state["timesteps"], checkpoint, "timesteps")
+    for key, value in (("snapshot_steps", max(state["snapshot_steps"], default=0)),
+                       ("best", (state["best"] or {}).get("timesteps", 0))):
+        if value > state["timesteps"]:
+            raise CheckpointError(f"cannot resume from {path}: {key!r} names step {value}, after the checkpoint's "
+                                  f"step {state['timesteps']}")
     return state
 
 
-def read_json_object(path: Path) -> dict:
-    """The JSON object in ``path``; :class:`CheckpointError` naming the file when it holds anything else."""
-    try:
-        with path.open("rb") as stream:
-            data = json.loads(stream.read(2**24).decode("utf-8"))  # a state file is kilobytes
-    except (ValueError, RecursionError) as error:
-        raise CheckpointError(f"{path} is not valid JSON ({type(error).__name__}: {error})") from None
-    if not isinstance(data, dict):
-        raise CheckpointError(f"{path} must hold a JSON object, not {type(data).__name__}")
-    return data
-
-
-def _is_count(value) -> bool:
-    return isinstance(value, int) and not isinstance(value, bool) and value >= 0
+RESULTS = mapping_of(record({"games": COUNT, "win_rate": PROBABILITY, "ci95": finite_numbers(2, 0, 1)}))
+"""An evaluation: per opponent (or table) its games, win rate and 95% interval (other keys unchecked)."""
+HISTORY = list_of(record({"timesteps": COUNT, "results": RESULTS}))
+"""The periodic evaluations of a run, oldest first."""
+PPO_STATE = {"wall_seconds": SECONDS, "snapshot_steps": list_of(COUNT), "history": HISTORY,
+             "best": optional(record({"score": PROBABILITY, "timesteps": COUNT}))}
+"""The fields both PPO trainers (SB3 and RLlib) save beside their counters."""

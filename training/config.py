@@ -46,9 +46,12 @@ from typing import Any, Literal, Optional
 import yaml
 
 from skipbo_env.envs.common import ENV_MAX_TURNS
+from skipbo_env.files import FileRefused, read_file_text
 from skipbo_env.rules import Rules
 
 SNAPSHOTS = "snapshots"
+MAX_CONFIG_BYTES = 2**20
+"""The largest config file read (a config is a few kilobytes)."""
 MAX_LAYERS = 16
 MAX_ROLLOUT = 2**20
 """The most steps one rollout may hold (ppo.n_steps x env.num_envs): the buffer is allocated up front."""
@@ -278,12 +281,16 @@ class TrainConfig:
 def load_config(path: str | Path, overrides: list[str] = ()) -> TrainConfig:
     """Read a YAML config, apply ``key.path=value`` overrides and check everything."""
     path = Path(path)
-    if not path.is_file():
+    if not path.exists():
         raise ConfigError(f"config file {str(path)!r} does not exist")
     try:
-        data = yaml.safe_load(path.read_text())
+        data = yaml.safe_load(read_file_text(path, max_bytes=MAX_CONFIG_BYTES, what="config file"))
+    except FileRefused as error:
+        raise ConfigError(str(error)) from None
     except yaml.YAMLError as error:
-        raise ConfigError(f"{path} is not valid YAML: {error}") from None
+        raise ConfigError(f"{path} is not valid YAML: {' '.join(str(error).split())}") from None
+    except RecursionError:
+        raise ConfigError(f"{path} is not valid YAML: it is nested too deeply") from None
     if data is None:
         data = {}
     if not isinstance(data, dict):

@@ -44,8 +44,10 @@ from skipbo_env.vector import VectorGame
 from skipbo_env.vector.jit import jit
 from skipbo_env.vector.kernels import step_game
 from skipbo_env.vector.layout import RUNNING
-from training.checkpoint import CheckpointError, RunFolder, read_json_object
+from training.checkpoint import RESULTS, CheckpointError, RunFolder, check_step
 from training.config import PAST, SELF, ConfigError, TrainConfig
+from training.state_checks import (COUNT, MAPPING, SECONDS, finite_numbers, generator_state, list_of, optional,
+                                   read_json_object, read_state, record)
 from training.trainer import TrainResult, _clock, print_results_table
 
 FIXED = PARAMETERS.index("stock_cards")
@@ -60,6 +62,16 @@ CHUNK = 8
 """Deals played per call while a candidate's speed is watched."""
 MODEL_FILE = "model.json"
 """The run's weights (``agents.load_policy("learned:weights=RUN/model.json")`` plays them)."""
+MAX_WEIGHT = 1e6
+"""The largest weight or spread a resumed run accepts (the weights are measured in ``stock_cards``, 1)."""
+WEIGHTS = finite_numbers(NUM_PARAMETERS, -MAX_WEIGHT, MAX_WEIGHT)
+STATE_FIELDS = {
+    "generation": COUNT, "games": COUNT, "wall_seconds": SECONDS, "mu": WEIGHTS,
+    "sigma": finite_numbers(NUM_PARAMETERS, 0, MAX_WEIGHT), "archive": list_of(WEIGHTS, min_length=1),
+    "history": list_of(record({"timesteps": COUNT, "generation": COUNT, "results": RESULTS})),
+    "log": list_of(MAPPING), "evaluation": optional(RESULTS), "rng": generator_state(),
+}
+"""What every value of an sNES checkpoint's ``state.json`` must be (:mod:`training.state_checks`)."""
 STREAMS = {"curve": 2, "final": 3}
 """Salt of each held-out use of deals (training draws its deals from the run's generator), so the curve's and
 the final evaluation's deals are never trained on and never the same."""
@@ -144,6 +156,15 @@ class Arena:
             rates.append(total / (len(seeds) * self.players))
         return rates
 
+    def warm_up(self) -> None:
+        """Load (or compile) the kernels before any play is timed: one hand of greedy bots, not counted. In a
+        new process the first call of a kernel reads it from numba's cache (seconds), which the speed limit
+        (:data:`SLOW`) would otherwise charge to the first candidate after a resume."""
+        games = self.games_played
+        codes = np.full((1, self.players), bots.GREEDY_BOT, dtype=np.int64)
+        self.play(codes, np.zeros(1, dtype=np.int64), np.zeros((1, NUM_PARAMETERS)))
+        self.games_played = games
+
     def close(self) -> None:
         self.engine.close()
 
@@ -193,20 +214,37 @@ class SNESTrainer:
                 "rng": np.random.default_rng(self.config.seed).bit_generator.state}
 
     def load_state(self) -> dict:
-        """The last checkpoint's state (``--resume``), checked, or a fresh one."""
+        """The last checkpoint's state (``--resume``), every value checked (:data:`STATE_FIELDS`), or a fresh one."""
         checkpoint = self.folder.latest_checkpoint()
         if checkpoint is None:
             return self.fresh_state()
-        state = read_json_object(checkpoint / "state.json")
-        for key, kind in (("generation", int), ("games", int), ("wall_seconds", (int, float)), ("mu", list),
-                          ("sigma", list), ("archive", list), ("history", list), ("log", list), ("rng", dict)):
-            if not isinstance(state.get(key), kind) or isinstance(state.get(key), bool):
-                raise CheckpointError(f"cannot resume from {checkpoint / 'state.json'}: {key!r} is missing or not a "
-                                  f"{getattr(kind, '__name__', 'number')}")
-        if len(state["mu"]) != NUM_PARAMETERS or len(state["sigma"]) != NUM_PARAMETERS:
-            raise CheckpointError(f"cannot resume from {checkpoint}: it holds {len(state['mu'])} weights, the learned "
-                              f"bot has {NUM_PARAMETERS}")
+        path = checkpoint / "state.json"
+        state = read_state(path, STATE_FIELDS)
+        check_step(state["generation"], checkpoint, "generation")
+        problems = {
+            "mu": state["mu"][FIXED] != 1.0 and "'stock_cards' must be 1 (the unit of the others)",
+            "sigma": state["sigma"][FIXED] != 0.0 and "'stock_cards' must have spread 0 (it stays 1)",
+            "archive": len(state["archive"]) != state["generation"] + 1
+            and f"it must hold generation + 1 = {state['generation'] + 1} means, not {len(state['archive'])}",
+            "history": any(point["generation"] > state["generation"] for point in state["history"])
+            and f"it holds a point after generation {state['generation']}",
+        }
+        for key, problem in problems.items():
+            if problem:
+                raise CheckpointError(f"cannot resume from {path}: {key!r}: {problem}")
         return state
+
+    def finished(self, state: dict) -> bool:
+        """Whether the run ended: its final evaluation in the state and the weights file of that state's mean
+        written (a kill after the final checkpoint leaves the weights file of an earlier end, or none)."""
+        if state["evaluation"] is None:
+            return False
+        try:
+            written = read_json_object(self.folder.path / MODEL_FILE)
+        except CheckpointError:
+            return False
+        return written.get("generation") == state["generation"] and written.get("parameters") == parameter_dict(
+            state["mu"])
 
     def budget_left(self, state: dict, deadline: float) -> bool:
         generations = self.settings.generations
@@ -220,13 +258,14 @@ class SNESTrainer:
         spent = f"{self.folder.path} already trained {state['generation']} generations in " \
                 f"{state['wall_seconds'] / 60:.1f} minutes, its whole budget: give more, e.g. skipbo train --resume " \
                 f"{self.folder.path} "
-        if generations is not None and state["generation"] >= generations:
+        if generations is not None and state["generation"] >= generations and self.finished(state):
             raise ConfigError(spent + f"snes.generations={2 * generations}")
-        if left <= 0:
+        if left <= 0 and self.finished(state):
             raise ConfigError(spent + f"budget.max_minutes={2 * minutes:g}")
         rng = np.random.default_rng()
         rng.bit_generator.state = state["rng"]
         arena = Arena(self.rules)
+        arena.warm_up()
         games_before = state["games"] - arena.games_played
         self._print(f"sNES self-play: {self.settings.population} candidates a generation, each at "
                     f"{len(self.settings.tables)} tables ({', '.join(map(table_name, self.settings.tables))}) on "
@@ -240,6 +279,7 @@ class SNESTrainer:
             while self.budget_left(state, deadline):
                 start = time.perf_counter()
                 entry = self.generation(arena, state, rng)
+                state["evaluation"] = None  # the final evaluation is of a later mean
                 state["games"] = games_before + arena.games_played
                 state["wall_seconds"] += time.perf_counter() - start
                 entry["seconds"] = round(time.perf_counter() - start, 1)
@@ -250,10 +290,11 @@ class SNESTrainer:
                     self._curve_point(arena, state)
                     state["wall_seconds"] += time.perf_counter() - start
                 self._checkpoint(state, rng)
-            if state["history"][-1]["generation"] != state["generation"]:
-                self._curve_point(arena, state)
-            state["evaluation"] = self.final_evaluation(arena, state)
-            self._checkpoint(state, rng)
+            if state["evaluation"] is None:  # else a kill came after the final checkpoint: only the files are left
+                if state["history"][-1]["generation"] != state["generation"]:
+                    self._curve_point(arena, state)
+                state["evaluation"] = self.final_evaluation(arena, state)
+                self._checkpoint(state, rng)
         except KeyboardInterrupt:
             self._print(f"interrupted: resume with skipbo train --resume {self.folder.path}")
             raise

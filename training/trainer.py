@@ -67,6 +67,7 @@ from training.checkpoint import (
     tensors_to_bytes,
 )
 from training.config import SELF, SNAPSHOTS, ConfigError, TrainConfig, dump_config, load_config
+from training.state_checks import MAPPING, SECONDS, one_of, optional
 from training.selfplay import OpponentPool, PoolOpponent, SelfPlayEnv
 
 PROGRESS_WINDOW = 200  # hands per opponent kind in the progress bar's training win rate
@@ -78,6 +79,8 @@ STOPPED_BY = {
     "target": "the target is reached (budget.target_win_rate={target} against {opponent})",
     "interrupt": "interrupted (Ctrl-C)",
 }
+SB3_STATE = {"training_seconds": SECONDS, "pretrain": optional(MAPPING), "stopped_by": optional(one_of(*STOPPED_BY))}
+"""The fields of an SB3 checkpoint's state beyond the counters, clock, snapshots and history of every PPO run."""
 
 
 # ---------------------------------------------------------------------- Python API
@@ -105,7 +108,10 @@ def train(config: TrainConfig | str | Path | None, overrides: list[str] = (), *,
         config = load_config(folder.config_path, overrides)
         _check_same_network(config, load_config(folder.config_path), folder)
         check_specs(config)
+        fallback = folder.missing_pointer()
         _check_budget_left(config, folder)
+        if fallback is not None:
+            print(fallback, file=out, flush=True)
         return _run_backend(config, folder, progress, out)
     if not isinstance(config, TrainConfig):
         config = load_config(config, overrides)
@@ -164,18 +170,26 @@ def _check_same_network(config: TrainConfig, saved: TrainConfig, folder: RunFold
 
 
 def _check_budget_left(config: TrainConfig, folder: RunFolder) -> None:
-    """On ``--resume``: refuse (naming the key to raise) a run whose step or time budget is already spent."""
+    """On ``--resume``: refuse (naming the key to raise) a finished run whose step or time budget is already
+    spent. A run killed after its last checkpoint but before its final evaluation was written resumes to
+    write it."""
     checkpoint = folder.latest_checkpoint()
     if checkpoint is None or config.backend in ("snes", "neural"):  # these trainers check their own budget
         return
-    counters = RLLIB_STATE_COUNTERS if config.backend == "rllib" else STATE_COUNTERS
-    state = read_checkpoint_state(checkpoint, counters)
+    if config.backend == "rllib":
+        from training.rllib.trainer import RLLIB_STATE
+
+        state = read_checkpoint_state(checkpoint, RLLIB_STATE_COUNTERS, RLLIB_STATE)
+    else:
+        state = read_checkpoint_state(checkpoint, STATE_COUNTERS, SB3_STATE)
+    if not folder.evaluation_path.is_file():
+        return
     budget = config.budget
     if state["timesteps"] >= budget.total_timesteps:
         raise ConfigError(f"{folder.path} already trained {state['timesteps']:,} of budget.total_timesteps="
                           f"{budget.total_timesteps:,} steps: give more, e.g. skipbo train --resume {folder.path} "
                           f"budget.total_timesteps={2 * budget.total_timesteps}")
-    trained = state.get("training_seconds", 0.0)
+    trained = state["training_seconds"]
     if budget.max_minutes is not None and trained >= 60 * budget.max_minutes:
         raise ConfigError(f"{folder.path} already trained {trained / 60:.1f} of budget.max_minutes="
                           f"{budget.max_minutes:g} minutes: give more, e.g. skipbo train --resume {folder.path} "
@@ -301,7 +315,7 @@ class Trainer:
         self.model.set_logger(configure(str(self.folder.tensorboard_dir), ["tensorboard"]))
 
     def _restore(self, checkpoint: Path) -> None:
-        state = read_checkpoint_state(checkpoint)
+        state = read_checkpoint_state(checkpoint, STATE_COUNTERS, SB3_STATE)
         self.state.update(state)
         try:
             self.model.policy.load_state_dict(load_tensors(checkpoint / "learner.pt"))
@@ -312,16 +326,16 @@ class Trainer:
         self.model.num_timesteps = state["timesteps"]
         self.model._n_updates = state["updates"]
         pool = load_tensors(checkpoint / "pool.pt")
+        shapes = {name: value.shape for name, value in learner_weights(self.model).items()}
         for step in state["snapshot_steps"]:
-            prefix = f"{step}/"
-            self._add_snapshot({k[len(prefix):]: v.numpy() for k, v in pool.items() if k.startswith(prefix)}, step)
+            self._add_snapshot(_pool_snapshot(pool, step, shapes, checkpoint / "pool.pt"), step)
         self._wall_before = state["wall_seconds"]
-        self._training_before = state.get("training_seconds", 0.0)
+        self._training_before = state["training_seconds"]
 
     # ------------------------------------------------------------------ the run
     def run(self) -> TrainResult:
         checkpoint = self.folder.latest_checkpoint()
-        resumed_from = read_checkpoint_state(checkpoint)["timesteps"] if checkpoint else None
+        resumed_from = read_checkpoint_state(checkpoint, STATE_COUNTERS, SB3_STATE)["timesteps"] if checkpoint else None
         self._build(env_seed=_derived(self.config.seed, 1, resumed_from or 0))
         self._print(f"run folder: {self.folder.path}")
         self._compile_kernels()
@@ -760,6 +774,24 @@ def _schedule_callback(trainer: Trainer):
             return self.trainer.on_step(self.locals.get("infos", []), self.training_env.num_envs)
 
     return Schedule(trainer)
+
+
+def _pool_snapshot(pool, step: int, shapes: dict, path: Path) -> dict[str, np.ndarray]:
+    """The weights of the snapshot of ``step`` in a checkpoint's pool file, checked to be the learner's
+    tensors (names and shapes; their finiteness is checked on reading)."""
+    import torch
+
+    prefix = f"{step}/"
+    if not isinstance(pool, dict):
+        raise CheckpointError(f"cannot resume from {path}: it holds no mapping of snapshot tensors")
+    weights = {key[len(prefix):]: value for key, value in pool.items()
+               if isinstance(key, str) and key.startswith(prefix)}
+    if set(weights) != set(shapes) or not all(isinstance(value, torch.Tensor) and value.dtype == torch.float32
+                                              and tuple(value.shape) == tuple(shapes[name])
+                                              for name, value in weights.items()):
+        raise CheckpointError(f"cannot resume from {path}: the snapshot of step {step} is missing or does not fit "
+                              "the network (its tensors are not the learner's float32 weights)")
+    return {name: value.numpy() for name, value in weights.items()}
 
 
 def _env_factory(config: TrainConfig, rules, index: int, seed: int):

@@ -311,3 +311,49 @@ def test_evaluate_ray_refuses_options_it_cannot_honour(capsys, tmp_path):
     assert "--ray cannot save game records" in capsys.readouterr().err
     assert main(["evaluate", "--agents", "greedy", "random", "--ray", "--engine", "vector"]) == 2
     assert "drop --engine vector" in capsys.readouterr().err
+
+
+# ---------------------------------------------------------------------- damaged checkpoints
+def damaged_copy(trained_run, tmp_path):
+    import shutil
+
+    from training.checkpoint import RunFolder
+
+    run_dir = tmp_path / "run"
+    shutil.copytree(trained_run.run_dir, run_dir)
+    return run_dir, RunFolder(run_dir).latest_checkpoint()
+
+
+@pytest.mark.parametrize("key, value, words", [
+    ("iterations", -1, "'iterations' must be an integer >= 0"),
+    ("snapshots_added", "1", "'snapshots_added' must be an integer"),
+    ("wall_seconds", float("nan"), "'wall_seconds' must be a finite number"),
+])
+def test_a_damaged_rllib_state_is_refused_before_ray_starts(trained_run, tmp_path, capsys, key, value, words):
+    run_dir, checkpoint = damaged_copy(trained_run, tmp_path)
+    state = json.loads((checkpoint / "state.json").read_text())
+    state[key] = value
+    (checkpoint / "state.json").write_text(json.dumps(state))
+    assert main(["train", "--resume", str(run_dir), "rllib.iterations=3", "--no-progress"]) == 2
+    err = capsys.readouterr().err
+    assert len(err.strip().splitlines()) == 1 and str(checkpoint / "state.json") in err and words in err, err
+
+
+def test_a_rllib_learner_file_with_nan_weights_is_refused(trained_run, tmp_path, capsys):
+    run_dir, checkpoint = damaged_copy(trained_run, tmp_path)
+    saved = torch.load(checkpoint / "learner.pt", weights_only=True)
+
+    def poison(tree) -> bool:
+        for value in tree.values() if isinstance(tree, dict) else tree if isinstance(tree, list) else ():
+            if isinstance(value, torch.Tensor) and value.is_floating_point() and value.numel():
+                value.view(-1)[0] = float("nan")
+                return True
+            if isinstance(value, (dict, list)) and poison(value):
+                return True
+        return False
+
+    assert poison(saved)
+    torch.save(saved, checkpoint / "learner.pt")
+    assert main(["train", "--resume", str(run_dir), "rllib.iterations=3", "--no-progress"]) == 2
+    err = capsys.readouterr().err
+    assert str(checkpoint / "learner.pt") in err and "holds NaN or infinite values" in err, err

@@ -142,14 +142,3 @@ def test_an_sNES_run_needs_a_time_or_generation_budget():
     with pytest.raises(ConfigError, match="backend: snes needs budget.max_minutes or snes.generations"):
         load_config(CONFIG, ["budget.max_minutes=null", "snes.generations=null"])
 
-
-def test_a_damaged_checkpoint_is_refused_on_resume_naming_the_file(tmp_path):
-    from training.checkpoint import CheckpointError
-
-    result = run(tmp_path, "run", "snes.generations=1")
-    state_file = RunFolder(result.run_dir).latest_checkpoint() / "state.json"
-    state = json.loads(state_file.read_text())
-    state["mu"] = "nonsense"
-    state_file.write_text(json.dumps(state))
-    with pytest.raises(CheckpointError, match=f"cannot resume from {state_file}: 'mu' is missing or not a list"):
-        run(tmp_path, "run", "snes.generations=2", resume=result.run_dir)

@@ -40,13 +40,16 @@ from agents.saved_model import encode_model, read_model
 from skipbo_env.encoding import OBS_SIZE
 from skipbo_env.provenance import versions
 from skipbo_env.files import write_bytes_atomically, write_json_atomically
-from training.checkpoint import (RLLIB_STATE_COUNTERS, RunFolder, load_tensors, read_checkpoint_state,
-                                 tensors_to_bytes)
+from training.checkpoint import (RLLIB_STATE_COUNTERS, CheckpointError, RunFolder, load_tensors,
+                                 read_checkpoint_state, tensors_to_bytes)
 from training.config import ConfigError, TrainConfig
+from training.state_checks import COUNT, TEXT, optional
 from training.rllib.seating import LEARNER, SeatDrawer, bot_modules, snapshot_module
 from training.trainer import TrainResult, _clock, _derived, _next, _now, evaluate_policy
 
 LEARNER_STATE = "learner.pt"
+RLLIB_STATE = {"snapshots_added": COUNT, "warm_start": optional(TEXT)}
+"""The fields of an RLlib checkpoint's state beyond the counters, clock, snapshots and history of every PPO run."""
 
 
 def ppo_settings(config: TrainConfig) -> dict:
@@ -360,11 +363,25 @@ class RLlibTrainer:
         return {COMPONENT_RL_MODULE: learner[COMPONENT_RL_MODULE], COMPONENT_OPTIMIZER: learner[COMPONENT_OPTIMIZER]}
 
     def _restore(self, checkpoint: Path) -> None:
-        from ray.rllib.core import COMPONENT_LEARNER, COMPONENT_RL_MODULE
+        from ray.rllib.core import COMPONENT_LEARNER, COMPONENT_OPTIMIZER, COMPONENT_RL_MODULE
 
-        self.state.update(read_checkpoint_state(checkpoint, RLLIB_STATE_COUNTERS))
+        state = read_checkpoint_state(checkpoint, RLLIB_STATE_COUNTERS, RLLIB_STATE)
+        if len(state["snapshot_steps"]) > min(state["snapshots_added"], self.config.opponents.max_snapshots):
+            raise CheckpointError(f"cannot resume from {checkpoint / 'state.json'}: 'snapshot_steps' lists "
+                                  f"{len(state['snapshot_steps'])} snapshots; at most snapshots_added="
+                                  f"{state['snapshots_added']} and opponents.max_snapshots="
+                                  f"{self.config.opponents.max_snapshots} are kept")
+        self.state.update(state)
         saved = load_tensors(checkpoint / LEARNER_STATE)
-        self.algorithm.learner_group.set_state({COMPONENT_LEARNER: saved})
+        if not isinstance(saved, dict) or not {COMPONENT_RL_MODULE, COMPONENT_OPTIMIZER} <= set(saved) \
+                or not isinstance(saved[COMPONENT_RL_MODULE], dict):
+            raise CheckpointError(f"cannot resume from {checkpoint / LEARNER_STATE}: it does not hold the modules "
+                                  f"({COMPONENT_RL_MODULE!r}) and the optimizer ({COMPONENT_OPTIMIZER!r})")
+        try:
+            self.algorithm.learner_group.set_state({COMPONENT_LEARNER: saved})
+        except (RuntimeError, KeyError, TypeError, ValueError) as error:  # torch's words for tensors of another shape
+            raise CheckpointError(f"cannot resume from {checkpoint / LEARNER_STATE}: its modules do not fit the "
+                                  f"config ({type(error).__name__}: {' '.join(str(error).split())[:300]})") from None
         modules = [module_id for module_id, weights in saved[COMPONENT_RL_MODULE].items() if weights]
         self.algorithm.env_runner_group.sync_weights(policies=modules, from_worker_or_learner_group=self.algorithm
                                                      .learner_group, inference_only=True, timeout_seconds=None)
