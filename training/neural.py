@@ -27,6 +27,7 @@ from __future__ import annotations
 
 import json
 import math
+import re
 import time
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
@@ -41,7 +42,11 @@ from evaluation.results import wilson_interval
 from skipbo_env.files import write_bytes_atomically, write_json_atomically
 from skipbo_env.provenance import versions
 from skipbo_env.rules import Rules
-from training.checkpoint import CheckpointError, RunFolder, read_json_object
+from training.checkpoint import RunFolder
+from training.state_checks import (
+    COUNT, LIST, MAPPING, SECONDS, CheckpointError, Field, check_fields, generator_state, list_of, optional,
+    read_json_object,
+)
 from training.config import PAST, SELF, ConfigError, TrainConfig
 from training.trainer import TrainResult, print_results_table
 from training.value_games import Seat, ValueData, play_value_games
@@ -460,37 +465,20 @@ def read_float_weights(path: Path, players: int, hidden: tuple):
     return net
 
 
+DATA_FILE = Field("a data file name gen-NNNN.npz",
+                  lambda value: isinstance(value, str) and re.fullmatch(r"gen-\d{4,}\.npz", value) is not None)
+STATE_FIELDS = {"generation": COUNT, "games": COUNT, "decisions": COUNT, "wall_seconds": SECONDS, "history": LIST,
+                "log": LIST, "archive": LIST, "teacher": optional(MAPPING), "evaluation": optional(MAPPING),
+                "rng": generator_state()}
+"""What a ``backend: neural`` checkpoint's ``state.json`` holds (``data_files`` and the archive are checked
+against the run's settings)."""
+
+
 def checked_state(state: dict, path: Path, window: int) -> None:
     """Refuse (``CheckpointError`` naming the file and the field) a state whose values are not what a run writes."""
-    def count(key: str, minimum: int = 0) -> None:
-        value = state.get(key)
-        if not isinstance(value, int) or isinstance(value, bool) or value < minimum:
-            raise CheckpointError(f"cannot resume from {path}: {key!r} must be an integer >= {minimum}, not {value!r}")
-
-    count("generation", 0)
-    count("games")
-    count("decisions")
-    seconds = state.get("wall_seconds")
-    if not isinstance(seconds, (int, float)) or isinstance(seconds, bool) or not math.isfinite(seconds) or seconds < 0:
-        raise CheckpointError(f"cannot resume from {path}: 'wall_seconds' must be a finite number >= 0, not {seconds!r}")
-    for key in ("history", "log", "data_files", "archive"):
-        if not isinstance(state.get(key), list):
-            raise CheckpointError(f"cannot resume from {path}: {key!r} must be a list")
-    files = state["data_files"]
-    if not files or len(files) > window or not all(isinstance(f, str) and f.startswith("gen-") and f.endswith(".npz")
-                                                   and "/" not in f and "\\" not in f for f in files):
-        raise CheckpointError(f"cannot resume from {path}: 'data_files' must list 1 to neural.window={window} files "
-                              "gen-NNNN.npz")
-    rng = state.get("rng")
-    try:
-        np.random.default_rng().bit_generator.state = rng
-    except (TypeError, ValueError, KeyError) as error:
-        raise CheckpointError(f"cannot resume from {path}: 'rng' is not a generator state ({error})") from None
+    check_fields(state, {**STATE_FIELDS, "data_files": list_of(DATA_FILE, 1, window)}, path)
     for index, network in enumerate(state["archive"]):
         try:
-            network_from_dict(network, f"archive[{index}] of {path}")
+            network_from_dict(network, f"archive[{index}]")
         except ValueError as error:
             raise CheckpointError(f"cannot resume from {path}: {error}") from None
-    teacher = state.get("teacher")
-    if teacher is not None and not isinstance(teacher, dict):
-        raise CheckpointError(f"cannot resume from {path}: 'teacher' must be null or an object")

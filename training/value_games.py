@@ -19,7 +19,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from agents.batched import bots
-from agents.batched.neural import decide_and_record, record_rows
+from agents.batched.neural import RECORDED, decide_and_record, record_rows
 from skipbo_env.rules import Rules
 from skipbo_env.vector import VectorGame
 from skipbo_env.vector.layout import RUNNING
@@ -41,7 +41,7 @@ class Seat:
 
 @dataclass
 class ValueData:
-    """Inputs (int32 ``[rows, inputs]``) and targets (float32 ``[rows]``) of stops and turn ends, and per hand
+    """Inputs (int16 ``[rows, inputs]``) and targets (float32 ``[rows]``) of stops and turn ends, and per hand
     the result of seat 0 (``1``, ``0.5`` or ``0``)."""
 
     inputs: np.ndarray
@@ -113,21 +113,20 @@ def _move_recorded(engine, live, seating_of_row, hand_of_row, networks, input_co
         observations = engine.obs[rows]
         masks = engine.action_mask[rows]
         actions = np.empty(len(rows), dtype=np.int64)
-        stops = np.zeros((len(rows), input_count), dtype=np.int64)
-        ends = np.zeros((len(rows), input_count), dtype=np.int64)
+        positions = np.zeros((len(rows), RECORDED, input_count), dtype=np.int64)
         recorded = np.zeros(len(rows), dtype=np.bool_)
         if kind == 1:  # a network
-            decide_and_record(observations, masks, networks[index], actions, stops, ends, recorded)
+            decide_and_record(observations, masks, networks[index], actions, positions, recorded)
         else:  # a recorded kernel bot (the teacher): its action, then the network inputs of its discards
             bots.bot_actions(engine.games, engine.action_mask, engine.cfg, rows, streams, index, actions)
-            record_rows(observations, masks, actions, networks[0], stops, ends, recorded)
+            record_rows(observations, masks, actions, networks[0], positions, recorded)
         for i in np.flatnonzero(recorded).tolist():
             row = int(rows[i])
             seat = int(engine.games["seat"][row])
             if seating_of_row[row][seat].recorded:
                 hand = int(hand_of_row[row])
-                recorded_inputs[hand].extend((stops[i].astype(np.int32), ends[i].astype(np.int32)))
-                recorded_seats[hand].extend((seat, seat))
+                recorded_inputs[hand].append(checked_int16(positions[i]))
+                recorded_seats[hand].extend([seat] * RECORDED)
         engine.step_rows(rows, actions)
 
 
@@ -149,10 +148,18 @@ def _collect(engine, hand_of_row, results) -> None:
     hand_of_row[over] = -1
 
 
+def checked_int16(positions: np.ndarray) -> np.ndarray:
+    """The positions as int16 (the data's type: a position's integer inputs are at most a few thousand)."""
+    if np.abs(positions).max() > np.iinfo(np.int16).max:
+        raise ValueError("a recorded position's input exceeds int16: the rules' decks or stockpiles are too large "
+                         "for backend: neural's data")
+    return positions.astype(np.int16)
+
+
 def _labelled(recorded_inputs, recorded_seats, results, input_count) -> ValueData:
     inputs, targets = [], []
     for hand, (rows, seats) in enumerate(zip(recorded_inputs, recorded_seats)):
         inputs.extend(rows)
         targets.extend(results[hand, seats].tolist())
-    array = np.array(inputs, dtype=np.int32).reshape(-1, input_count)
+    array = np.concatenate(inputs) if inputs else np.zeros((0, input_count), dtype=np.int16)
     return ValueData(array, np.array(targets, dtype=np.float32), results[:, 0].copy())

@@ -369,7 +369,10 @@ def stop_value(needs, hand, heights, done, needs0, hand0, heights0, piles, info,
     return network_value(sums, second, second_bias, output, output_bias[0], hidden)
 
 
-best_first_play = turn_search(stop_value, NAME)
+MAX_POSITIONS = 4096
+"""The positions one decision's search values at most (a network that hoards discards would otherwise make
+its search explode; the hand-written bots' searches are not bounded)."""
+best_first_play = turn_search(stop_value, NAME, MAX_POSITIONS)
 """The planner's whole-turn search with the network's valuation."""
 
 
@@ -453,33 +456,51 @@ def decide_rows(observations, masks, net, out):
         out[i] = decide(observations[i], masks, i, net)
 
 
+RECORDED = 4
+"""Positions recorded per discard: the stop, the turn end, and the stop twice more with what a search cannot
+know entered as its expectation (the stockpile top; the hand), so the network learns to value the stops
+the search enters that way (after a stockpile play, after emptying the hand)."""
+
+
 @jit
-def decide_and_record(observations, masks, net, out, stops, ends, recorded):
-    """:func:`decide_rows`, and for every row whose action is a discard, its stop (the root's inputs) into
-    ``stops[i]`` and its turn end into ``ends[i]`` (``recorded[i]`` True)."""
+def decide_and_record(observations, masks, net, out, recorded, flags):
+    """:func:`decide_rows`, and for every row whose action is a discard its :data:`RECORDED` positions into
+    ``recorded[i]`` (``flags[i]`` True; see :func:`record_discard`)."""
     for i in range(observations.shape[0]):
         action = decide(observations[i], masks, i, net)
         out[i] = action
-        recorded[i] = False
-        if FIRST_DISCARD <= action < END_TURN:
-            record_discard(observations[i], masks, i, action, net, stops[i], ends[i])
-            recorded[i] = True
+        flags[i] = FIRST_DISCARD <= action < END_TURN
+        if flags[i]:
+            record_discard(observations[i], masks, i, action, net, recorded[i])
 
 
 @jit
-def record_discard(x, masks, g, action, net, stop, end):
-    """The inputs of the stop (the observation ``x``, a discard to make) and of the turn end after ``action``."""
+def record_discard(x, masks, g, action, net, out):
+    """The inputs of the stop (observation ``x``, a discard to make), of the turn end after ``action``, of the
+    stop with its stockpile top unknown and of the stop with its hand unknown (each card the expected card)."""
     needs, hand, piles, heights, info, root = decision_arrays(x, net)
-    stop[:] = root[1]
-    turn_end_inputs(action, needs, hand, piles, heights, info, net, root, end)
+    q, expected, input_of = root[1], root[3], net[6]
+    out[0] = q
+    turn_end_inputs(action, needs, hand, piles, heights, info, net, root, out[1])
+    out[2] = q
+    for value in range(1, WILD + 1):
+        k = input_of[seat_base(0) + STOCK_TOP_AT + value - 1]
+        if k >= 0:
+            out[2, k] = expected[value] if info[I_STOCK_TOP] else 0
+    out[3] = q
+    held = cards_in(hand)
+    for value in range(1, WILD + 1):
+        k = input_of[HAND_AT + value - 1]
+        if k >= 0:
+            out[3, k] = held * expected[value]
 
 
 @jit
-def record_rows(observations, masks, actions, net, stops, ends, recorded):
-    """For the rows whose ``actions[i]`` (chosen by anyone) is a discard: its stop and turn end, as
+def record_rows(observations, masks, actions, net, recorded, flags):
+    """For the rows whose ``actions[i]`` (chosen by anyone) is a discard: its positions, as
     :func:`decide_and_record` writes them (a teacher's games)."""
     for i in range(observations.shape[0]):
         action = actions[i]
-        recorded[i] = FIRST_DISCARD <= action < END_TURN
-        if recorded[i]:
-            record_discard(observations[i], masks, i, action, net, stops[i], ends[i])
+        flags[i] = FIRST_DISCARD <= action < END_TURN
+        if flags[i]:
+            record_discard(observations[i], masks, i, action, net, recorded[i])

@@ -511,9 +511,11 @@ def root_rank(action):
     return 2
 
 
-def turn_search(valuation, bot: str):
+def turn_search(valuation, bot: str, max_positions: int = 0):
     """The whole-turn search of a bot whose worth of stopping in a position is the kernel ``valuation``
-    (with the arguments of :func:`stop_value`): returns its ``best_first_play`` kernel.
+    (with the arguments of :func:`stop_value`): returns its ``best_first_play`` kernel. ``max_positions`` > 0:
+    once a decision's search has valued that many positions it values the positions it enters without
+    looking past them (a bound on the time a decision takes; 0, the hand-written bots': no bound).
 
     ``agents.expert`` searches with ``agents.planner``'s search and its own valuation; here each bot
     gets the search compiled around its valuation. The kernels are named after ``bot``: numba names a
@@ -551,7 +553,10 @@ def turn_search(valuation, bot: str):
                 keys[d] = key
                 best[d] = valuation(needs[d], hand[d], heights[d], done[d], needs0, hand0, heights0, piles, info,
                                     threat, weights, work)
-                move_count[d] = list_moves(needs[d], hand[d], heights[d], done[d], piles, info, moves[d])
+                if max_positions and memo_count >= max_positions:
+                    move_count[d] = 0
+                else:
+                    move_count[d] = list_moves(needs[d], hand[d], heights[d], done[d], piles, info, moves[d])
                 next_move[d] = 0
             if next_move[d] < move_count[d]:
                 action = moves[d, next_move[d]]
