@@ -431,9 +431,10 @@ class SNESTrainer:
                         "distribution stays")
             return
         tables = ", ".join(f"{name} {rate:.2f}" for name, rate in entry["mean_by_table"].items() if rate is not None)
+        placement = f", on {len(entry['nodes'])} Ray node(s)" if "nodes" in entry else ""
         self._print(f"generation {entry['generation']:>4} ({entry['seconds']:.0f} s, total "
                     f"{_clock(state['wall_seconds'])}): fitness best {entry['best_fitness']:.3f}, mean "
-                    f"{entry['mean_fitness']:.3f} ({tables}), {entry['refused']} refused")
+                    f"{entry['mean_fitness']:.3f} ({tables}), {entry['refused']} refused{placement}")
 
     def _print(self, line: str) -> None:
         print(line, file=self.out, flush=True)

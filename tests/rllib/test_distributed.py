@@ -52,13 +52,26 @@ def test_an_sNES_run_on_ray_ends_with_the_weights_of_the_same_run_in_one_process
     monkeypatch.setattr(learned, "SLOW", float("inf"))  # the one timing-dependent choice (shipped to the tasks)
     here, here_weights, _ = sNES_run(tmp_path, "here")
     on_ray, ray_weights, log = sNES_run(tmp_path, "ray", "ray.address=local", "ray.workers=2")
-    assert "candidate games: as Ray tasks on 1 node(s), 2 CPUs (local)" in log
+    assert "candidate games: as Ray tasks on 1 node(s), 2 CPUs (local)" in log and "refused, on 1 Ray node(s)" in log
     assert ray_weights == here_weights
     assert on_ray["mu"] == here["mu"] and on_ray["sigma"] == here["sigma"] and on_ray["archive"] == here["archive"]
     assert without_clocks_and_nodes(on_ray) == without_clocks_and_nodes(here)
     assert on_ray["games"] == here["games"] > 0
     assert all(sum(entry["nodes"].values()) == 4 for entry in on_ray["log"])  # every candidate a task
     assert all("nodes" not in entry for entry in here["log"])
+
+
+def test_a_run_in_one_process_resumed_on_ray_ends_where_the_uninterrupted_run_does(tmp_path, monkeypatch):
+    monkeypatch.setattr(learned, "SLOW", float("inf"))
+    whole, whole_weights, _ = sNES_run(tmp_path, "whole")
+    first = train(CONFIG, [*SMALL, f"output_dir={tmp_path / 'split'}", "snes.generations=1"], progress=False,
+                  out=io.StringIO())
+    resumed = train(None, ["snes.generations=2", "ray.address=local", "ray.workers=2"], resume=first.run_dir, progress=False,
+                    out=io.StringIO())
+    state = json.loads((RunFolder(resumed.run_dir).latest_checkpoint() / "state.json").read_text())
+    assert "nodes" not in state["log"][0] and sum(state["log"][1]["nodes"].values()) == 4
+    assert json.loads(resumed.model_path.read_text())["parameters"] == whole_weights
+    assert without_clocks_and_nodes(state) == without_clocks_and_nodes(whole)
 
 
 def test_a_ray_address_where_no_cluster_listens_is_refused_in_one_line(tmp_path, capsys):
