@@ -450,7 +450,8 @@ def _check_ray(config: TrainConfig) -> None:
     address, workers = config.ray.address, config.ray.workers
     if workers is not None and address != "local":
         raise ConfigError(f"ray.workers={workers} sizes the Ray instance ray.address=local starts: set "
-                          f"ray.address=local, or drop ray.workers (a cluster has the CPUs its nodes were started with)")
+                          "ray.address=local, or drop ray.workers (a cluster has the CPUs its nodes were started "
+                          "with)")
     if address is None:
         return
     if config.backend != "snes":

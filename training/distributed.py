@@ -2,8 +2,10 @@
 
 :class:`WorkPool` maps a work function over work items::
 
-    with WorkPool(address) as pool:              # None: this process; "local", "auto", "HOST:PORT": Ray
-        results = pool.map(play_candidate, items, shared=(rules, table))
+    with WorkPool(config.ray.address, config.ray.workers) as pool:   # None: this process; else Ray
+        seeds = rng.integers(0, 2**62, size=games)                  # on the driver, the run's generator
+        results = pool.map(play_game, [(int(seed), seat) for seed, seat in zip(seeds, seats)],
+                           shared=(rules.to_dict(), weights))       # play_game(shared, item) -> result
 
 ``pool.map(function, items, shared)`` returns ``[function(shared, item) for item in items]``, in the
 order of ``items``, wherever each call ran: in this process one after the other, or on Ray one task
@@ -23,9 +25,11 @@ or on a hundred machines, is a contract between the caller and its work function
   project (``training.learned.play_candidate``): not a lambda, closure, bound method or a
   function of ``__main__``. Ray ships it by its import name and each machine imports it from its
   own install of the project, which must be the same version as the driver's (README, Ray section).
-  It may keep a per-process cache of what is costly to build (an engine, compiled kernels) in a
-  module-level dict keyed by what it is built from, as long as the cache never changes a result.
-- **A result** is a picklable value. Each Ray task reserves one CPU and tasks are spread over
+  It may keep a per-process cache of what is costly to build (a network rebuilt from weights) in
+  a module-level dict keyed by what it is built from, as long as the cache never changes a result.
+  A Ray task reserves one CPU: a function that runs threads (the batched engine's ``threads``)
+  should run one there; :attr:`WorkPool.on_ray` tells the caller, which passes it in ``shared``.
+- **A result** is a picklable value. Each Ray task reserves one CPU, and tasks are spread over
   the nodes (Ray's ``SPREAD`` strategy), so an item should be worth a task (tens of milliseconds
   or more: group small work into bigger items). An exception raised by a call is raised from
   ``map`` (on Ray a ``ray.exceptions.RayTaskError``, which is also an instance of the original
@@ -34,8 +38,9 @@ or on a hundred machines, is a contract between the caller and its work function
 ``address``: ``None`` runs every call in this process (no Ray needed); ``"local"`` starts a Ray
 instance on this machine (listening on 127.0.0.1 only, ``workers`` CPUs, default the machine's);
 ``"auto"`` joins the cluster this machine is part of; ``"HOST:PORT"`` joins that cluster's head
-(``ray start --head`` prints it). :class:`evaluation.ray_runner.RayConnectionError` (a
-``ValueError``) says when Ray is not installed or no cluster answers there.
+(``ray start --head`` prints it); the driver runs on a machine of that cluster. A Ray already
+initialised in this process is used as it is (and left running). :class:`evaluation.ray_runner.RayConnectionError`
+(a ``ValueError``) says when Ray is not installed or no cluster answers there.
 """
 
 from __future__ import annotations

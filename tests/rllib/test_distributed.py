@@ -66,8 +66,8 @@ def test_a_run_in_one_process_resumed_on_ray_ends_where_the_uninterrupted_run_do
     whole, whole_weights, _ = sNES_run(tmp_path, "whole")
     first = train(CONFIG, [*SMALL, f"output_dir={tmp_path / 'split'}", "snes.generations=1"], progress=False,
                   out=io.StringIO())
-    resumed = train(None, ["snes.generations=2", "ray.address=local", "ray.workers=2"], resume=first.run_dir, progress=False,
-                    out=io.StringIO())
+    resumed = train(None, ["snes.generations=2", "ray.address=local", "ray.workers=2"], resume=first.run_dir,
+                    progress=False, out=io.StringIO())
     state = json.loads((RunFolder(resumed.run_dir).latest_checkpoint() / "state.json").read_text())
     assert "nodes" not in state["log"][0] and sum(state["log"][1]["nodes"].values()) == 4
     assert json.loads(resumed.model_path.read_text())["parameters"] == whole_weights
