@@ -33,8 +33,9 @@ test: $(STAMP)
 # The RLlib environment differs from $(VENV) in gymnasium (1.2.2, ray[rllib]'s pin), Ray and the
 # packages Ray brings: test-rllib runs the tests of the code that uses them (the environments, SB3
 # and RLlib training, the examples, the notebook, the CLI's train and import-sb3), one file per
-# xdist worker (tests/rllib starts one Ray instance for its file), then a real local Ray cluster
-# (.ci/rllib_smoke.sh). `make test-rllib RLLIB_TESTS=tests` runs the whole suite there.
+# xdist worker (each file of tests/rllib starts its own Ray instances), then a real Ray cluster of
+# two nodes on 127.0.0.1 (.ci/rllib_smoke.sh: RLlib training, evaluate --ray, sNES candidate games
+# on both nodes). `make test-rllib RLLIB_TESTS=tests` runs the whole suite there.
 RLLIB_TESTS ?= tests/rllib tests/envs tests/training tests/examples tests/test_notebook.py \
 	tests/cli/test_cli.py tests/cli/test_import_sb3.py
 test-rllib: $(RLLIB_STAMP)

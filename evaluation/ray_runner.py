@@ -16,6 +16,7 @@ head (``ray start --head`` prints it).
 from __future__ import annotations
 
 import os
+import socket
 import tempfile
 from typing import Sequence
 
@@ -48,12 +49,25 @@ def connect_ray(address: str | None, num_cpus: int | None = None) -> bool:
                  log_to_driver=False, configure_logging=False)
         return True
     try:
+        check_port_answers(address)
         ray.init(address=address, log_to_driver=False, configure_logging=False)
     except (ConnectionError, ValueError, RuntimeError) as error:
         raise RayConnectionError(
             f"no Ray cluster answers at {address!r} ({str(error).splitlines()[0]}); start one with "
             "`ray start --head`, or use 'local' for a Ray instance on this machine") from None
     return True
+
+
+def check_port_answers(address: str, timeout: float = 5.0) -> None:
+    """``ConnectionError`` when nothing accepts a connection at a ``HOST:PORT`` address (``ray.init``
+    would retry such an address for minutes); other addresses (``auto``) are left to Ray."""
+    host, _, port = address.rpartition(":")
+    if not host or not port.isdigit():
+        return
+    try:
+        socket.create_connection((host, int(port)), timeout=timeout).close()
+    except OSError as error:
+        raise ConnectionError(f"nothing listens at {host}:{port}: {error.strerror or error}") from None
 
 
 def bind_to_loopback() -> None:

@@ -32,6 +32,8 @@ Sections (see ``configs/quickstart.yaml`` for a commented example):
   tables, the window of positions fitted, the optimiser, the budget in generations, the curve and the
   final evaluation, Ray; it reads ``rules``, ``seed``, ``threads``, ``budget.max_minutes`` (a guard) and
   ``checkpoint.keep``
+- ``ray``: where ``backend: snes`` and ``backend: neural`` play its candidates' games (this process, or Ray tasks on a
+  local instance or a cluster: :mod:`training.distributed`); the result for a seed is the same
 """
 
 from __future__ import annotations
@@ -215,6 +217,20 @@ class SNESConfig:
                                               "budget.max_minutes is spent)", min=1)
 
 
+RAY_NAMED_ADDRESSES = ("local", "auto")
+"""``ray.address`` values that are not HOST:PORT: a Ray instance started here; the cluster this machine joined."""
+
+
+@dataclasses.dataclass
+class RayConfig:
+    address: Optional[str] = _field(None, "where backend: snes plays its candidates' games: null: in this process; "
+                                          "'local': a Ray instance started here (127.0.0.1, ray.workers CPUs); "
+                                          "'auto': the Ray cluster this machine joined; HOST:PORT: the cluster of "
+                                          "that head (ray start --head); the result for a seed is the same")
+    workers: Optional[int] = _field(None, "CPUs of the Ray instance ray.address=local starts (null: the "
+                                          "machine's); a cluster has the CPUs its nodes were started with", min=1)
+
+
 @dataclasses.dataclass
 class NeuralConfig:
     hidden: list[int] = _field([128, 32], "the value network's two hidden layers (ReLU)")
@@ -241,8 +257,6 @@ class NeuralConfig:
     curve_opponents: list[str] = _field(["greedy", "planner", "pretrained-2p"],
                                         "kernel bots of the learning curve and of the final evaluation")
     final_games: int = _field(4000, "held-out duplicate games against each curve opponent at the end", min=2)
-    ray_address: Optional[str] = _field(None, "Ray cluster whose tasks play the hands ('local', 'auto' or "
-                                              "HOST:PORT); null: this process's threads")
 
 
 @dataclasses.dataclass
@@ -269,6 +283,7 @@ class TrainConfig:
     rllib: RLlibConfig = dataclasses.field(default_factory=RLlibConfig)
     snes: SNESConfig = dataclasses.field(default_factory=SNESConfig)
     neural: NeuralConfig = dataclasses.field(default_factory=NeuralConfig)
+    ray: RayConfig = dataclasses.field(default_factory=RayConfig)
 
     def make_rules(self) -> Rules:
         return Rules(**{"max_turns": ENV_MAX_TURNS, **self.rules})
@@ -418,6 +433,7 @@ def _check_cross_field(config: TrainConfig) -> None:
     if sum(mix.values()) <= 0:
         raise ConfigError("opponents.mix: the weights sum to 0; give at least one a weight > 0")
     _check_network(config.network.hidden)
+    _check_ray(config)
     if config.backend == "snes":
         _check_snes(config)
     if config.backend == "neural":
@@ -471,6 +487,30 @@ def _check_rllib(config: TrainConfig) -> None:
     if config.env.vec_env == "subproc":
         raise ConfigError(f"env.vec_env={config.env.vec_env!r} is not allowed with backend: rllib: RLlib's env "
                           "runners step the environments (rllib.num_env_runners, rllib.num_envs_per_env_runner)")
+
+
+def _check_ray(config: TrainConfig) -> None:
+    """``ray.address``: a named address or HOST:PORT, for a backend that reads it, with Ray installed."""
+    address, workers = config.ray.address, config.ray.workers
+    if workers is not None and address != "local":
+        raise ConfigError(f"ray.workers={workers} sizes the Ray instance ray.address=local starts: set "
+                          "ray.address=local, or drop ray.workers (a cluster has the CPUs its nodes were started "
+                          "with)")
+    if address is None:
+        return
+    if config.backend not in ("snes", "neural"):
+        hint = "; backend: rllib has rllib.address" if config.backend == "rllib" else ""
+        raise ConfigError(f"ray.address is read by backend: snes and backend: neural, not backend: "
+                          f"{config.backend}{hint}")
+    host, _, port = address.rpartition(":")
+    if address not in RAY_NAMED_ADDRESSES and not (host and port.isdigit() and 0 < int(port) < 65536):
+        raise ConfigError(f"ray.address={address!r} is not allowed: use local, auto or HOST:PORT (ray start --head "
+                          "prints it), or null to play in this process")
+    try:
+        import ray  # noqa: F401
+    except ImportError:
+        raise ConfigError(f"ray.address={address!r} needs Ray, which is not installed: pip install -e '.[rllib]' "
+                          "(in a venv of its own, README: Ray section), or ray.address=null") from None
 
 
 def _check_snes(config: TrainConfig) -> None:

@@ -16,7 +16,10 @@ care about, the win rate, is what the search optimises directly. Each generation
    ``mu += eta_mu * sigma * sum(u z)``, ``sigma *= exp(eta_sigma / 2 * sum(u (z^2 - 1)))``.
 
 All candidates meet the same deals (common random numbers), so the ranking compares
-candidates, not luck. A candidate too slow to play (:data:`SLOW`) is refused. Every
+candidates, not luck. Each candidate's games are one work item of :mod:`training.distributed`
+(:func:`play_candidate`): played in this process, or as Ray tasks on a local instance or a cluster
+when ``ray.address`` names one; the deals come from the driver's generator, so a generation is
+the same wherever its games ran. A candidate too slow to play (:data:`SLOW`) is refused. Every
 ``snes.curve_every`` generations the mean plays the ``snes.curve_tables`` on held-out deals (the
 training curve); at the end it plays them on ``snes.final_deals`` other deals (the evaluation).
 Every random choice comes from one seeded ``numpy`` Generator whose state is saved in each
@@ -29,6 +32,7 @@ from __future__ import annotations
 import json
 import math
 import time
+from collections import Counter
 from typing import TextIO
 
 import numpy as np
@@ -46,6 +50,7 @@ from skipbo_env.vector.kernels import step_game
 from skipbo_env.vector.layout import RUNNING
 from training.checkpoint import RESULTS, CheckpointError, RunFolder, check_step
 from training.config import PAST, SELF, ConfigError, TrainConfig
+from training.distributed import WorkPool
 from training.state_checks import (COUNT, MAPPING, SECONDS, finite_numbers, generator_state, list_of, optional,
                                    read_json_object, read_state, record)
 from training.trainer import TrainResult, _clock, print_results_table
@@ -99,9 +104,9 @@ def play_table(games, legal, cfg, controllers, streams, rows, steps, table):
 class Arena:
     """Hands on the batched engine, every seat a kernel bot or a row of a parameter table."""
 
-    def __init__(self, rules: Rules, batch: int = 1024) -> None:
+    def __init__(self, rules: Rules, batch: int = 1024, threads: int | None = None) -> None:
         self.players = rules.num_players
-        self.engine = VectorGame(rules, batch, auto_reset=False, observations=False)
+        self.engine = VectorGame(rules, batch, auto_reset=False, observations=False, threads=threads)
         self.controllers = np.full((batch, self.players), bots.OTHER, dtype=np.int64)
         self.streams = bots.new_streams(batch)
         self.games_played = 0
@@ -141,15 +146,16 @@ class Arena:
             by_role[shift] = winners[shift * n:(shift + 1) * n][:, seats]
         return by_role, seconds
 
-    def fitness(self, roles_of_tables: list[list[int]], seeds: np.ndarray, table: np.ndarray) -> list[float] | None:
+    def fitness(self, roles_of_tables: list[list[int]], seeds: np.ndarray, table: np.ndarray,
+                slow: float) -> list[float] | None:
         """Role 0's mean score (a win 1, a hand nobody wins ``1 / players``) at each table, ``CHUNK`` deals at a
-        time; ``None`` as soon as its games take more than ``SLOW`` CPU seconds an action."""
+        time; ``None`` as soon as its games take more than ``slow`` CPU seconds an action."""
         rates = []
         for roles in roles_of_tables:
             total = 0.0
             for start in range(0, len(seeds), CHUNK):
                 by_role, seconds = self.rotations(roles, seeds[start:start + CHUNK], table)
-                if seconds > SLOW:
+                if seconds > slow:
                     return None
                 undecided = by_role.sum(axis=2) == 0
                 total += (by_role[:, :, 0] + undecided / self.players).sum()
@@ -167,6 +173,24 @@ class Arena:
 
     def close(self) -> None:
         self.engine.close()
+
+
+def play_candidate(shared: tuple[dict, np.ndarray, float, int | None], item: tuple[list[list[int]], np.ndarray]):
+    """The work function of a generation (:mod:`training.distributed`): one candidate's games.
+
+    ``shared``: the rules (as a dict), the parameter table, the CPU seconds an action above which the
+    candidate is refused and the engine's threads (``None``: the machine's cores; 1 in a Ray task, which
+    reserves one CPU); ``item``: the seat codes of each table (the candidate's row first) and the deal
+    seeds. Returns role 0's score at each table (``None``: refused) and the games played. Its arena is
+    its own (20 ms to build, a fraction of a percent of a candidate's games)."""
+    rules, table, slow, threads = shared
+    roles_of_tables, seeds = item
+    arena = Arena(Rules.from_dict(rules), threads=threads)
+    try:
+        arena.warm_up()  # a new Ray worker loads the kernels here: not charged to the candidate's speed
+        return arena.fitness(roles_of_tables, seeds, table, slow), arena.games_played
+    finally:
+        arena.close()
 
 
 def utilities(count: int) -> np.ndarray:
@@ -264,23 +288,23 @@ class SNESTrainer:
             raise ConfigError(spent + f"budget.max_minutes={2 * minutes:g}")
         rng = np.random.default_rng()
         rng.bit_generator.state = state["rng"]
+        self.pool = self.candidate_pool()
         arena = Arena(self.rules)
         arena.warm_up()
-        games_before = state["games"] - arena.games_played
         self._print(f"sNES self-play: {self.settings.population} candidates a generation, each at "
                     f"{len(self.settings.tables)} tables ({', '.join(map(table_name, self.settings.tables))}) on "
                     f"{self.settings.deals} deals x {self.rules.num_players} seats; budget "
                     f"{'no time limit' if minutes is None else f'{minutes:g} minutes'}"
                     f"{'' if self.settings.generations is None else f', {self.settings.generations} generations'}")
+        self._print(f"candidate games: {self.pool.describe()}")
         try:
             if not state["history"]:
                 self._curve_point(arena, state)  # compiles the kernels first: not counted in the budget
             deadline = time.perf_counter() + left
             while self.budget_left(state, deadline):
                 start = time.perf_counter()
-                entry = self.generation(arena, state, rng)
+                entry = self.generation(state, rng)
                 state["evaluation"] = None  # the final evaluation is of a later mean
-                state["games"] = games_before + arena.games_played
                 state["wall_seconds"] += time.perf_counter() - start
                 entry["seconds"] = round(time.perf_counter() - start, 1)
                 state["log"].append(entry)
@@ -300,12 +324,22 @@ class SNESTrainer:
             raise
         finally:
             arena.close()
+            self.pool.close()
         write_json_atomically(self.folder.path / MODEL_FILE, self.weights_document(state))
         self._finish(state)
         return TrainResult(self.folder.path, self.folder.path / MODEL_FILE, state["games"], state["evaluation"],
                            state["history"])
 
-    def generation(self, arena: Arena, state: dict, rng: np.random.Generator) -> dict:
+    def candidate_pool(self) -> WorkPool:
+        """Where the candidates' games run: this process, or the Ray instance or cluster of ``ray.address``."""
+        from evaluation.ray_runner import RayConnectionError
+
+        try:
+            return WorkPool(self.config.ray.address, self.config.ray.workers)
+        except RayConnectionError as error:
+            raise ConfigError(f"ray.address: {error}") from None
+
+    def generation(self, state: dict, rng: np.random.Generator) -> dict:
         """One sNES generation (see the module docstring); returns its log entry and updates ``state``."""
         settings = self.settings
         mu, sigma = np.array(state["mu"]), np.array(state["sigma"])
@@ -320,19 +354,22 @@ class SNESTrainer:
         seeds = rng.integers(0, 2**62, size=settings.deals)
         fitness = np.full(len(candidates), -1.0)  # a refused (too slow) candidate ranks last
         by_table = {table_name(seats): [] for seats in settings.tables}
-        for k in range(len(candidates)):
-            roles = [[TABLE_CODES + k] + [extra.get(spec, self.kernel_codes.get(spec)) for spec in seats]
-                     for seats in settings.tables]
-            rates = arena.fitness(roles, seeds, table)
+        items = [([[TABLE_CODES + k] + [extra.get(spec, self.kernel_codes.get(spec)) for spec in seats]
+                   for seats in settings.tables], seeds) for k in range(len(candidates))]
+        threads = 1 if self.pool.on_ray else None
+        played = self.pool.map(play_candidate, items, shared=(self.rules.to_dict(), table, SLOW, threads))
+        state["games"] += sum(games for _, games in played)
+        for k, (rates, _) in enumerate(played):
             if rates is not None:
                 fitness[k] = float(np.mean(rates))
                 for seats, rate in zip(settings.tables, rates):
                     by_table[table_name(seats)].append(rate)
         state["generation"] += 1
+        placement = {"nodes": dict(Counter(self.pool.last_nodes))} if self.pool.on_ray else {}
         feasible = fitness >= 0
         if not feasible.any():  # nothing to rank: the distribution stays
             state["archive"].append(mu.tolist())
-            return {"generation": state["generation"], "refused": len(candidates)}
+            return {"generation": state["generation"], "refused": len(candidates), **placement}
         order = np.argsort(-fitness, kind="stable")
         u = np.zeros(len(candidates))
         u[order] = utilities(len(candidates))
@@ -343,7 +380,8 @@ class SNESTrainer:
         state["archive"].append(mu.tolist())
         return {"generation": state["generation"], "best_fitness": float(fitness.max()),
                 "mean_fitness": float(fitness[feasible].mean()), "refused": int((~feasible).sum()),
-                "mean_by_table": {name: float(np.mean(rates)) if rates else None for name, rates in by_table.items()}}
+                "mean_by_table": {name: float(np.mean(rates)) if rates else None for name, rates in by_table.items()},
+                **placement}
 
     # ------------------------------------------------------------------ measuring the mean
     def play_mean(self, arena: Arena, state: dict, use: str, deals: int) -> dict:
@@ -430,9 +468,10 @@ class SNESTrainer:
                         "distribution stays")
             return
         tables = ", ".join(f"{name} {rate:.2f}" for name, rate in entry["mean_by_table"].items() if rate is not None)
+        placement = f", on {len(entry['nodes'])} Ray node(s)" if "nodes" in entry else ""
         self._print(f"generation {entry['generation']:>4} ({entry['seconds']:.0f} s, total "
                     f"{_clock(state['wall_seconds'])}): fitness best {entry['best_fitness']:.3f}, mean "
-                    f"{entry['mean_fitness']:.3f} ({tables}), {entry['refused']} refused")
+                    f"{entry['mean_fitness']:.3f} ({tables}), {entry['refused']} refused{placement}")
 
     def _print(self, line: str) -> None:
         print(line, file=self.out, flush=True)

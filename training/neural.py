@@ -19,8 +19,8 @@ The budget is work: ``neural.generations``; ``budget.max_minutes`` is only a gua
 from one seeded ``numpy`` Generator (the deals, the order the rows are fitted in, the first weights), the
 games are deterministic given their seeds and networks, and each generation starts a fresh optimiser, so a
 run resumed from any checkpoint ends with the same weights as one that was never stopped. With
-``neural.ray_address`` the hands of a generation are played as Ray tasks, chunk by chunk, with the same
-result as a local run. ``skipbo train configs/neural_2p.yaml`` trains the shipped network.
+``ray.address`` the hands of a generation are played as Ray tasks, chunk by chunk, with the same result as a
+local run. ``skipbo train configs/neural_2p.yaml`` trains the shipped network.
 """
 
 from __future__ import annotations
@@ -48,6 +48,7 @@ from training.state_checks import (
     read_json_object,
 )
 from training.config import PAST, SELF, ConfigError, TrainConfig
+from training.distributed import WorkPool
 from training.trainer import TrainResult, print_results_table
 from training.value_games import Seat, ValueData, play_value_games
 
@@ -127,6 +128,8 @@ class NeuralTrainer:
                     f"budget {settings.generations} generations"
                     f"{'' if minutes is None else f' (guard: {minutes:g} minutes)'}")
         self._warm_up()
+        self.pool = WorkPool(self.config.ray.address, self.config.ray.workers)
+        self._print(f"self-play hands: {self.pool.describe()}")
         writer = self._tensorboard()
         bar = self._bar(state)
         started = time.perf_counter()
@@ -153,6 +156,7 @@ class NeuralTrainer:
             raise
         finally:
             bar.close()
+            self.pool.close()
             if writer is not None:
                 writer.close()
         model = self.folder.path / MODEL_FILE
@@ -235,23 +239,21 @@ class NeuralTrainer:
         return seatings, networks
 
     def play_chunks(self, networks: list, seatings: list, seeds: np.ndarray, bar) -> ValueData:
-        """The hands in chunks of ``neural.chunk``, on ``threads`` threads or as Ray tasks; the chunks' data in
-        order (the same whoever plays them)."""
+        """The hands in chunks of ``neural.chunk``: as Ray tasks (``ray.address``) or on ``threads`` threads here;
+        the chunks' data in order (the same wherever they were played)."""
         chunk = self.settings.chunk
-        items = [(self.rules.to_dict(), [n.to_dict() for n in networks], seatings[start:start + chunk],
-                  seeds[start:start + chunk]) for start in range(0, len(seeds), chunk)]
-        if self.settings.ray_address:
-            from training.distributed import map_in_order
-
-            parts = map_in_order(play_work_item, items, address=self.settings.ray_address,
-                                 on_result=lambda part: bar.update(len(part.seat0_results)))
-        else:
-            parts = [None] * len(items)
-            with ThreadPoolExecutor(self.config.threads) as pool:
-                futures = {pool.submit(play_work_item, item): index for index, item in enumerate(items)}
-                for future, index in futures.items():
-                    parts[index] = future.result()
-                    bar.update(len(parts[index].seat0_results))
+        shared = (self.rules.to_dict(), [n.to_dict() for n in networks])
+        items = [(seatings[start:start + chunk], seeds[start:start + chunk]) for start in range(0, len(seeds), chunk)]
+        if self.pool.on_ray:
+            parts = self.pool.map(play_work_item, items, shared=shared)
+            bar.update(len(seeds))
+            return ValueData.concatenate(parts)
+        parts = [None] * len(items)
+        with ThreadPoolExecutor(self.config.threads) as threads:
+            futures = [threads.submit(play_work_item, shared, item) for item in items]
+            for index, future in enumerate(futures):
+                parts[index] = future.result()
+                bar.update(len(parts[index].seat0_results))
         return ValueData.concatenate(parts)
 
     # ------------------------------------------------------------------ data
@@ -406,13 +408,14 @@ class NeuralTrainer:
         print(line, file=self.out, flush=True)
 
 
-def play_work_item(item) -> ValueData:
-    """One chunk of a generation's hands: ``(rules dict, network dicts, seatings, seeds)`` (picklable, so a Ray
-    task can play it)."""
-    rules_dict, network_dicts, seatings, seeds = item
+def play_work_item(shared, item) -> ValueData:
+    """One chunk of a generation's hands (the work function of :mod:`training.distributed`): ``shared`` is
+    ``(rules dict, network dicts)``, ``item`` ``(seatings, deal seeds)``."""
+    rules_dict, network_dicts = shared
+    seatings, seeds = item
     networks = [network_from_dict(d) for d in network_dicts]
-    return play_value_games(Rules(**rules_dict), [n.arrays for n in networks], list(seatings), np.asarray(seeds),
-                            len(networks[0].inputs))
+    return play_value_games(Rules.from_dict(rules_dict), [n.arrays for n in networks], list(seatings),
+                            np.asarray(seeds), len(networks[0].inputs))
 
 
 def stats_of(result, name: str) -> dict:

@@ -56,7 +56,7 @@ def fit(net: ValueNet, inputs: np.ndarray, targets: np.ndarray, *, epochs: int, 
             optimizer.zero_grad()
             loss.backward()
             optimizer.step()
-            total += float(loss) * len(index)
+            total += loss.item() * len(index)
             count += len(index)
         mean = total / max(count, 1)
     return mean

@@ -57,6 +57,10 @@ def inputs_of(vector, network):
     return q
 
 
+def a_hand_play(action: int) -> bool:
+    return action // 4 < 13
+
+
 def differences(network, mine, theirs):
     fields = [FIELD_OF[int(network.inputs[k])] for k in np.flatnonzero(mine != theirs)]
     return fields
@@ -71,10 +75,13 @@ def test_a_stop_is_encoded_as_the_observation_after_its_plays(model_file):
     checked = surfaced = 0
     for game, seat, observation in positions(12, Rules(num_players=2, stock_size=20)):
         x = observation["observation"]
+        last_card = sum(game.hand_counts[seat]) == 1
         for action in [a for a in game.legal_actions() if a < 92 and a // 4 != 13]:
+            if last_card and a_hand_play(action):
+                continue
             after = game.copy()
             after.step(action)
-            if after.is_over or sum(after.hand_counts[seat]) == 0:
+            if after.is_over:
                 continue
             needs, hand, piles, heights, info, root = kernels.decision_arrays(x, arrays)
             n, h, t, d = (np.zeros((3, 4), np.int64), np.zeros((3, 14), np.int64), np.zeros((3, 2, 4), np.int64),

@@ -1,21 +1,27 @@
 """``backend: snes`` (training/learned.py): the learned bot's weights trained by ``skipbo train``,
 reproducible from the seed, resumable, its ranking, its refusal of slow candidates, its tables at any
-number of seats and its one-line refusals of configs it cannot run."""
+number of seats and its one-line refusals of configs it cannot run (``ray`` included: the runs on Ray
+are in tests/rllib/test_distributed.py)."""
 
 from __future__ import annotations
 
 import io
 import json
+import operator
+import sys
 from pathlib import Path
 
 import numpy as np
 import pytest
 
 from agents.batched import bots
+from agents.batched.learned import TABLE_CODES
 from agents.learned import PARAMETERS, WEIGHTS_FILE, read_parameters
 from training import learned as training
 from training.checkpoint import RunFolder
+from skipbo_cli.main import main
 from training.config import ConfigError, load_config
+from training.distributed import WorkPool
 from training.trainer import train
 
 CONFIG = Path(__file__).resolve().parents[2] / "configs" / "learned_2p.yaml"
@@ -136,6 +142,62 @@ def test_configs_the_sNES_trainer_cannot_run_are_refused_in_one_line(override, m
         load_config(CONFIG, [override])
     assert str(refused.value).startswith(message)
     assert "\n" not in str(refused.value)
+
+
+@pytest.mark.parametrize("overrides, message", [
+    (["ray.address=cluster"], "ray.address='cluster' is not allowed: use local, auto or HOST:PORT (ray start --head "
+                              "prints it), or null to play in this process"),
+    (["ray.address=10.0.0.5:99999"], "ray.address='10.0.0.5:99999' is not allowed: use local, auto or HOST:PORT"),
+    (["ray.address=:6379"], "ray.address=':6379' is not allowed"),
+    (["ray.workers=2"], "ray.workers=2 sizes the Ray instance ray.address=local starts: set ray.address=local"),
+    (["ray.address=auto", "ray.workers=2"], "ray.workers=2 sizes the Ray instance ray.address=local starts"),
+    (["ray.address=local", "ray.workers=0"], "ray.workers=0 is not allowed: use a number >= 1"),
+    (["ray.address=local", "backend=sb3"], "ray.address is read by backend: snes and backend: neural, not backend: sb3"),
+    (["ray.address=local", "backend=rllib", "ppo.batch_size=64"], "ray.address is read by backend: snes and backend: neural, not backend: "
+                                                                  "rllib; backend: rllib has rllib.address"),
+    (["ray.adress=local"], "unknown key ray.adress: allowed keys in ray are address, workers"),
+])
+def test_ray_settings_the_trainer_cannot_use_are_refused_in_one_line(overrides, message):
+    with pytest.raises(ConfigError) as refused:
+        load_config(CONFIG, overrides)
+    assert str(refused.value).startswith(message)
+    assert "\n" not in str(refused.value)
+
+
+def test_a_ray_address_without_ray_installed_is_refused_with_the_install_command(monkeypatch, capsys, tmp_path):
+    monkeypatch.setitem(sys.modules, "ray", None)  # as if not installed: `import ray` fails
+    assert main(["train", str(CONFIG), "ray.address=local", f"output_dir={tmp_path}"]) == 2
+    error = capsys.readouterr().err
+    assert error.count("\n") == 1
+    assert "ray.address='local' needs Ray, which is not installed: pip install -e '.[rllib]'" in error
+    assert not list(tmp_path.iterdir())  # refused before a run folder is made
+
+
+def test_a_pool_without_an_address_calls_the_function_here_in_input_order():
+    with WorkPool() as pool:
+        assert not pool.on_ray and pool.describe() == "in this process"
+        assert pool.map(operator.sub, [5, 1, 9, 3], shared=10) == [5, 9, 1, 7]
+        assert pool.last_nodes == []
+        with pytest.raises(ZeroDivisionError):
+            pool.map(operator.truediv, [1, 0], shared=1)
+
+
+def test_a_candidates_games_as_a_work_item_score_it_as_the_arena_does():
+    from skipbo_env.rules import Rules
+
+    rules = Rules(num_players=2, stock_size=4)
+    table = np.zeros((2, len(PARAMETERS)))
+    table[:, PARAMETERS.index("stock_cards")] = 1.0
+    roles = [[TABLE_CODES, bots.GREEDY_BOT], [TABLE_CODES, TABLE_CODES + 1]]
+    seeds = np.arange(10, dtype=np.int64) + 3
+    arena = training.Arena(rules, batch=32)
+    try:
+        expected = arena.fitness(roles, seeds, table, slow=float("inf"))
+    finally:
+        arena.close()
+    rates, games = training.play_candidate((rules.to_dict(), table, float("inf"), 1), (roles, seeds))
+    assert rates == expected and games == len(roles) * len(seeds) * 2
+    assert training.play_candidate((rules.to_dict(), table, 0.0, 1), (roles, seeds))[0] is None  # refused: too slow
 
 
 def test_an_sNES_run_needs_a_time_or_generation_budget():
