@@ -59,6 +59,9 @@ ACCEPTED = (
 )
 
 
+TAG_UNSAFE = re.compile(r"[^A-Za-z0-9_.-]")
+
+
 def short_name(spec: str) -> str:
     """What reports show for a spec: its name, or the spec itself when it has none."""
     name, _ = split_name(spec)

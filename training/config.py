@@ -244,6 +244,9 @@ class NeuralConfig:
         "who sits in the other seats, hand by hand in turn (the network takes every seat in turn): "
         f"{SELF!r} (the current network, its positions recorded too), {PAST!r} (an earlier generation's) or a "
         "kernel bot (random, greedy, planner[:options], expert[:options], learned, pretrained-2p, ...)")
+    explore: float = _field(0.03, "share of a recorded seat's decisions taken at random (the data then hold "
+                                  "positions its own choices avoid, such as stopping before a stockpile play)",
+                            min=0.0, max=1.0)
     window: int = _field(3, "generations of positions the network is fitted to (the latest ones)", min=1)
     epochs: int = _field(2, "passes over the window's positions per generation", min=1)
     batch_size: int = _field(512, "positions per gradient step", min=1)

@@ -242,7 +242,7 @@ class NeuralTrainer:
         """The hands in chunks of ``neural.chunk``: as Ray tasks (``ray.address``) or on ``threads`` threads here;
         the chunks' data in order (the same wherever they were played)."""
         chunk = self.settings.chunk
-        shared = (self.rules.to_dict(), [n.to_dict() for n in networks])
+        shared = (self.rules.to_dict(), [n.to_dict() for n in networks], self.settings.explore)
         items = [(seatings[start:start + chunk], seeds[start:start + chunk]) for start in range(0, len(seeds), chunk)]
         if self.pool.on_ray:
             parts = self.pool.map(play_work_item, items, shared=shared)
@@ -410,12 +410,12 @@ class NeuralTrainer:
 
 def play_work_item(shared, item) -> ValueData:
     """One chunk of a generation's hands (the work function of :mod:`training.distributed`): ``shared`` is
-    ``(rules dict, network dicts)``, ``item`` ``(seatings, deal seeds)``."""
-    rules_dict, network_dicts = shared
+    ``(rules dict, network dicts, exploring share)``, ``item`` ``(seatings, deal seeds)``."""
+    rules_dict, network_dicts, explore = shared
     seatings, seeds = item
     networks = [network_from_dict(d) for d in network_dicts]
     return play_value_games(Rules.from_dict(rules_dict), [n.arrays for n in networks], list(seatings),
-                            np.asarray(seeds), len(networks[0].inputs))
+                            np.asarray(seeds), len(networks[0].inputs), explore)
 
 
 def stats_of(result, name: str) -> dict:

@@ -19,7 +19,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from agents.batched import bots
-from agents.batched.neural import RECORDED, decide_and_record, record_rows
+from agents.batched.neural import RECORDED, decide_rows, record_rows
 from skipbo_env.rules import Rules
 from skipbo_env.vector import VectorGame
 from skipbo_env.vector.layout import RUNNING
@@ -55,11 +55,13 @@ class ValueData:
 
 
 def play_value_games(rules: Rules, networks: list, seatings: list, seeds: np.ndarray, input_count: int,
-                     threads: int = 1) -> ValueData:
+                     explore: float = 0.0, threads: int = 1) -> ValueData:
     """Play hand ``i`` from deal seed ``seeds[i]`` with ``seatings[i]`` (a tuple of :class:`Seat`, one per seat);
     ``networks``: the networks' kernel arrays (``agents.neural.Network.arrays``); ``input_count``: their
-    number of inputs (all networks read the same inputs). Returns the data of the recorded seats, hand by
-    hand in the order of ``seeds``."""
+    number of inputs (all networks read the same inputs). A recorded seat takes a uniformly random legal
+    action with probability ``explore`` (drawn from a generator seeded by the hand's seed), so the data also
+    hold positions its own choices never reach (stopping before a stockpile play, other discards). Returns
+    the data of the recorded seats, hand by hand in the order of ``seeds``."""
     seeds = np.asarray(seeds, dtype=np.int64)
     n = rules.num_players
     engine = VectorGame(rules, batch_size=min(BATCH, len(seeds)), auto_reset=False, threads=threads)
@@ -68,6 +70,7 @@ def play_value_games(rules: Rules, networks: list, seatings: list, seeds: np.nda
     streams = bots.new_streams(b)
     hand_of_row = np.full(b, -1, dtype=np.int64)
     seating_of_row: list = [None] * b
+    explorers: list = [None] * b
     recorded_inputs: list[list] = [[] for _ in range(len(seeds))]
     recorded_seats: list[list] = [[] for _ in range(len(seeds))]
     results = np.zeros((len(seeds), n), dtype=np.float32)
@@ -84,6 +87,7 @@ def play_value_games(rules: Rules, networks: list, seatings: list, seeds: np.nda
                     seating_of_row[row] = seatings[hand]
                     controllers[row] = [seat.bot if seat.network < 0 and not seat.recorded else bots.OTHER
                                         for seat in seatings[hand]]
+                    explorers[row] = np.random.default_rng([int(seeds[hand]), EXPLORE_STREAM])
                 bots.seed_rows(streams, idle, bots.streams_for(seeds[hands]))
             live = np.flatnonzero(hand_of_row >= 0)
             if not len(live):
@@ -91,16 +95,20 @@ def play_value_games(rules: Rules, networks: list, seatings: list, seeds: np.nda
             steps = np.zeros(len(live), dtype=np.int64)
             bots.play_bots(engine.games, engine.action_mask, engine.cfg, controllers, streams, live, steps)
             live = live[engine.games["outcome"][live] == RUNNING]
-            _move_recorded(engine, live, seating_of_row, hand_of_row, networks, input_count, streams,
-                           recorded_inputs, recorded_seats)
+            _move_recorded(engine, live, seating_of_row, hand_of_row, networks, input_count, streams, explorers,
+                           explore, recorded_inputs, recorded_seats)
             _collect(engine, hand_of_row, results)
     finally:
         engine.close()
     return _labelled(recorded_inputs, recorded_seats, results, input_count)
 
 
-def _move_recorded(engine, live, seating_of_row, hand_of_row, networks, input_count, streams, recorded_inputs,
-                   recorded_seats) -> None:
+EXPLORE_STREAM = 0x5EED
+"""Salt of the generators of the exploring moves (one per hand, from its deal seed)."""
+
+
+def _move_recorded(engine, live, seating_of_row, hand_of_row, networks, input_count, streams, explorers, explore,
+                   recorded_inputs, recorded_seats) -> None:
     """One action in each live game whose seat to act is not a plain kernel bot (a network, or a recorded
     teacher), recording every discard of a recorded seat."""
     if not len(live):
@@ -110,23 +118,30 @@ def _move_recorded(engine, live, seating_of_row, hand_of_row, networks, input_co
     for key in np.unique(keys).tolist():
         rows = live[keys == key]
         kind, index = key // 1_000_000, key % 1_000_000
-        observations = engine.obs[rows]
+        observations = engine.observe(rows)  # fresh: kernel bots may have moved since the last step
         masks = engine.action_mask[rows]
         actions = np.empty(len(rows), dtype=np.int64)
+        if kind == 1:  # a network
+            decide_rows(observations, masks, networks[index], actions)
+        else:  # a recorded kernel bot (the teacher)
+            bots.bot_actions(engine.games, engine.action_mask, engine.cfg, rows, streams, index, actions)
+        recording = np.array([seating_of_row[row][seat].recorded
+                              for row, seat in zip(rows.tolist(), engine.games["seat"][rows].tolist())])
+        if explore > 0:
+            for i in np.flatnonzero(recording).tolist():
+                explorer = explorers[rows[i]]
+                if explorer.random() < explore:
+                    legal = np.flatnonzero(masks[i])
+                    actions[i] = legal[explorer.integers(len(legal))]
         positions = np.zeros((len(rows), RECORDED, input_count), dtype=np.int64)
         recorded = np.zeros(len(rows), dtype=np.bool_)
-        if kind == 1:  # a network
-            decide_and_record(observations, masks, networks[index], actions, positions, recorded)
-        else:  # a recorded kernel bot (the teacher): its action, then the network inputs of its discards
-            bots.bot_actions(engine.games, engine.action_mask, engine.cfg, rows, streams, index, actions)
-            record_rows(observations, masks, actions, networks[0], positions, recorded)
-        for i in np.flatnonzero(recorded).tolist():
+        record_rows(observations, masks, actions, networks[0], positions, recorded)
+        for i in np.flatnonzero(recorded & recording).tolist():
             row = int(rows[i])
             seat = int(engine.games["seat"][row])
-            if seating_of_row[row][seat].recorded:
-                hand = int(hand_of_row[row])
-                recorded_inputs[hand].append(checked_int16(positions[i]))
-                recorded_seats[hand].extend([seat] * RECORDED)
+            hand = int(hand_of_row[row])
+            recorded_inputs[hand].append(checked_int16(positions[i]))
+            recorded_seats[hand].extend([seat] * RECORDED)
         engine.step_rows(rows, actions)
 
 

@@ -463,18 +463,6 @@ the search enters that way (after a stockpile play, after emptying the hand)."""
 
 
 @jit
-def decide_and_record(observations, masks, net, out, recorded, flags):
-    """:func:`decide_rows`, and for every row whose action is a discard its :data:`RECORDED` positions into
-    ``recorded[i]`` (``flags[i]`` True; see :func:`record_discard`)."""
-    for i in range(observations.shape[0]):
-        action = decide(observations[i], masks, i, net)
-        out[i] = action
-        flags[i] = FIRST_DISCARD <= action < END_TURN
-        if flags[i]:
-            record_discard(observations[i], masks, i, action, net, recorded[i])
-
-
-@jit
 def record_discard(x, masks, g, action, net, out):
     """The inputs of the stop (observation ``x``, a discard to make), of the turn end after ``action``, of the
     stop with its stockpile top unknown and of the stop with its hand unknown (each card the expected card)."""
@@ -497,8 +485,8 @@ def record_discard(x, masks, g, action, net, out):
 
 @jit
 def record_rows(observations, masks, actions, net, recorded, flags):
-    """For the rows whose ``actions[i]`` (chosen by anyone) is a discard: its positions, as
-    :func:`decide_and_record` writes them (a teacher's games)."""
+    """For the rows whose ``actions[i]`` (chosen by anyone) is a discard: its its turn end, and the stop with its stockpile top and with its hand unknown (:data:`RECORDED`), into
+    ``recorded[i]`` (``flags[i]`` True)."""
     for i in range(observations.shape[0]):
         action = actions[i]
         flags[i] = FIRST_DISCARD <= action < END_TURN

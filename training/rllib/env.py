@@ -21,7 +21,7 @@ from ray.rllib.env.wrappers.pettingzoo_env import PettingZooEnv
 from ray.tune.registry import register_env
 
 ENV_NAME = "skipbo"
-SINGLE_AGENT_ID = "skipbo/SkipBo-v0"
+SINGLE_AGENT_ID = "skipbo/SkipBo-v1"
 
 
 class SkipBoMultiAgentEnv(PettingZooEnv):

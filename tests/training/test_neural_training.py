@@ -1,0 +1,140 @@
+"""``backend: neural``: a run's files, resuming to the same weights, the same weights for a seed, and every
+damaged value of a checkpoint refused in one line."""
+
+from __future__ import annotations
+
+import json
+import math
+
+import numpy as np
+import pytest
+
+from agents import load_policy
+from agents.neural import NeuralBot
+from training.config import ConfigError, load_config
+from training.state_checks import CheckpointError
+from training.trainer import train
+
+TINY = {
+    "name": "tiny", "seed": 5, "threads": 1, "backend": "neural",
+    "rules": {"num_players": 2, "stock_size": 5},
+    "neural": {"hidden": [8, 4], "teacher": "pretrained-2p", "teacher_games": 16, "games": 12, "explore": 0.05,
+               "tables": [["self"], ["planner"]], "window": 2, "epochs": 1, "batch_size": 64,
+               "generations": 2, "chunk": 8, "curve_games": 4, "curve_opponents": ["greedy", "planner"],
+               "final_games": 6},
+    "checkpoint": {"keep": 2},
+}
+
+
+def tiny_config(tmp_path, **neural):
+    data = json.loads(json.dumps(TINY))
+    tmp_path.mkdir(parents=True, exist_ok=True)
+    data["output_dir"] = str(tmp_path / "runs")
+    data["neural"].update(neural)
+    path = tmp_path / "tiny.yaml"
+    path.write_text(json.dumps(data))
+    return path
+
+
+def weights_of(result) -> dict:
+    model = json.loads(result.model_path.read_text())
+    return {key: model[key] for key in ("first", "first_bias", "second", "second_bias", "output", "output_bias")}
+
+
+def test_a_run_leaves_a_playable_model_its_curve_and_evaluation(tmp_path, capsys):
+    result = train(tiny_config(tmp_path), progress=False)
+    bot = load_policy(f"neural:model={result.model_path}")
+    assert isinstance(bot, NeuralBot)
+    run = result.run_dir
+    for name in ("learning_curve.png", "learning_curve.json", "evaluation.json", "config.yaml"):
+        assert (run / name).is_file(), name
+    assert any((run / "tensorboard").iterdir())
+    curve = json.loads((run / "learning_curve.json").read_text())
+    assert [point["generation"] for point in curve["history"]] == [0, 1, 2]
+    assert set(curve["teacher"]) == {"greedy", "planner"}  # the teacher's level on the same deals
+    assert result.timesteps == 16 + 2 * 12
+    assert set(result.evaluation) == {"greedy", "planner"} and result.evaluation["planner"]["games"] == 6
+    out = capsys.readouterr().out
+    assert "generation   0" in out and "final evaluation" in out
+
+
+def test_the_same_seed_gives_the_same_weights_and_a_resumed_run_ends_where_an_uninterrupted_one_does(tmp_path):
+    whole = train(tiny_config(tmp_path / "a"), progress=False)
+    again = train(tiny_config(tmp_path / "b"), progress=False)
+    assert weights_of(whole) == weights_of(again)
+    first = train(tiny_config(tmp_path / "c", generations=1), progress=False)
+    resumed = train(None, ["neural.generations=2"], resume=first.run_dir, progress=False)
+    assert weights_of(resumed) == weights_of(whole)
+    assert resumed.evaluation == whole.evaluation
+
+
+@pytest.fixture(scope="module")
+def one_generation(tmp_path_factory):
+    tmp = tmp_path_factory.mktemp("neural-run")
+    return train(tiny_config(tmp, generations=1), progress=False)
+
+
+@pytest.mark.parametrize("field, value, message", [
+    ("generation", -1, "'generation' must be an integer >= 0"),
+    ("generation", "3", "'generation' must be an integer >= 0"),
+    ("games", -5, "'games' must be an integer >= 0"),
+    ("decisions", 1.5, "'decisions' must be an integer >= 0"),
+    ("wall_seconds", -1.0, "'wall_seconds' must be a finite number"),
+    ("wall_seconds", math.inf, "'wall_seconds' must be a finite number"),
+    ("data_files", [], "'data_files' must be"),
+    ("data_files", ["../../etc/passwd"], "'data_files' must be"),
+    ("archive", "x", "'archive' must be a list"),
+    ("archive", [{"format": "skipbo-neural/1"}], "num_players must be"),
+    ("rng", {"state": 1}, "'rng' must be"),
+    ("history", None, "'history' must be a list"),
+])
+def test_a_damaged_state_field_is_refused_naming_the_file_and_the_field(one_generation, tmp_path, field, value,
+                                                                        message):
+    import shutil
+
+    run = tmp_path / "run"
+    shutil.copytree(one_generation.run_dir, run)
+    state_path = next(run.glob("checkpoints/step_*/state.json"))
+    state = json.loads(state_path.read_text())
+    state[field] = value
+    state_path.write_text(json.dumps(state))
+    with pytest.raises(CheckpointError, match=message) as error:
+        train(None, ["neural.generations=2"], resume=run, progress=False)
+    assert "state.json" in str(error.value) and "\n" not in str(error.value)
+
+
+def test_damaged_weights_or_data_are_refused(one_generation, tmp_path):
+    import shutil
+
+    run = tmp_path / "run"
+    shutil.copytree(one_generation.run_dir, run)
+    weights = next(run.glob("checkpoints/step_*/weights.npz"))
+    arrays = dict(np.load(weights))
+    arrays["first.weight"][0, 0] = np.nan
+    np.savez(weights, **arrays)
+    with pytest.raises(CheckpointError, match="NaN or infinite"):
+        train(None, ["neural.generations=2"], resume=run, progress=False)
+    shutil.rmtree(run)
+    shutil.copytree(one_generation.run_dir, run)
+    for data in (run / "data").glob("*.npz"):
+        data.write_bytes(b"not a zip file")
+    with pytest.raises(CheckpointError, match="not a readable data file"):
+        train(None, ["neural.generations=2"], resume=run, progress=False)
+
+
+def test_a_spent_budget_names_the_key_to_raise(one_generation):
+    with pytest.raises(ConfigError, match="neural.generations=2"):
+        train(None, [], resume=one_generation.run_dir, progress=False)
+
+
+@pytest.mark.parametrize("override, message", [
+    ("neural.hidden=[8]", "neural.hidden"),
+    ("neural.teacher=mybot.py:Bot", "neural.teacher"),
+    ("neural.tables=[[self, self]]", "lists the 1 other seat"),
+    ("neural.tables=[[nobody]]", "'nobody' is not allowed"),
+    ("neural.curve_opponents=[self]", "neural.curve_opponents"),
+    ("neural.explore=2", "neural.explore"),
+])
+def test_bad_neural_settings_are_one_line(tmp_path, override, message):
+    with pytest.raises(ConfigError, match=message):
+        load_config(tiny_config(tmp_path), [override])
