@@ -1,9 +1,9 @@
-"""The table of the bots and shipped models, drawn from ``docs/strength.json``, the one source of
+"""The table of the bots and shipped models, drawn from ``docs/strength.jsonl``, the one source of
 their win rates.
 
 README.md and docs/bots.md hold the table between the lines :data:`BEGIN` and :data:`END`;
 ``tests/docs/test_docs.py`` fails when either differs from :func:`render_table`. To add a bot or a
-model, add one line to the ``rows`` of docs/strength.json and redraw both tables:
+model, add one line to docs/strength.jsonl (JSON Lines: one row a line) and redraw both tables:
 
     python -m tests.docs.strength_table --write
 
@@ -24,9 +24,9 @@ from pathlib import Path
 from skipbo_env.files import read_file_text, write_text_atomically
 
 ROOT = Path(__file__).resolve().parents[2]
-SOURCE = ROOT / "docs" / "strength.json"
+SOURCE = ROOT / "docs" / "strength.jsonl"
 PAGES = (ROOT / "README.md", ROOT / "docs" / "bots.md")
-BEGIN = "<!-- strength table: drawn from docs/strength.json by `python -m tests.docs.strength_table --write` -->"
+BEGIN = "<!-- strength table: drawn from docs/strength.jsonl by `python -m tests.docs.strength_table --write` -->"
 END = "<!-- end of strength table -->"
 MAX_PAGE_BYTES = 1 << 20
 HEADER = ("| bot or model | how it was made | strength (two players unless said, 30-card stockpiles, duplicate deals, "
@@ -34,8 +34,8 @@ HEADER = ("| bot or model | how it was made | strength (two players unless said,
 
 
 def load_rows(path: Path = SOURCE) -> list[dict]:
-    """The rows of the strength file."""
-    return json.loads(read_file_text(path, max_bytes=MAX_PAGE_BYTES))["rows"]
+    """The rows of the strength file, one JSON object a line."""
+    return [json.loads(line) for line in read_file_text(path, max_bytes=MAX_PAGE_BYTES).splitlines() if line.strip()]
 
 
 def render_figure(figure: dict) -> str:

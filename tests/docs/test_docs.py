@@ -1,5 +1,5 @@
 """The README and the documentation pages say only true things about the repository: the strength
-tables are exactly ``docs/strength.json`` (and agree with the evaluation files they cite), and every
+tables are exactly ``docs/strength.jsonl`` (and agree with the evaluation files they cite), and every
 file path, ``skipbo`` subcommand and flag, ``make`` target, config key and project name they put in
 code exists.
 """
@@ -265,11 +265,15 @@ def test_a_changed_figure_in_the_strength_file_no_longer_matches_the_pages():
     assert table_in(read(ROOT / "README.md")) != render_table(rows)
 
 
-def test_adding_a_bot_is_one_line_of_the_strength_file():
+def test_adding_a_bot_is_one_line_of_the_strength_file(tmp_path):
     lines = read(SOURCE).splitlines()
-    rows = load_rows()
-    row_lines = [line for line in lines if line.lstrip().startswith('{"name"')]
-    assert [json.loads(line.rstrip(",")) for line in row_lines] == rows
+    assert [json.loads(line) for line in lines] == load_rows() and len(lines) == len(load_rows())
+    added = {"name": "`new`", "made": "a new bot", "figures": [{"win": 50.0, "ci": [48.0, 52.0], "vs": "`planner`",
+                                                                "games": 2000}]}
+    longer = tmp_path / "strength.jsonl"
+    longer.write_text("\n".join([*lines, json.dumps(added)]) + "\n")
+    assert load_rows(longer) == [*load_rows(), added]
+    assert render_table(load_rows(longer)).count("\n| ") == render_table(load_rows()).count("\n| ") + 1
 
 
 def figure_in_file(figure: dict) -> dict:
