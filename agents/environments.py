@@ -2,8 +2,8 @@
 
 The environments take policy objects (``skipbo_env.envs.single_agent.SingleAgentEnv``); this is
 where a name such as ``"greedy"`` or a model file becomes one, through :func:`agents.load_policy`.
-Gymnasium's id ``"skipbo/SkipBo-v0"`` is registered with :func:`single_agent_env` as its entry
-point, so ``gymnasium.make("skipbo/SkipBo-v0", opponents="greedy", num_players=3)`` works.
+Gymnasium's id ``"skipbo/SkipBo-v1"`` is registered with :func:`single_agent_env` as its entry
+point, so ``gymnasium.make("skipbo/SkipBo-v1", opponents="greedy", num_players=3)`` works.
 """
 
 from __future__ import annotations

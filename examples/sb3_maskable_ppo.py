@@ -2,7 +2,7 @@
 
     python examples/sb3_maskable_ppo.py --timesteps 50000 --save runs/sb3-example.zip
 
-``import skipbo_env`` registers "skipbo/SkipBo-v0"; SB3's ``make_vec_env`` builds the environments
+``import skipbo_env`` registers "skipbo/SkipBo-v1"; SB3's ``make_vec_env`` builds the environments
 with its defaults, and MaskablePPO reads the legal moves through ``action_masks()``. The archive
 it saves converts to a safe skipbo model with ``skipbo import-sb3 SAVED.zip OUT.zip``.
 """
@@ -16,7 +16,7 @@ from sb3_contrib import MaskablePPO
 from sb3_contrib.common.maskable.utils import get_action_masks
 from stable_baselines3.common.env_util import make_vec_env
 
-import skipbo_env  # noqa: F401 - registers "skipbo/SkipBo-v0" with Gymnasium
+import skipbo_env  # noqa: F401 - registers "skipbo/SkipBo-v1" with Gymnasium
 
 
 def main() -> None:
@@ -30,7 +30,7 @@ def main() -> None:
     args = parser.parse_args()
 
     env_kwargs = {"opponents": args.opponent, "stock_size": args.stock_size}
-    vec = make_vec_env("skipbo/SkipBo-v0", n_envs=args.envs, seed=args.seed, env_kwargs=env_kwargs)
+    vec = make_vec_env("skipbo/SkipBo-v1", n_envs=args.envs, seed=args.seed, env_kwargs=env_kwargs)
     n_steps = max(min(256, args.timesteps // args.envs), 8)
     model = MaskablePPO("MlpPolicy", vec, n_steps=n_steps, batch_size=n_steps * args.envs // 4 or 1,
                         policy_kwargs={"net_arch": [256, 256]}, seed=args.seed, device="cpu", verbose=0)

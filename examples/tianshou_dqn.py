@@ -16,7 +16,7 @@ policy, a signal before the first win); the hands counted at the end are played 
 Measured (seed 0, the defaults, 20,000 steps, 100 hands): the pettingzoo table won 38 against
 random (1 without training, 0 after training without shaping), the gymnasium table 75.
 
-``--table gymnasium`` is the exact alternative: ``gymnasium.make("skipbo/SkipBo-v0",
+``--table gymnasium`` is the exact alternative: ``gymnasium.make("skipbo/SkipBo-v1",
 observation="dict")`` plays the bot inside the environment, so every transition is the learner's;
 its ``{"observation", "action_mask"}`` is renamed to the ``{"obs", "mask"}`` Tianshou's DQN reads.
 Every info value has one type and shape at every step, so Tianshou's buffer stores them as they are.
@@ -77,7 +77,7 @@ def pettingzoo_table(settings: dict) -> PettingZooEnv:
 
 
 def gymnasium_table(settings: dict, opponent: str) -> gymnasium.Env:
-    env = gymnasium.make("skipbo/SkipBo-v0", opponents=opponent, observation="dict", **settings)
+    env = gymnasium.make("skipbo/SkipBo-v1", opponents=opponent, observation="dict", **settings)
     space = env.observation_space
     renamed = gymnasium.spaces.Dict({"obs": space["observation"], "mask": space["action_mask"]})
     return gymnasium.wrappers.TransformObservation(

@@ -5,7 +5,7 @@ Usage::
     skipbo import-sb3 ppo_skipbo.zip models/mine.zip       # then: skipbo evaluate --agents models/mine.zip greedy
 
 The archive must be an ``MlpPolicy`` trained on this project's flat observation (for instance
-through ``gymnasium.make("skipbo/SkipBo-v0")``); only its tensors and plain JSON fields are read
+through ``gymnasium.make("skipbo/SkipBo-v1")``); only its tensors and plain JSON fields are read
 (:mod:`agents.sb3_import`), never its pickled objects. OUT is written atomically as ``.zip`` or
 ``.pt`` (:mod:`agents.saved_model`) and plays through ``agents.load_policy``; an existing OUT is
 refused unless ``--overwrite`` is given.

@@ -4,7 +4,7 @@
 
 A PettingZoo AEC environment for the card game Skip-Bo, every rule of RULES.md included.
 
-| Import             | `from skipbo_env import env` (or `raw_env`)                      |
+| Import             | `from skipbo_env import skipbo_v1` (`skipbo_v1.env()`), or `env`, `raw_env` |
 |--------------------|------------------------------------------------------------------|
 | Actions            | Discrete                                                         |
 | Parallel API       | No                                                               |
@@ -128,13 +128,24 @@ does not step the environment. The first environment of a fresh install compiles
 
 ### Version History
 
-* v0: Initial release (skipbo-lab 0.1.0)
-* v0, amended: the `max_turn_plays` rule (RULES.md, "A turn that never ends"); the observation
-  gains three turn-limit features at its end (734 values, the first 731 unchanged); `max_turns`
-  defaults to 1000
-* v0, amended again: the discard cards under the top `DISCARD_DEPTH` are counted by value per seat
-  at the end of the observation (812 values, the first 734 unchanged); `rgb_array` rendering;
-  the same info keys at every step; `state()`
+The version moves whenever what an agent sees or may do changes: the observation, the actions or
+the rules. `skipbo_v0` (and Gymnasium's `skipbo/SkipBo-v0`) are retired; asking for them is
+refused with a message naming `skipbo_v1`.
+
+* v1 (skipbo-lab 0.1.0, this layout): observation 812 values. The discard cards under the top
+  `DISCARD_DEPTH` of each pile are counted by value per seat at the end of the observation
+  (offsets 734-811, the first 734 unchanged), so every public card is in it. Actions unchanged
+  (`Discrete(145)`), rules unchanged. Also `rgb_array` rendering, the same info keys at every
+  step, and `state()` for centralised critics.
+* v0, amended: observation 734 values. The `max_turn_plays` rule (RULES.md, "A turn that never
+  ends": after that many plays to building piles in one turn only a discard or end turn is
+  legal) and three turn-limit features at the end of the observation (offsets 731-733, the first
+  731 unchanged); `max_turns` defaults to 1000 in the environments. Actions unchanged.
+* v0: initial release. Observation 731 values (the seat blocks and table features), actions
+  `Discrete(145)`, every rule of RULES.md but the turn-play limit.
+
+A model trained on the 731- or 734-value layout still loads and reads that prefix of the v1
+observation (`skipbo_env.encoding.EARLIER_OBS_SIZES`).
 """
 
 from __future__ import annotations
@@ -344,7 +355,7 @@ class ActionSpace(spaces.Discrete):
 class raw_env(AECEnv):  # noqa: N801 - PettingZoo's naming convention
     """Skip-Bo without wrappers: illegal actions raise :class:`IllegalActionError`."""
 
-    metadata = {"name": "skipbo_v0", "render_modes": list(RENDER_MODES), "is_parallelizable": False,
+    metadata = {"name": "skipbo_v1", "render_modes": list(RENDER_MODES), "is_parallelizable": False,
                 "render_fps": 1}
 
     def __init__(self, render_mode: str | None = None, reward: str = "win", rules: Rules | None = None,

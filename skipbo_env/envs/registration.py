@@ -1,13 +1,16 @@
-"""Gymnasium's id ``"skipbo/SkipBo-v0"``, registered without making ``import skipbo_env`` load Gymnasium.
+"""Gymnasium's id ``"skipbo/SkipBo-v1"``, registered without making ``import skipbo_env`` load Gymnasium.
 
 ``import skipbo_env`` calls :func:`register_when_gymnasium_loads`: when Gymnasium is already
 imported the id is registered at once; otherwise a finder on ``sys.meta_path`` waits for the
 first ``import gymnasium`` and registers the id just after Gymnasium's own ``__init__`` runs.
 Either way the engine itself never imports an RL library. (Gymnasium 1.x reads no plugin entry
-points, so some import of ``skipbo_env`` is needed; ``gymnasium.make("skipbo_env:skipbo/SkipBo-v0")``
+points, so some import of ``skipbo_env`` is needed; ``gymnasium.make("skipbo_env:skipbo/SkipBo-v1")``
 does that import itself.)
 
 The entry point is ``agents.environments:single_agent_env``, which resolves opponent names.
+The retired ``"skipbo/SkipBo-v0"`` is not registered: Gymnasium then refuses it by itself with
+``DeprecatedEnv: Environment version v0 for `skipbo/SkipBo` is deprecated. Please use
+`skipbo/SkipBo-v1` instead.`` (the version history is in :mod:`skipbo_env.envs.aec`).
 ``max_episode_steps`` (:data:`MAX_EPISODE_STEPS` learner actions) is a backstop behind the
 environment's own ``max_turns`` limit, for tables built with ``max_turns=None``.
 """
@@ -18,7 +21,7 @@ import importlib.abc
 import importlib.machinery
 import sys
 
-ENV_ID = "skipbo/SkipBo-v0"
+ENV_ID = "skipbo/SkipBo-v1"
 ENTRY_POINT = "agents.environments:single_agent_env"
 MAX_EPISODE_STEPS = 10_000
 """Learner actions in one episode before Gymnasium's ``TimeLimit`` truncates it: far above a hand's
@@ -26,7 +29,7 @@ length under the default ``max_turns=1000`` (two-player hands end in under 170 t
 
 
 def register_envs() -> None:
-    """Register ``"skipbo/SkipBo-v0"`` with Gymnasium (imports Gymnasium; safe to call again)."""
+    """Register ``"skipbo/SkipBo-v1"`` with Gymnasium (imports Gymnasium; safe to call again)."""
     import gymnasium
 
     if ENV_ID not in gymnasium.registry:

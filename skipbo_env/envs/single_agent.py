@@ -64,15 +64,26 @@ When the opponents end a freshly dealt hand before the learner's first action (p
 with tiny stockpiles), :meth:`reset` deals again.
 
 ## Registration
-``import skipbo_env`` registers it with Gymnasium as ``"skipbo/SkipBo-v0"`` (without importing
+``import skipbo_env`` registers it with Gymnasium as ``"skipbo/SkipBo-v1"`` (without importing
 Gymnasium, :mod:`skipbo_env.envs.registration`), built by ``agents.environments.single_agent_env``
-so that opponents may be named: ``gymnasium.make("skipbo/SkipBo-v0", opponents="greedy",
+so that opponents may be named: ``gymnasium.make("skipbo/SkipBo-v1", opponents="greedy",
 num_players=3)``. Gymnasium's ``TimeLimit`` stops an episode after 10,000 learner actions, a
 backstop behind ``max_turns``.
 
 ## Seeding
 ``reset(seed=...)`` seeds the one generator (``self.np_random``) from which the learner's seat
 (with ``random_seat=True``), every deal and every opponent's reset seed are drawn.
+
+## Version History
+The Gymnasium id follows the PettingZoo environment's version (:mod:`skipbo_env.envs.aec`); the
+retired ``"skipbo/SkipBo-v0"`` is refused by Gymnasium with a message naming ``"skipbo/SkipBo-v1"``.
+
+* v1: observation 812 values: the discard cards under the top ``DISCARD_DEPTH`` of each pile counted
+  by value per seat (offsets 734-811, the first 734 unchanged); ``observation="dict"``; the same
+  info keys at every step. Actions (``Discrete(145)``) and rules unchanged.
+* v0, amended: observation 734 values: the ``max_turn_plays`` rule (RULES.md, "A turn that never
+  ends") and three turn-limit features (offsets 731-733); ``max_turns`` defaults to 1000.
+* v0: initial release: observation 731 values, actions ``Discrete(145)``.
 """
 
 from __future__ import annotations

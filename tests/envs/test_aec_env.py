@@ -399,12 +399,36 @@ def test_human_render_prints_the_table(capsys):
 
 def test_metadata_names_the_environment():
     environment = skipbo_env.env()
-    assert environment.metadata["name"] == "skipbo_v0"
+    assert environment.metadata["name"] == "skipbo_v1"
     assert environment.metadata["render_modes"] == ["ansi", "human", "rgb_array"]
-    assert str(environment) == "skipbo_v0"
+    assert str(environment) == "skipbo_v1"
     environment.reset()
     assert environment.possible_agents == ["player_0", "player_1"]
     assert environment.action_space("player_0").n == 145
+
+
+def test_the_versioned_name_is_the_aec_module_as_pettingzoo_names_it():
+    from skipbo_env import skipbo_v1
+
+    environment = skipbo_v1.env()
+    assert str(environment) == skipbo_v1.raw_env.metadata["name"] == "skipbo_v1"
+    assert skipbo_v1.env is skipbo_env.env
+
+
+def test_the_retired_v0_name_is_refused_with_a_message_naming_v1():
+    with pytest.raises(ImportError, match=r"^skipbo_v0 is retired .*use skipbo_v1: from skipbo_env import skipbo_v1$"):
+        from skipbo_env import skipbo_v0  # noqa: F401
+    with pytest.raises(AttributeError, match="skipbo_v2"):
+        skipbo_env.skipbo_v2  # noqa: B018 - an unknown name stays an AttributeError
+
+
+def test_the_docstring_keeps_a_version_history_for_every_observation_size():
+    from skipbo_env.envs import aec
+
+    history = aec.__doc__[aec.__doc__.index("### Version History"):]
+    for version, size in (("* v1", "812 values"), ("* v0, amended", "734 values"), ("* v0:", "731 values")):
+        entry = history[history.index(version):].split("\n* ")[0]
+        assert size in entry, (version, entry)
 
 
 def test_a_rules_object_may_stand_for_the_settings():

@@ -19,19 +19,27 @@ def run_python(code: str) -> str:
 
 def test_import_skipbo_env_registers_the_gymnasium_id_without_loading_gymnasium():
     out = run_python("import sys, skipbo_env\nprint('gymnasium' in sys.modules)\n"
-                     "import gymnasium\nprint(gymnasium.spec('skipbo/SkipBo-v0').entry_point)")
+                     "import gymnasium\nprint(gymnasium.spec('skipbo/SkipBo-v1').entry_point)")
     assert out.splitlines() == ["False", "agents.environments:single_agent_env"]
 
 
 def test_gymnasium_imported_first_still_gets_the_id():
-    out = run_python("import gymnasium, skipbo_env\nprint(gymnasium.spec('skipbo/SkipBo-v0').max_episode_steps)")
+    out = run_python("import gymnasium, skipbo_env\nprint(gymnasium.spec('skipbo/SkipBo-v1').max_episode_steps)")
     assert out == str(MAX_EPISODE_STEPS)
 
 
 def test_module_prefixed_id_needs_no_import_of_skipbo_env():
-    out = run_python("import gymnasium\nenv = gymnasium.make('skipbo_env:skipbo/SkipBo-v0', opponents='greedy')\n"
+    out = run_python("import gymnasium\nenv = gymnasium.make('skipbo_env:skipbo/SkipBo-v1', opponents='greedy')\n"
                      "print(env.reset(seed=1)[0].shape)")
     assert out == f"({skipbo_env.OBS_SIZE},)"
+
+
+def test_the_retired_v0_id_is_refused_with_a_line_naming_v1():
+    import gymnasium
+
+    assert ENV_ID == "skipbo/SkipBo-v1"
+    with pytest.raises(gymnasium.error.DeprecatedEnv, match=r"v0 .* deprecated. Please use `skipbo/SkipBo-v1`"):
+        gymnasium.make("skipbo/SkipBo-v0", opponents="greedy")
 
 
 def test_make_vec_env_with_its_defaults_builds_masked_environments():
