@@ -220,18 +220,36 @@ def read_observation(x, needs, hand, piles, heights, info):
 @jit
 def root_inputs(x, input_of, q, expected):
     """``q`` := the integer inputs of the observation ``x`` as a stop (``pending_discard`` 1); ``expected[v]`` :=
-    ``SUBUNITS`` times the chance that an unknown card is of value ``v`` (from the ``unseen`` counts)."""
+    ``SUBUNITS`` times the chance that an unknown card is of value ``v`` (from the ``unseen`` counts). The
+    building piles are entered in the order of the value they need (:func:`sorted_needs`)."""
     for i in range(OBS_SIZE):
         k = input_of[i]
         if k >= 0:
             q[k] = raw(x, i) * MULTIPLIER[i]
     q[input_of[PENDING]] = 1
+    needs = np.empty(NUM_BUILDING_PILES, dtype=np.int64)
+    for slot in range(NUM_BUILDING_PILES):
+        needs[slot] = one_hot_value(x, BUILDING_NEXT_AT + TOP_VALUE * slot, TOP_VALUE)
+    order = sorted_needs(needs)
+    for rank in range(NUM_BUILDING_PILES):
+        for value in range(1, TOP_VALUE + 1):
+            q[input_of[BUILDING_NEXT_AT + TOP_VALUE * rank + value - 1]] = order[rank] == value
+        q[input_of[BUILDING_SIZE_AT + rank]] = order[rank] - 1
     total = 0
     for value in range(1, WILD + 1):
         total += raw(x, UNSEEN_AT + value - 1)
     expected[0] = 0
     for value in range(1, WILD + 1):
         expected[value] = (SUBUNITS * raw(x, UNSEEN_AT + value - 1)) // total if total > 0 else 0
+
+
+@jit
+def sorted_needs(needs):
+    """The building piles' needs in increasing order: the piles are alike under the rules, so the network
+    reads them in one order (and the search's memo, which treats equal piles as one, stays exact)."""
+    order = needs.copy()
+    order.sort()
+    return order
 
 
 # ---------------------------------------------------------------------------------- what a plan changes
@@ -298,12 +316,14 @@ def stop_changes(needs, hand, heights, done, needs0, heights0, piles, info, x, e
         count = change(DRAW_AT, max(0, raw(x, DRAW_AT) - drawn), input_of, q, changed_at, changed_by, count)
     completed = 0
     for slot in range(NUM_BUILDING_PILES):
-        if needs[slot] != needs0[slot]:
-            at = BUILDING_NEXT_AT + TOP_VALUE * slot
-            count = change(at + needs0[slot] - 1, 0, input_of, q, changed_at, changed_by, count)
-            count = change(at + needs[slot] - 1, 1, input_of, q, changed_at, changed_by, count)
-            count = change(BUILDING_SIZE_AT + slot, needs[slot] - 1, input_of, q, changed_at, changed_by, count)
-            completed += needs[slot] < needs0[slot]
+        completed += needs[slot] < needs0[slot]
+    order, order0 = sorted_needs(needs), sorted_needs(needs0)
+    for rank in range(NUM_BUILDING_PILES):
+        if order[rank] != order0[rank]:
+            at = BUILDING_NEXT_AT + TOP_VALUE * rank
+            count = change(at + order0[rank] - 1, 0, input_of, q, changed_at, changed_by, count)
+            count = change(at + order[rank] - 1, 1, input_of, q, changed_at, changed_by, count)
+            count = change(BUILDING_SIZE_AT + rank, order[rank] - 1, input_of, q, changed_at, changed_by, count)
     if completed:
         count = change(COMPLETED_AT, raw(x, COMPLETED_AT) + TOP_VALUE * completed, input_of, q, changed_at,
                        changed_by, count)
