@@ -346,26 +346,33 @@ def stop_changes(needs, hand, heights, done, needs0, heights0, piles, info, x, e
 @jit
 def discard_changes(value, p, piles, heights, x, input_of, q, changed_at, changed_by):
     """The inputs that differ between the root (a stop) and the turn end after discarding ``value`` on pile ``p``."""
-    count = change(PENDING, 0, input_of, q, changed_at, changed_by, 0)
-    count = change(HAND_AT + value - 1, (raw(x, HAND_AT + value - 1) - 1) * SUBUNITS, input_of, q, changed_at,
-                   changed_by, count)
     base = seat_base(0)
-    count = change(base + HAND_SIZE_AT, raw(x, base + HAND_SIZE_AT) - 1, input_of, q, changed_at, changed_by, count)
-    size_at = base + DISCARD_SIZE_AT + p
-    count = change(size_at, raw(x, size_at) + 1, input_of, q, changed_at, changed_by, count)
+    return discard_changes_at(value, p, raw(x, HAND_AT + value - 1), raw(x, base + HAND_SIZE_AT),
+                              raw(x, base + DISCARD_SIZE_AT + p), piles[0, p], heights[0, p], x, input_of, q,
+                              changed_at, changed_by)
+
+
+@jit
+def discard_changes_at(value, p, held, hand_size, length, pile_cards, h, x, input_of, q, changed_at, changed_by):
+    """The inputs that differ between a stop (inputs ``q``: ``held`` cards of ``value`` in a hand of
+    ``hand_size``, discard pile ``p`` of ``length`` cards whose visible ones are ``pile_cards[:h]``) and the turn
+    end after discarding ``value`` on pile ``p``."""
+    count = change(PENDING, 0, input_of, q, changed_at, changed_by, 0)
+    count = change(HAND_AT + value - 1, (held - 1) * SUBUNITS, input_of, q, changed_at, changed_by, count)
+    base = seat_base(0)
+    count = change(base + HAND_SIZE_AT, hand_size - 1, input_of, q, changed_at, changed_by, count)
+    count = change(base + DISCARD_SIZE_AT + p, length + 1, input_of, q, changed_at, changed_by, count)
     top_at = base + DISCARD_TOP_AT + NUM_VALUES * p
-    h = heights[0, p]
-    if h > 0 and piles[0, p, h - 1] != value:
-        count = change(top_at + piles[0, p, h - 1] - 1, 0, input_of, q, changed_at, changed_by, count)
+    if h > 0 and pile_cards[h - 1] != value:
+        count = change(top_at + pile_cards[h - 1] - 1, 0, input_of, q, changed_at, changed_by, count)
     count = change(top_at + value - 1, 1, input_of, q, changed_at, changed_by, count)
     cards_at = base + DISCARD_CARDS_AT + DISCARD_DEPTH * p
     count = change(cards_at, value, input_of, q, changed_at, changed_by, count)
     for k in range(1, DISCARD_DEPTH):
-        below = piles[0, p, h - k] if k <= h else 0
+        below = pile_cards[h - k] if k <= h else 0
         count = change(cards_at + k, below, input_of, q, changed_at, changed_by, count)
     if h == DISCARD_DEPTH:
-        buried = piles[0, p, 0]
-        at = BURIED_AT + buried - 1
+        at = BURIED_AT + pile_cards[0] - 1
         count = change(at, raw(x, at) + 1, input_of, q, changed_at, changed_by, count)
     return count
 
@@ -378,15 +385,43 @@ MAX_CHANGES = 4 * NUM_VALUES + 3 * NUM_BUILDING_PILES + 2 * NUM_DISCARD_PILES * 
 
 @jit
 def stop_value(needs, hand, heights, done, needs0, hand0, heights0, piles, info, net, root, work):
-    """The network's value (a logit) of stopping in a search position. ``net``: the network's arrays (see
-    :func:`decide`); ``root``: the decision's arrays (the observation, the root's inputs and first-layer sums,
-    the expected card, scratch room)."""
+    """The network's value (a logit) of stopping in a search position: the best turn end a legal discard reaches
+    from it (a stop with an empty hand and cards to draw: the stop itself, its new hand expected). ``net``: the
+    network's arrays (see :func:`decide`); ``root``: the decision's arrays (the observation, the root's inputs
+    and first-layer sums, the expected card, scratch room)."""
     first, first_bias, second, second_bias, output, output_bias, input_of = net
-    x, q, a0, expected, changed_at, changed_by, sums, hidden = root
+    x, q, a0, expected, changed_at, changed_by, sums, hidden, stop_q, end_at, end_by, end_sums = root
     count = stop_changes(needs, hand, heights, done, needs0, heights0, piles, info, x, expected, input_of, q,
                          changed_at, changed_by)
     hidden_sum(a0, first, changed_at, changed_by, count, sums)
-    return network_value(sums, second, second_bias, output, output_bias[0], hidden)
+    left = cards_in(hand)
+    if left == 0 and info[I_CAN_DRAW] > 0:
+        return network_value(sums, second, second_bias, output, output_bias[0], hidden)
+    stop_q[:] = q
+    for k in range(count):
+        stop_q[changed_at[k]] += changed_by[k]
+    if left == 0:  # nothing to discard or draw: the turn ends as it is
+        changed = change(PENDING, 0, input_of, stop_q, end_at, end_by, 0)
+        hidden_sum(sums, first, end_at, end_by, changed, end_sums)
+        return network_value(end_sums, second, second_bias, output, output_bias[0], hidden)
+    best = -np.inf
+    empty_tried = False
+    for p in range(NUM_DISCARD_PILES):
+        length = raw(x, seat_base(0) + DISCARD_SIZE_AT + p) - (heights0[0, p] - heights[0, p])
+        if length == 0:
+            if empty_tried:  # a new pile goes on the lowest empty slot only
+                continue
+            empty_tried = True
+        for value in range(1, WILD + 1):
+            if hand[value] == 0:
+                continue
+            changed = discard_changes_at(value, p, hand[value], left, length, piles[0, p], heights[0, p], x,
+                                         input_of, stop_q, end_at, end_by)
+            hidden_sum(sums, first, end_at, end_by, changed, end_sums)
+            worth = network_value(end_sums, second, second_bias, output, output_bias[0], hidden)
+            if worth > best:
+                best = worth
+    return best
 
 
 MAX_POSITIONS = 4096
@@ -408,7 +443,9 @@ def decision_arrays(x, net):
     a0 = np.empty(first.shape[1], dtype=np.int64)
     root_sums(q, first, first_bias, a0)
     root = (x, q, a0, expected, np.zeros(MAX_CHANGES, dtype=np.int64), np.zeros(MAX_CHANGES, dtype=np.int64),
-            np.empty(first.shape[1], dtype=np.int64), np.empty(second.shape[0], dtype=np.int64))
+            np.empty(first.shape[1], dtype=np.int64), np.empty(second.shape[0], dtype=np.int64),
+            np.empty(first.shape[0], dtype=np.int64), np.zeros(MAX_CHANGES, dtype=np.int64),
+            np.zeros(MAX_CHANGES, dtype=np.int64), np.empty(first.shape[1], dtype=np.int64))
     return needs, hand, piles, heights, info, root
 
 
@@ -416,7 +453,7 @@ def decision_arrays(x, net):
 def best_discard(mask, g, needs, hand, piles, heights, info, net, root):
     """The legal discard whose turn end the network values most (ties: the lowest id), -1 if none is legal."""
     first, first_bias, second, second_bias, output, output_bias, input_of = net
-    x, q, a0, expected, changed_at, changed_by, sums, hidden = root
+    x, q, a0, expected, changed_at, changed_by, sums, hidden = root[:8]
     best, best_value = -1, 0.0
     for action in range(FIRST_DISCARD, END_TURN):
         if not mask[g, action]:
@@ -435,7 +472,7 @@ def best_discard(mask, g, needs, hand, piles, heights, info, net, root):
 def turn_end_inputs(action, needs, hand, piles, heights, info, net, root, out):
     """``out`` := the inputs of the turn end after discard ``action`` from the root."""
     first, first_bias, second, second_bias, output, output_bias, input_of = net
-    x, q, a0, expected, changed_at, changed_by, sums, hidden = root
+    x, q, a0, expected, changed_at, changed_by, sums, hidden = root[:8]
     out[:] = q
     value = discard_value_of(action)
     p = (action - FIRST_DISCARD) % NUM_DISCARD_PILES
@@ -477,20 +514,20 @@ def decide_rows(observations, masks, net, out):
 
 
 RECORDED = 4
-"""Positions recorded per discard: the stop, the turn end, and the stop twice more with what a search cannot
-know entered as its expectation (the stockpile top; the hand), so the network learns to value the stops
-the search enters that way (after a stockpile play, after emptying the hand)."""
+"""Positions recorded per discard: the stop, the turn end, the turn end with its stockpile top entered as its
+expectation and the stop with its hand so entered: the network learns to value what the search enters that
+way (the turn ends after a stockpile play, the stops after emptying the hand)."""
 
 
 @jit
 def record_discard(x, masks, g, action, net, out):
-    """The inputs of the stop (observation ``x``, a discard to make), of the turn end after ``action``, of the
-    stop with its stockpile top unknown and of the stop with its hand unknown (each card the expected card)."""
+    """The inputs of the stop (observation ``x``, a discard to make), of the turn end after ``action``, of that
+    turn end with its stockpile top unknown and of the stop with its hand unknown (each card the expected card)."""
     needs, hand, piles, heights, info, root = decision_arrays(x, net)
     q, expected, input_of = root[1], root[3], net[6]
     out[0] = q
     turn_end_inputs(action, needs, hand, piles, heights, info, net, root, out[1])
-    out[2] = q
+    out[2] = out[1]
     for value in range(1, WILD + 1):
         k = input_of[seat_base(0) + STOCK_TOP_AT + value - 1]
         if k >= 0:
