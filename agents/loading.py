@@ -52,6 +52,9 @@ PRETRAINED = PRETRAINED_WEIGHTS
 """Shipped model name -> its weights file (the learned bot's; the policy network of earlier releases,
 ``agents/pretrained/skipbo-2p.zip``, loads by its path)."""
 
+TAG_UNSAFE = re.compile(r"[^A-Za-z0-9_.-]")
+"""The characters a TensorBoard tag part may not hold (:func:`tag_name` writes ``_`` for each)."""
+
 ACCEPTED = (
     f"a bot name ({', '.join(BOTS)}), a shipped model ({', '.join(PRETRAINED)}), a saved model file (.zip or .pt), package.module:ClassName, "
     "or path/to/file.py:ClassName; options may follow after a colon, e.g. planner:hold_wilds=false, "

@@ -1,4 +1,4 @@
-"""``skipbo train CONFIG [KEY=VALUE ...]``: train an agent by self-play (see :mod:`training.trainer`)."""
+"""``skipbo train CONFIG [KEY=VALUE ...]``: train an agent by self-play (see :mod:`training.run`)."""
 
 from __future__ import annotations
 
@@ -8,7 +8,7 @@ import sys
 
 from agents.loading import RUNS_CODE
 from training.config import describe_schema
-from training.trainer import train
+from training.run import train
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:

@@ -15,7 +15,7 @@ from pathlib import Path
 import pytest
 
 from training.checkpoint import CheckpointError, RunFolder
-from training.trainer import train
+from training.run import train
 
 ROOT = Path(__file__).resolve().parents[2]
 CONFIG = ROOT / "configs" / "learned_2p.yaml"
@@ -25,7 +25,7 @@ KILLED = 17
 KILL_AT_STEP = """
 import os, sys
 import training.checkpoint as checkpoint
-from training.trainer import train
+from training.run import train
 
 STEPS = {"os": ("chmod", "rename"), "shutil": ("copy2", "rmtree"), "tempfile": ("mkdtemp",)}
 FUNCTIONS = ("write_bytes_atomically", "write_json_atomically", "fsync_directory")

@@ -16,7 +16,7 @@ from agents.learned import PARAMETERS, WEIGHTS_FILE, read_parameters
 from training import learned as training
 from training.checkpoint import RunFolder
 from training.config import ConfigError, load_config
-from training.trainer import train
+from training.run import train
 
 CONFIG = Path(__file__).resolve().parents[2] / "configs" / "learned_2p.yaml"
 SMALL = ["rules.stock_size=5", "snes.population=4", "snes.deals=2", "snes.curve_every=1", "snes.curve_deals=2",

@@ -20,7 +20,7 @@ from training.checkpoint import RLLIB_STATE_COUNTERS, CheckpointError, RunFolder
 from training.rllib.trainer import RLLIB_STATE
 from training.state_checks import (COUNT, check_finite_tensors, finite_numbers, generator_state, list_of, one_of,
                                    optional, record)
-from training.trainer import train
+from training.run import train
 
 ROOT = Path(__file__).resolve().parents[2]
 SNES_CONFIG = ROOT / "configs" / "learned_2p.yaml"

@@ -171,7 +171,7 @@ def test_the_quickstart_config_is_a_short_two_player_run():
 
 
 def test_overrides_on_a_training_object_are_refused():
-    from training.trainer import train
+    from training.run import train
 
     with pytest.raises(ConfigError):
         train(load_config("configs/quickstart.yaml"), ["seed=1"])
