@@ -45,6 +45,7 @@ from typing import Any, Literal, Optional
 
 import yaml
 
+from agents.registry import KERNEL_SPECS
 from skipbo_env.envs.common import ENV_MAX_TURNS
 from skipbo_env.files import FileRefused, read_file_text
 from skipbo_env.rules import Rules
@@ -203,7 +204,7 @@ class SNESConfig:
     tables: list[list[str]] = _field(
         [["greedy"], ["planner"], [SELF], [PAST]],
         "the pool: each table lists who sits in the other seats (rules.num_players - 1 of them): a kernel bot "
-        f"(random, greedy, planner[:options], expert[:options], learned), {SELF!r} (the current mean) or "
+        f"({KERNEL_SPECS}), {SELF!r} (the current mean) or "
         f"{PAST!r} (an earlier generation's mean); fitness is the mean win rate over the tables")
     curve_every: int = _field(5, "generations between two points of the training curve", min=1)
     curve_deals: int = _field(200, "held-out duplicate deals of each curve point, per curve table", min=1)
@@ -481,7 +482,7 @@ def _check_snes(config: TrainConfig) -> None:
         raise ConfigError("backend: snes needs budget.max_minutes or snes.generations: give one, e.g. "
                           "budget.max_minutes=60")
     if settings.start is not None:
-        from agents.learned import read_parameters
+        from agents.learned_parameters import read_parameters
 
         try:
             read_parameters(settings.start)
@@ -498,8 +499,8 @@ def _check_snes(config: TrainConfig) -> None:
             for spec in table:
                 if spec not in allowed and not _is_kernel_bot(spec):
                     extra = f", {SELF!r} or {PAST!r}" if allowed else ""
-                    raise ConfigError(f"{key}[{index}]: {spec!r} is not allowed: use a kernel bot (random, greedy, "
-                                      f"planner[:options], expert[:options], learned){extra}")
+                    raise ConfigError(f"{key}[{index}]: {spec!r} is not allowed: use a kernel bot "
+                                      f"({KERNEL_SPECS}){extra}")
 
 
 def _check_neural(config: TrainConfig) -> None:

@@ -35,7 +35,7 @@ import numpy as np
 
 from agents.batched import bots
 from agents.batched.learned import TABLE_CODES, learned_action
-from agents.learned import NUM_PARAMETERS, PARAMETERS, parameter_dict, read_parameters
+from agents.learned_parameters import NUM_PARAMETERS, PARAMETERS, parameter_dict, read_parameters
 from evaluation.results import wilson_interval
 from skipbo_env.files import write_json_atomically
 from skipbo_env.provenance import versions

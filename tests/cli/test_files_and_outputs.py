@@ -12,8 +12,8 @@ from pathlib import Path
 
 import pytest
 
-import agents.learned
-from agents.learned import WEIGHTS_FILE
+import agents.learned_parameters
+from agents.learned_parameters import WEIGHTS_FILE
 from agents.loading import load_policy
 from skipbo_cli.main import main
 
@@ -61,7 +61,7 @@ def test_a_fifo_as_the_weights_file_is_refused_without_blocking(tmp_path):
 def test_a_weights_file_over_the_cap_is_refused_unread(tmp_path, monkeypatch, capsys):
     path = tmp_path / "big.json"
     path.write_text(Path(WEIGHTS_FILE).read_text() + " " * 2000)
-    monkeypatch.setattr(agents.learned, "MAX_WEIGHTS_BYTES", 1000)
+    monkeypatch.setattr(agents.learned_parameters, "MAX_WEIGHTS_BYTES", 1000)
     code, err = command(["evaluate", "--agents", f"learned:weights={path}", "greedy", "--games", "2"], capsys)
     assert code == 2 and "more than the 1,000 it may be" in one_line(err)
 

@@ -12,7 +12,7 @@ import numpy as np
 import pytest
 
 from agents.batched import bots
-from agents.learned import PARAMETERS, WEIGHTS_FILE, read_parameters
+from agents.learned_parameters import PARAMETERS, WEIGHTS_FILE, read_parameters
 from training import learned as training
 from training.checkpoint import RunFolder
 from training.config import ConfigError, load_config
