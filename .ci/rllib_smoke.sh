@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# CI, RLlib part: a real local Ray cluster bound to 127.0.0.1, `skipbo train configs/rllib_2p.yaml`
+# CI, RLlib part: a real local Ray cluster bound to 127.0.0.1, `skipbo train rllib_2p`
 # against it for 2 iterations with 2 env runners, the exported policy loaded and evaluated
 # locally and with `skipbo evaluate --ray` on the cluster (the two must agree), then the cluster
 # is stopped, on failure too. Only the cluster this script started is stopped (its `ray start
@@ -35,7 +35,7 @@ done
 "$BIN/ray" status --address "$ADDRESS" >/dev/null
 echo "ray cluster at $ADDRESS ($(( $(date +%s) - START )) s)"
 
-"$BIN/skipbo" train configs/rllib_2p.yaml output_dir="$WORK/runs" rllib.address="$ADDRESS" \
+"$BIN/skipbo" train rllib_2p output_dir="$WORK/runs" rllib.address="$ADDRESS" \
     rllib.num_env_runners=2 rllib.iterations=2 rllib.train_batch_size=1000 ppo.batch_size=128 \
     evaluation.games=10 evaluation.final_games=10 evaluation.final_opponents=[random,greedy] --no-progress
 MODEL=$(ls "$WORK"/runs/rllib_2p-*/model.zip)

@@ -40,7 +40,7 @@ sys.path.insert(0, str(ROOT))
 
 from skipbo_env.provenance import header  # noqa: E402
 
-QUICKSTART = ROOT / "configs" / "quickstart.yaml"
+QUICKSTART = ROOT / "training" / "configs" / "quickstart.yaml"
 SHIPPED = ROOT / "agents" / "pretrained" / "skipbo-2p.zip"
 MIXES = ("greedy", "planner", "snapshots")
 PATHS = ("vector", "dummy")

@@ -1,13 +1,18 @@
-"""Training configurations: the YAML schema of ``configs/*.yaml``, its checks and overrides.
+"""Training configurations: the YAML schema of the configs, its checks and overrides.
 
-A run is described by one YAML file. Every section and key is listed below with its default;
+A run is described by one YAML file. The shipped configs travel inside the package
+(``training/configs/*.yaml``, :func:`shipped_configs`, ``skipbo train --list-configs``): ``skipbo train
+quickstart`` runs ``training/configs/quickstart.yaml`` wherever the package is installed. A CONFIG is a
+shipped config's name or the path of a YAML file (:func:`config_path`); ``configs/NAME.yaml``, the
+place of the shipped configs in a checkout before they moved into the package, still names the shipped
+``NAME`` when no such file exists. Every section and key is listed below with its default;
 a key the schema does not know, or a value of the wrong type or range, raises
 :class:`ConfigError` naming the dotted key and what is allowed, before anything is trained.
 
 ``skipbo train CONFIG key.path=value ...`` overrides single keys; each value is read as YAML
 (``ppo.learning_rate=1e-4``, ``network.hidden=[128,128]``, ``pretrain.enabled=false``).
 
-Sections (see ``configs/quickstart.yaml`` for a commented example):
+Sections (see ``training/configs/quickstart.yaml`` for a commented example):
 
 - top level: ``name``, ``seed``, ``device``, ``output_dir``
 - ``rules``: any ``skipbo_env.Rules`` setting (RULES.md), checked by ``Rules`` itself
@@ -279,11 +284,36 @@ class TrainConfig:
 
 
 # ---------------------------------------------------------------------- loading
+SHIPPED_CONFIGS = Path(__file__).resolve().parent / "configs"
+"""The folder of the configs that ship with the package (package data)."""
+LEGACY_CONFIGS = "configs"
+"""Where a checkout kept the shipped configs before they moved into the package."""
+
+
+def shipped_configs() -> dict[str, Path]:
+    """The shipped configs by name: ``{"quickstart": .../training/configs/quickstart.yaml, ...}``."""
+    return {path.stem: path for path in sorted(SHIPPED_CONFIGS.glob("*.yaml"))}
+
+
+def config_path(config: str | Path) -> Path:
+    """The file a CONFIG names: a shipped config's name (``quickstart``), else a path; a path
+    ``configs/NAME.yaml`` that does not exist names the shipped ``NAME`` (the checkout's old place).
+    Raises :class:`ConfigError` naming the shipped configs when it names nothing."""
+    path, shipped = Path(config), shipped_configs()
+    if str(config) in shipped:
+        return shipped[str(config)]
+    if path.exists():
+        return path
+    if path.parent == Path(LEGACY_CONFIGS) and path.suffix == ".yaml" and path.stem in shipped:
+        return shipped[path.stem]
+    raise ConfigError(f"config file {str(path)!r} does not exist: give a YAML file or a shipped config "
+                      f"({', '.join(shipped)}; skipbo train --list-configs)")
+
+
 def load_config(path: str | Path, overrides: list[str] = ()) -> TrainConfig:
-    """Read a YAML config, apply ``key.path=value`` overrides and check everything."""
-    path = Path(path)
-    if not path.exists():
-        raise ConfigError(f"config file {str(path)!r} does not exist")
+    """Read a YAML config (a path or a shipped config's name, :func:`config_path`), apply ``key.path=value``
+    overrides and check everything."""
+    path = config_path(path)
     try:
         data = yaml.safe_load(read_file_text(path, max_bytes=MAX_CONFIG_BYTES, what="config file"))
     except FileRefused as error:

@@ -252,7 +252,7 @@ class Trainer:
                                     self.config.network.activation)
             self._print(f"DAgger round {round_index + 1}/{settings.dagger_rounds}: the learner plays "
                         f"{settings.dagger_games:,} games, {settings.teacher!r} labels its decisions")
-            data = concatenate([data, self._collect(lambda on_game: collect_teacher_games(
+            data = concatenate([data, self._collect(lambda on_game, student=student, round_index=round_index: collect_teacher_games(
                 settings.teacher, self.rules, settings.dagger_games, training_seed(self.config.seed, 2, round_index + 1),
                 gamma, student=student, on_game=on_game, deadline=phase_end[round_index + 1], shaping=shaping),
                 settings.dagger_games, "learner games")])

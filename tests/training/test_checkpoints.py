@@ -18,7 +18,7 @@ from training.checkpoint import CheckpointError, RunFolder
 from training.run import train
 
 ROOT = Path(__file__).resolve().parents[2]
-CONFIG = ROOT / "configs" / "learned_2p.yaml"
+CONFIG = ROOT / "training" / "configs" / "learned_2p.yaml"
 SMALL = ["rules.stock_size=5", "snes.population=4", "snes.deals=2", "snes.curve_every=1", "snes.curve_deals=2",
          "snes.final_deals=2", "seed=4"]
 KILLED = 17
