@@ -23,7 +23,7 @@ cd "$WORK"  # no checkout here: configs, bots and models must come from the inst
 export NUMBA_CACHE_DIR="$WORK/numba"
 "$BIN/skipbo" --help >/dev/null
 "$BIN/skipbo" evaluate --agents greedy random --games 4 --engine python --seed 0
-"$BIN/skipbo" train --list-configs | grep -q "^quickstart "
+"$BIN/skipbo" train --list-configs | grep "^quickstart " >/dev/null
 "$BIN/skipbo" train --no-progress quickstart output_dir="$WORK/runs" env.vec_env=dummy env.num_envs=2 \
     'opponents.mix={snapshots: 1.0}' 'network.hidden=[16]' ppo.n_steps=32 ppo.batch_size=32 ppo.n_epochs=1 \
     pretrain.enabled=false budget.total_timesteps=64 evaluation.every_steps=1000000 checkpoint.every_steps=1000000 \

@@ -15,7 +15,17 @@ from dataclasses import dataclass
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[2]
-PACKAGES = ("skipbo_env", "agents", "evaluation", "training", "skipbo_cli", "skipbo_web")
+PACKAGES = ("skipbo_env", "agents", "evaluation", "training", "skipbo_cli", "skipbo_web", "tests", "benchmarks",
+            "examples")
+"""Every folder of Python code in the project (the tests, benchmarks and examples too: they may not take a
+private name either)."""
+PRIVATE_IMPORTS_ELSEWHERE = {
+    # skipbo_env/envs/ is edited on another branch (issue 26's documentation part): give render's _status a
+    # public name there, then empty this.
+    "skipbo_env/envs/picture.py:22: skipbo_env.envs.picture imports _status from skipbo_env.envs.render",
+}
+"""Private imports this check knows of and that are fixed elsewhere; each must still be there (see
+:func:`test_every_known_private_import_is_still_there`), so the list cannot go stale."""
 
 
 @dataclass(frozen=True)
@@ -51,6 +61,16 @@ def absolute_module(node: ast.ImportFrom, module: str, path: Path) -> str:
     return ".".join(base + ([node.module] if node.module else []))
 
 
+def dotted_name(node) -> str | None:
+    """``"a.b.c"`` for the expression ``a.b.c`` (names and attributes only), else ``None``."""
+    if isinstance(node, ast.Name):
+        return node.id
+    if isinstance(node, ast.Attribute):
+        base = dotted_name(node.value)
+        return None if base is None else f"{base}.{node.attr}"
+    return None
+
+
 def read_imports(module: str, path: Path, modules: dict[str, Path], root: Path):
     """The module's edges to other project modules and the private names it takes from them."""
     tree = ast.parse(path.read_text(), filename=str(path))
@@ -77,11 +97,12 @@ def read_imports(module: str, path: Path, modules: dict[str, Path], root: Path):
                     if is_private(alias.name) and source != module:
                         private.append(f"{where}: {module} imports {alias.name} from {source}")
     for node in ast.walk(tree):
-        if (isinstance(node, ast.Attribute) and isinstance(node.value, ast.Name)
-                and node.value.id in module_aliases and is_private(node.attr)):
-            private.append(f"{relative}:{node.lineno}: {module} reads "
-                           f"{node.attr} from {module_aliases[node.value.id]}")
-    return [edge for edge in edges if edge.target != module], private
+        if isinstance(node, ast.Attribute) and is_private(node.attr):
+            owner = dotted_name(node.value)
+            owner = module_aliases.get(owner, owner)
+            if owner in modules and owner != module:
+                private.append(f"{relative}:{node.lineno}: {module} reads {node.attr} from {owner}")
+    return list(dict.fromkeys(edge for edge in edges if edge.target != module)), private
 
 
 def import_graph(root: Path = ROOT, packages=PACKAGES):
@@ -187,8 +208,12 @@ def test_no_import_circle_between_modules():
 
 
 def test_no_private_name_is_imported_from_another_module():
-    found = private_imports()
+    found = [line for line in private_imports() if line not in PRIVATE_IMPORTS_ELSEWHERE]
     assert not found, "\n".join(found)
+
+
+def test_every_known_private_import_is_still_there():
+    assert PRIVATE_IMPORTS_ELSEWHERE <= set(private_imports())
 
 
 def plant(root: Path, files: dict[str, str]) -> None:
@@ -237,9 +262,11 @@ def test_the_check_sees_a_private_name_taken_from_another_module(tmp_path):
         "pkg/a.py": "_hidden = 1\n__version__ = '1'\n",
         "pkg/b.py": "from pkg.a import _hidden, __version__\n",
         "pkg/c.py": "def f():\n    from pkg import a as m\n    return m._hidden\n",
-        "pkg/d.py": "import os\nfrom os import _exit\n",
+        "pkg/d.py": "import os\nfrom os import _exit\nimport pkg.a\nx = pkg.a._hidden + len(os._exit.__name__)\n",
+        "pkg/e.py": "_own = 1\nclass K:\n    _slot = 2\nprint(K._slot)\n",
     })
     assert private_imports(tmp_path, ("pkg",)) == [
         "pkg/b.py:1: pkg.b imports _hidden from pkg.a",
         "pkg/c.py:3: pkg.c reads _hidden from pkg.a",
+        "pkg/d.py:4: pkg.d reads _hidden from pkg.a",
     ]
