@@ -21,7 +21,7 @@ candidates, not luck. A candidate too slow to play (:data:`SLOW`) is refused. Ev
 training curve); at the end it plays them on ``snes.final_deals`` other deals (the evaluation).
 Every random choice comes from one seeded ``numpy`` Generator whose state is saved in each
 checkpoint (after every generation, atomically), so ``skipbo train --resume RUN`` continues where a
-run stopped. ``skipbo train configs/learned_2p.yaml`` trains the shipped weights.
+run stopped. ``skipbo train learned_2p`` (``training/configs/learned_2p.yaml``) trains the shipped weights.
 """
 
 from __future__ import annotations
