@@ -11,7 +11,9 @@ PYTHON=${1:-.venv/bin/python}
 WORK=$(mktemp -d)
 trap 'rm -rf "$WORK"' EXIT
 
-"$PYTHON" -m build --wheel --outdir "$WORK/dist" . >"$WORK/build.log" 2>&1 || { cat "$WORK/build.log"; exit 1; }
+# built from a copy of the files git tracks, so nothing untracked can slip into the wheel and no build/ is left here
+git ls-files -z | tar --null -T - -cf - | (mkdir "$WORK/src" && tar -xf - -C "$WORK/src")
+"$PYTHON" -m build --wheel --outdir "$WORK/dist" "$WORK/src" >"$WORK/build.log" 2>&1 || { cat "$WORK/build.log"; exit 1; }
 WHEEL=$(ls "$WORK"/dist/skipbo_lab-*.whl)
 python3 -m venv "$WORK/venv"
 "$WORK/venv/bin/python" -m pip install -q --upgrade pip
