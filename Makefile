@@ -7,7 +7,7 @@ STAMP := $(VENV)/.installed
 RLLIB_VENV := .venv-rllib
 RLLIB_STAMP := $(RLLIB_VENV)/.installed
 
-.PHONY: train test test-rllib bench clean
+.PHONY: train test lint wheel-smoke test-rllib bench clean
 
 $(STAMP): pyproject.toml
 	python3 -m venv $(VENV)
@@ -25,10 +25,18 @@ $(RLLIB_STAMP): pyproject.toml
 	touch $(RLLIB_STAMP)
 
 train: $(STAMP)
-	$(VENV)/bin/skipbo train configs/quickstart.yaml
+	$(VENV)/bin/skipbo train quickstart
 
 test: $(STAMP)
 	$(PY) -m pytest -n 2
+
+# ruff's rules are in pyproject.toml ([tool.ruff]).
+lint: $(STAMP)
+	$(VENV)/bin/ruff check .
+
+# The wheel, installed in a clean venv and run outside the checkout (.ci/wheel_smoke.sh).
+wheel-smoke: $(STAMP)
+	.ci/wheel_smoke.sh $(PY)
 
 # The RLlib environment differs from $(VENV) in gymnasium (1.2.2, ray[rllib]'s pin), Ray and the
 # packages Ray brings: test-rllib runs the tests of the code that uses them (the environments, SB3

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # CI, Ray part: a real two-node Ray cluster on 127.0.0.1 (a head and a second node joined with
-# `ray start --address`, one CPU each); on it `skipbo train configs/rllib_2p.yaml` for 2 iterations
+# `ray start --address`, one CPU each); on it `skipbo train rllib_2p` for 2 iterations
 # with 2 env runners, the exported policy loaded and evaluated locally and with `skipbo evaluate
 # --ray` on the cluster (the two must agree), and a short sNES run (`backend: snes`, its candidate
 # games as Ray tasks) whose tasks must land on both nodes and whose weights must equal the same
@@ -52,7 +52,7 @@ wait_for_nodes 2
 echo "ray cluster of 2 nodes at $ADDRESS ($(( $(date +%s) - START )) s)"
 
 
-"$BIN/skipbo" train configs/rllib_2p.yaml output_dir="$WORK/runs" rllib.address="$ADDRESS" \
+"$BIN/skipbo" train rllib_2p output_dir="$WORK/runs" rllib.address="$ADDRESS" \
     rllib.num_env_runners=2 rllib.iterations=2 rllib.train_batch_size=1000 ppo.batch_size=128 \
     evaluation.games=10 evaluation.final_games=10 evaluation.final_opponents=[random,greedy] --no-progress \
     | tee "$WORK/rllib.log"
@@ -72,7 +72,7 @@ games = [{k: v for k, v in g.items() if k != "seat_seconds"} for g in local["gam
 assert games == [{k: v for k, v in g.items() if k != "seat_seconds"} for g in on_ray["games"]], "ray != local"
 print(f"evaluate --ray matches the local run game for game ({len(games)} games)")
 PY
-SNES=(configs/learned_2p.yaml rules.stock_size=5 snes.population=4 snes.deals=3 snes.generations=2 snes.curve_every=2
+SNES=(learned_2p rules.stock_size=5 snes.population=4 snes.deals=3 snes.generations=2 snes.curve_every=2
       snes.curve_deals=2 snes.final_deals=2)
 "$BIN/skipbo" train "${SNES[@]}" output_dir="$WORK/snes-ray" ray.address="$ADDRESS" --no-progress | grep "candidate games"
 "$BIN/skipbo" train "${SNES[@]}" output_dir="$WORK/snes-local" --no-progress >/dev/null

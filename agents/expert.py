@@ -49,6 +49,8 @@ from __future__ import annotations
 
 from functools import lru_cache
 
+from agents.expert_weights import (DISCARD_MARGIN, DISCARD_WEIGHTS, DRAW, ENDGAME, ODDS_DIGITS,
+                                    PROSPECT, SWITCHES, THREAT, WILD_COST)
 from agents.planner import (
     DISCARD_PLAY,
     HAND_PLAY,
@@ -72,20 +74,6 @@ from skipbo_env.cards import (
     WILD,
     deck_counts,
 )
-
-# Worth, in stockpile cards (the search scales them by the planner's STOCK).
-THREAT = 1.0  # an opponent sure to reach its stockpile top next turn (before seat and endgame weights)
-PROSPECT = 0.4  # being sure to reach my own stockpile top next turn
-DRAW = 0.06  # an emptied hand (five cards drawn at once), as the planner's DRAW
-WILD_COST = 0.25  # a SKIP-BO card spent in a sequence that plays no stockpile card
-ENDGAME = 3.0  # an opponent's threat grows by 1 + ENDGAME / its stockpile size
-# Discards, in chances to reach the stockpile next turn.
-COVERAGE = 0.1  # per card of the average run that hand and discard piles play from a need
-DISCARD_SHAPE = 0.01  # per point of the planner's discard_score, to break ties
-DISCARD_WEIGHTS = (DISCARD_SHAPE, COVERAGE, 1.0)  # the weights of a discard's shape, coverage and reach
-DISCARD_MARGIN = 1e-12  # a discard must score more than this above every earlier one (lower ids win ties)
-ODDS_DIGITS = 4  # the chances fill_chance is asked with are rounded to this many digits (its cache stays small)
-
 
 @lru_cache(maxsize=65536)
 def fill_chance(cards: int, missing: int, per_value: float, per_wild: float) -> float:
@@ -152,7 +140,7 @@ class _Odds:
         return fill_chance(cards, len(gaps), round(shares / len(gaps), ODDS_DIGITS), round(self.per_wild, ODDS_DIGITS))
 
 
-class _Rival:
+class Rival:
     """Another seat: its weight and its chance to reach its stockpile top from a pile needing each value."""
 
     __slots__ = ("chance_from", "weight")
@@ -179,15 +167,15 @@ class _Rival:
         return 1.0 - miss_all
 
 
-class _ExpertTurn(TurnSearch):
+class ExpertTurn(TurnSearch):
     """The planner's turn search (:class:`agents.planner.TurnSearch`) with the expert's valuation of where it stops."""
 
     def __init__(self, view: dict, bot: ExpertBot) -> None:
         super().__init__(view, bot)
         self.stalled = not self.can_draw
         self.odds = _Odds(view, bot.card_counting)
-        self.rivals = [_Rival(info, weight, self.can_draw, self.odds) for weight, info in opponents_in_turn_order(view)]
-        self.partner_rival = _Rival(self.partner_seat, 1.0, self.can_draw, self.odds) \
+        self.rivals = [Rival(info, weight, self.can_draw, self.odds) for weight, info in opponents_in_turn_order(view)]
+        self.partner_rival = Rival(self.partner_seat, 1.0, self.can_draw, self.odds) \
             if self.partner_seat is not None else None
 
     def stop_value(self, state) -> float:
@@ -257,7 +245,7 @@ class ExpertBot(TurnSearchBot):
     """
 
     name = "expert"
-    SWITCHES = ("card_counting", "threat", "own_prospects", "hold_wilds", "plan_discards")
+    SWITCHES = SWITCHES
 
     def __init__(
         self,
@@ -277,8 +265,8 @@ class ExpertBot(TurnSearchBot):
         self.plan_discards = plan_discards
         self.nodes = 0
 
-    def turn(self, view: dict) -> _ExpertTurn:
-        return _ExpertTurn(view, self)
+    def turn(self, view: dict) -> ExpertTurn:
+        return ExpertTurn(view, self)
 
     def discard(self, view: dict, discards: list[int]) -> int:
         if self.plan_discards:

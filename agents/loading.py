@@ -2,7 +2,8 @@
 
 Accepted specs:
 
-- a bot name: ``random``, ``greedy``, ``planner``, ``expert``, ``learned`` (see :data:`BOTS`;
+- a bot name: ``random``, ``greedy``, ``planner``, ``expert``, ``learned``, ``neural`` (see
+  :data:`agents.registry.BOTS`;
   ``learned:weights=path.json`` plays other trained weights);
 - a shipped model by name: ``pretrained-2p`` (see :data:`PRETRAINED`: the learned bot with the weights
   in ``agents/pretrained/``);
@@ -37,20 +38,18 @@ import os
 import re
 import sys
 
-from agents.expert import ExpertBot
-from agents.greedy import GreedyBot
-from agents.learned import PRETRAINED_WEIGHTS, LearnedBot
-from agents.neural import NeuralBot
-from agents.planner import PlannerBot
-from agents.random_bot import RandomBot
+from agents.learned import LearnedBot
+from agents.learned_parameters import PRETRAINED_WEIGHTS
+from agents.registry import BOTS
 from agents.spec_names import split_name
 
-BOTS = {"random": RandomBot, "greedy": GreedyBot, "planner": PlannerBot, "expert": ExpertBot, "learned": LearnedBot,
-        "neural": NeuralBot}
 MODEL_SUFFIXES = (".zip", ".pt")
 PRETRAINED = PRETRAINED_WEIGHTS
 """Shipped model name -> its weights file (the learned bot's; the policy network of earlier releases,
 ``agents/pretrained/skipbo-2p.zip``, loads by its path)."""
+
+TAG_UNSAFE = re.compile(r"[^A-Za-z0-9_.-]")
+"""The characters a TensorBoard tag part may not hold (:func:`tag_name` writes ``_`` for each)."""
 
 ACCEPTED = (
     f"a bot name ({', '.join(BOTS)}), a shipped model ({', '.join(PRETRAINED)}), a saved model file (.zip or .pt), package.module:ClassName, "

@@ -28,7 +28,7 @@ def measure(runners: int, steps: int, opponents: list[str], hidden: list[int], s
     from training.rllib.trainer import build_algorithm_config
 
     mix = ",".join(f"{kind}: 1" for kind in opponents)
-    config = load_config("configs/rllib_2p.yaml", [
+    config = load_config("rllib_2p", [
         f"rllib.num_env_runners={runners}", f"opponents.mix={{{mix}}}", f"network.hidden={hidden}",
         f"seed={seed}"])
     drawer = SeatDrawer(config.opponents.mix, config.make_rules().num_players, True, seed)

@@ -40,7 +40,7 @@ sys.path.insert(0, str(ROOT))
 
 from skipbo_env.provenance import header  # noqa: E402
 
-QUICKSTART = ROOT / "configs" / "quickstart.yaml"
+QUICKSTART = ROOT / "training" / "configs" / "quickstart.yaml"
 SHIPPED = ROOT / "agents" / "pretrained" / "skipbo-2p.zip"
 MIXES = ("greedy", "planner", "snapshots")
 PATHS = ("vector", "dummy")
@@ -71,15 +71,15 @@ def measure(path: str, mix: str, hidden: list[int], seconds: float, seed: int) -
     from stable_baselines3.common.vec_env import DummyVecEnv, VecMonitor
 
     from training.network import policy_kwargs
-    from training.trainer import _env_factory, _vector_env, learner_weights, limit_threads
+    from training.trainer import env_factory, vector_selfplay_env, learner_weights, limit_threads
 
     config = cell_config(path, mix, hidden, seed)
     rules = config.make_rules()
     limit_threads(config.threads)
     if path == "vector":
-        env = VecMonitor(_vector_env(config, rules, seed))
+        env = VecMonitor(vector_selfplay_env(config, rules, seed))
     else:
-        env = VecMonitor(DummyVecEnv([_env_factory(config, rules, i, seed) for i in range(config.env.num_envs)]))
+        env = VecMonitor(DummyVecEnv([env_factory(config, rules, i, seed) for i in range(config.env.num_envs)]))
     ppo = config.ppo
     model = MaskablePPO("MlpPolicy", env, learning_rate=ppo.learning_rate, n_steps=ppo.n_steps,
                         batch_size=ppo.batch_size, n_epochs=ppo.n_epochs, gamma=ppo.gamma, clip_range=ppo.clip_range,

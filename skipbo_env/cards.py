@@ -54,3 +54,17 @@ def fits_on(card: int, pile_length: int) -> bool:
     one higher, and a SKIP-BO card takes the value the pile needs next.
     """
     return card == WILD or card == pile_length + 1
+
+
+def canonical_slots(piles) -> tuple[int, ...]:
+    """Started slots plus the lowest empty slot: RULES.md's canonical slots (``piles``: the piles, or
+    anything whose truth says whether each is started)."""
+    slots = []
+    empty_offered = False
+    for slot, pile in enumerate(piles):
+        if pile:
+            slots.append(slot)
+        elif not empty_offered:
+            empty_offered = True
+            slots.append(slot)
+    return tuple(slots)

@@ -22,8 +22,7 @@ from skipbo_env.actions import (
     play_pile,
     play_source,
 )
-from skipbo_env.cards import card_name
-from skipbo_env.game import canonical_slots
+from skipbo_env.cards import canonical_slots, card_name
 
 
 def why_illegal(game, action) -> str:

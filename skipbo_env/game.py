@@ -22,7 +22,7 @@ import json
 
 import numpy as np
 
-from skipbo_env import state_io
+from skipbo_env import records, state_io
 from skipbo_env.actions import (
     DISCARD_SOURCE,
     END_TURN,
@@ -40,8 +40,9 @@ from skipbo_env.actions import (
     play_pile,
     play_source,
 )
-from skipbo_env.cards import (HAND_SIZE, NUM_BUILDING_PILES, NUM_DISCARD_PILES, NUM_VALUES, TOP_VALUE, WILD, new_deck,
-                              shuffled)
+from skipbo_env.cards import (HAND_SIZE, NUM_BUILDING_PILES, NUM_DISCARD_PILES, NUM_VALUES, TOP_VALUE, WILD,
+                              canonical_slots, new_deck, shuffled)
+from skipbo_env.explain import why_illegal
 from skipbo_env.rules import Rules
 
 class IllegalActionError(ValueError):
@@ -250,8 +251,6 @@ class Game:
         else:
             legal = not isinstance(action, bool) and action in self.legal_actions()
         if not legal:
-            from skipbo_env.explain import why_illegal
-
             raise IllegalActionError(why_illegal(self, action))
         action = int(action)
         self._actions.append(action)
@@ -410,35 +409,39 @@ class Game:
         return state_io.save_state(self)
 
     def record(self) -> dict:
-        """The game record (seed, deal, actions): :func:`skipbo_env.records.record_of`."""
-        from skipbo_env import records
-
-        return records.record_of(self)
+        """The game record (seed, deal: rules and dealer, or the loaded start state; actions) in the format
+        :mod:`skipbo_env.records` checks."""
+        record = {"format": records.RECORD_FORMAT, "seed": self._seed}
+        if self._start is not None:
+            record["start"] = self._start
+        else:
+            record["rules"] = self.rules.to_dict()
+            record["dealer"] = self.dealer
+        record["actions"] = list(self._actions)
+        return record
 
     @classmethod
     def replay(cls, record: dict) -> "Game":
-        """The game a :meth:`record` describes, every action taken again (:func:`skipbo_env.records.replay`)."""
-        from skipbo_env import records
+        """The game a :meth:`record` describes, every action taken again.
 
-        return records.replay(record)
+        A malformed record (:func:`skipbo_env.records.check_record`), or one whose actions do not replay,
+        is refused with ``ValueError``.
+        """
+        records.check_record(record)
+        if "start" in record:
+            game = cls.from_dict(record["start"], seed=record["seed"])
+        else:
+            game = cls.new(Rules.from_dict(record["rules"]), seed=record["seed"], dealer=record["dealer"])
+        for index, action in enumerate(record["actions"]):
+            try:
+                game.step(action)
+            except IllegalActionError as error:
+                raise ValueError(f"game record action #{index} does not replay: {error}") from None
+        return game
 
     def __repr__(self) -> str:
         status = f"outcome={self.outcome!r}, winners={self.winners}" if self.outcome else f"seat {self.current_seat} to act"
         return f"Game({self.num_players} players, turn {self.turn}, {status})"
-
-
-def canonical_slots(piles) -> tuple[int, ...]:
-    """Started slots plus the lowest empty slot: RULES.md's canonical slots (``piles``: the piles, or
-    anything whose truth says whether each is started)."""
-    slots = []
-    empty_offered = False
-    for slot, pile in enumerate(piles):
-        if pile:
-            slots.append(slot)
-        elif not empty_offered:
-            empty_offered = True
-            slots.append(slot)
-    return tuple(slots)
 
 
 def _id_mask(ids) -> int:

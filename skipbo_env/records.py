@@ -1,47 +1,16 @@
 """Game records (RULES.md, "State format"): the seed, the deal and every action of a hand.
 
-A record replays to the same game, state for state: :func:`record_of` writes one, :func:`replay`
-plays it again and refuses a malformed one with ``ValueError``.
+A record replays to the same game, state for state: :meth:`skipbo_env.game.Game.record` writes one,
+:meth:`skipbo_env.game.Game.replay` plays it again; :func:`check_record` (which the replay calls first)
+refuses a malformed one with ``ValueError``. This module knows the format, not the game.
 """
 
 from __future__ import annotations
 
 from skipbo_env import validation
 from skipbo_env.actions import NUM_ACTIONS
-from skipbo_env.game import Game, IllegalActionError
-from skipbo_env.rules import Rules
 
 RECORD_FORMAT = "skipbo-record/1"
-
-
-def record_of(game) -> dict:
-    """The game record: seed, deal (rules and dealer, or the loaded start state) and actions."""
-    record = {"format": RECORD_FORMAT, "seed": game._seed}
-    if game._start is not None:
-        record["start"] = game._start
-    else:
-        record["rules"] = game.rules.to_dict()
-        record["dealer"] = game.dealer
-    record["actions"] = list(game._actions)
-    return record
-
-
-def replay(record: dict) -> Game:
-    """The game a :meth:`record` describes, every action taken again.
-
-    A malformed record, or one whose actions do not replay, is refused with ``ValueError``.
-    """
-    check_record(record)
-    if "start" in record:
-        game = Game.from_dict(record["start"], seed=record["seed"])
-    else:
-        game = Game.new(Rules.from_dict(record["rules"]), seed=record["seed"], dealer=record["dealer"])
-    for index, action in enumerate(record["actions"]):
-        try:
-            game.step(action)
-        except IllegalActionError as error:
-            raise ValueError(f"game record action #{index} does not replay: {error}") from None
-    return game
 
 
 def check_record(record) -> None:

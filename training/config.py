@@ -1,13 +1,18 @@
-"""Training configurations: the YAML schema of ``configs/*.yaml``, its checks and overrides.
+"""Training configurations: the YAML schema of the configs, its checks and overrides.
 
-A run is described by one YAML file. Every section and key is listed below with its default;
+A run is described by one YAML file. The shipped configs travel inside the package
+(``training/configs/*.yaml``, :func:`shipped_configs`, ``skipbo train --list-configs``): ``skipbo train
+quickstart`` runs ``training/configs/quickstart.yaml`` wherever the package is installed. A CONFIG is a
+shipped config's name or the path of a YAML file (:func:`config_path`); ``configs/NAME.yaml``, the
+place of the shipped configs in a checkout before they moved into the package, still names the shipped
+``NAME`` when no such file exists. Every section and key is listed below with its default;
 a key the schema does not know, or a value of the wrong type or range, raises
 :class:`ConfigError` naming the dotted key and what is allowed, before anything is trained.
 
 ``skipbo train CONFIG key.path=value ...`` overrides single keys; each value is read as YAML
 (``ppo.learning_rate=1e-4``, ``network.hidden=[128,128]``, ``pretrain.enabled=false``).
 
-Sections (see ``configs/quickstart.yaml`` for a commented example):
+Sections (see ``training/configs/quickstart.yaml`` for a commented example):
 
 - top level: ``name``, ``seed``, ``device``, ``output_dir``
 - ``rules``: any ``skipbo_env.Rules`` setting (RULES.md), checked by ``Rules`` itself
@@ -47,6 +52,7 @@ from typing import Any, Literal, Optional
 
 import yaml
 
+from agents.registry import KERNEL_SPECS
 from skipbo_env.envs.common import ENV_MAX_TURNS
 from skipbo_env.files import FileRefused, read_file_text
 from skipbo_env.rules import Rules
@@ -205,7 +211,7 @@ class SNESConfig:
     tables: list[list[str]] = _field(
         [["greedy"], ["planner"], [SELF], [PAST]],
         "the pool: each table lists who sits in the other seats (rules.num_players - 1 of them): a kernel bot "
-        f"(random, greedy, planner[:options], expert[:options], learned), {SELF!r} (the current mean) or "
+        f"({KERNEL_SPECS}), {SELF!r} (the current mean) or "
         f"{PAST!r} (an earlier generation's mean); fitness is the mean win rate over the tables")
     curve_every: int = _field(5, "generations between two points of the training curve", min=1)
     curve_deals: int = _field(200, "held-out duplicate deals of each curve point, per curve table", min=1)
@@ -296,11 +302,36 @@ class TrainConfig:
 
 
 # ---------------------------------------------------------------------- loading
+SHIPPED_CONFIGS = Path(__file__).resolve().parent / "configs"
+"""The folder of the configs that ship with the package (package data)."""
+LEGACY_CONFIGS = "configs"
+"""Where a checkout kept the shipped configs before they moved into the package."""
+
+
+def shipped_configs() -> dict[str, Path]:
+    """The shipped configs by name: ``{"quickstart": .../training/configs/quickstart.yaml, ...}``."""
+    return {path.stem: path for path in sorted(SHIPPED_CONFIGS.glob("*.yaml"))}
+
+
+def config_path(config: str | Path) -> Path:
+    """The file a CONFIG names: a shipped config's name (``quickstart``), else a path; a path
+    ``configs/NAME.yaml`` that does not exist names the shipped ``NAME`` (the checkout's old place).
+    Raises :class:`ConfigError` naming the shipped configs when it names nothing."""
+    path, shipped = Path(config), shipped_configs()
+    if str(config) in shipped:
+        return shipped[str(config)]
+    if path.exists():
+        return path
+    if path.parent == Path(LEGACY_CONFIGS) and path.suffix == ".yaml" and path.stem in shipped:
+        return shipped[path.stem]
+    raise ConfigError(f"config file {str(path)!r} does not exist: give a YAML file or a shipped config "
+                      f"({', '.join(shipped)}; skipbo train --list-configs)")
+
+
 def load_config(path: str | Path, overrides: list[str] = ()) -> TrainConfig:
-    """Read a YAML config, apply ``key.path=value`` overrides and check everything."""
-    path = Path(path)
-    if not path.exists():
-        raise ConfigError(f"config file {str(path)!r} does not exist")
+    """Read a YAML config (a path or a shipped config's name, :func:`config_path`), apply ``key.path=value``
+    overrides and check everything."""
+    path = config_path(path)
     try:
         data = yaml.safe_load(read_file_text(path, max_bytes=MAX_CONFIG_BYTES, what="config file"))
     except FileRefused as error:
@@ -524,7 +555,7 @@ def _check_snes(config: TrainConfig) -> None:
         raise ConfigError("backend: snes needs budget.max_minutes or snes.generations: give one, e.g. "
                           "budget.max_minutes=60")
     if settings.start is not None:
-        from agents.learned import read_parameters
+        from agents.learned_parameters import read_parameters
 
         try:
             read_parameters(settings.start)
@@ -541,8 +572,8 @@ def _check_snes(config: TrainConfig) -> None:
             for spec in table:
                 if spec not in allowed and not _is_kernel_bot(spec):
                     extra = f", {SELF!r} or {PAST!r}" if allowed else ""
-                    raise ConfigError(f"{key}[{index}]: {spec!r} is not allowed: use a kernel bot (random, greedy, "
-                                      f"planner[:options], expert[:options], learned){extra}")
+                    raise ConfigError(f"{key}[{index}]: {spec!r} is not allowed: use a kernel bot "
+                                      f"({KERNEL_SPECS}){extra}")
 
 
 def _check_neural(config: TrainConfig) -> None:

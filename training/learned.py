@@ -24,7 +24,7 @@ the same wherever its games ran. A candidate too slow to play (:data:`SLOW`) is 
 training curve); at the end it plays them on ``snes.final_deals`` other deals (the evaluation).
 Every random choice comes from one seeded ``numpy`` Generator whose state is saved in each
 checkpoint (after every generation, atomically), so ``skipbo train --resume RUN`` continues where a
-run stopped. ``skipbo train configs/learned_2p.yaml`` trains the shipped weights.
+run stopped. ``skipbo train learned_2p`` (``training/configs/learned_2p.yaml``) trains the shipped weights.
 """
 
 from __future__ import annotations
@@ -39,7 +39,7 @@ import numpy as np
 
 from agents.batched import bots
 from agents.batched.learned import TABLE_CODES, learned_action
-from agents.learned import NUM_PARAMETERS, PARAMETERS, parameter_dict, read_parameters
+from agents.learned_parameters import NUM_PARAMETERS, PARAMETERS, parameter_dict, read_parameters
 from evaluation.results import wilson_interval
 from skipbo_env.files import write_json_atomically
 from skipbo_env.provenance import versions
@@ -48,12 +48,12 @@ from skipbo_env.vector import VectorGame
 from skipbo_env.vector.jit import jit
 from skipbo_env.vector.kernels import step_game
 from skipbo_env.vector.layout import RUNNING
+from training.common import TrainResult, clock, print_results_table
 from training.checkpoint import RESULTS, CheckpointError, RunFolder, check_step
 from training.config import PAST, SELF, ConfigError, TrainConfig
 from training.distributed import WorkPool
 from training.state_checks import (COUNT, MAPPING, SECONDS, finite_numbers, generator_state, list_of, optional,
                                    read_json_object, read_state, record)
-from training.trainer import TrainResult, _clock, print_results_table
 
 FIXED = PARAMETERS.index("stock_cards")
 """The parameter held at 1 (the unit the others are measured in)."""
@@ -412,7 +412,7 @@ class SNESTrainer:
         state["history"].append(record)
         rates = ", ".join(f"vs {name} {stats['win_rate']:.1%} [{stats['ci95'][0]:.1%}, {stats['ci95'][1]:.1%}]"
                           for name, stats in results.items())
-        self._print(f"generation {state['generation']:>4} ({_clock(state['wall_seconds'])}, {state['games']:,} "
+        self._print(f"generation {state['generation']:>4} ({clock(state['wall_seconds'])}, {state['games']:,} "
                     f"games): the mean on {self.settings.curve_deals} held-out deals: {rates}")
 
     def final_evaluation(self, arena: Arena, state: dict) -> dict:
@@ -448,7 +448,7 @@ class SNESTrainer:
                             title=f"{self.config.name}: the sNES mean's win rate (95% intervals)",
                             x_label="training games (wall time in minutes on top)")
         print_results_table(state["evaluation"], f"{self.config.name}: the mean after {state['generation']} "
-                            f"generations ({_clock(state['wall_seconds'])})", self.out)
+                            f"generations ({clock(state['wall_seconds'])})", self.out)
         model = self.folder.path / MODEL_FILE
         for opponent, stats in state["evaluation"].items():
             if stats["others"]:
@@ -470,7 +470,7 @@ class SNESTrainer:
         tables = ", ".join(f"{name} {rate:.2f}" for name, rate in entry["mean_by_table"].items() if rate is not None)
         placement = f", on {len(entry['nodes'])} Ray node(s)" if "nodes" in entry else ""
         self._print(f"generation {entry['generation']:>4} ({entry['seconds']:.0f} s, total "
-                    f"{_clock(state['wall_seconds'])}): fitness best {entry['best_fitness']:.3f}, mean "
+                    f"{clock(state['wall_seconds'])}): fitness best {entry['best_fitness']:.3f}, mean "
                     f"{entry['mean_fitness']:.3f} ({tables}), {entry['refused']} refused{placement}")
 
     def _print(self, line: str) -> None:

@@ -20,7 +20,7 @@ from one seeded ``numpy`` Generator (the deals, the order the rows are fitted in
 games are deterministic given their seeds and networks, and each generation starts a fresh optimiser, so a
 run resumed from any checkpoint ends with the same weights as one that was never stopped. With
 ``ray.address`` the hands of a generation are played as Ray tasks, chunk by chunk, with the same result as a
-local run. ``skipbo train configs/neural_2p.yaml`` trains the shipped network.
+local run. ``skipbo train neural_2p`` (``training/configs/neural_2p.yaml``) trains the shipped network.
 """
 
 from __future__ import annotations
@@ -49,7 +49,7 @@ from training.state_checks import (
 )
 from training.config import PAST, SELF, ConfigError, TrainConfig
 from training.distributed import WorkPool
-from training.trainer import TrainResult, print_results_table
+from training.common import TrainResult, clock, print_results_table
 from training.value_games import Seat, ValueData, play_value_games
 
 MODEL_FILE = "model.json"
@@ -59,11 +59,6 @@ WEIGHTS_FILE = "weights.npz"
 DATA_DIR = "data"
 CURVE_SEED, FINAL_SEED = 7_100_000, 7_200_000
 """Tournament seeds of the held-out deals of the curve and of the final evaluation (plus the run's seed)."""
-
-
-def clock(seconds: float) -> str:
-    """``12m05s``."""
-    return f"{int(seconds // 60)}m{int(seconds % 60):02d}s"
 
 
 @dataclass

@@ -272,7 +272,7 @@ def clone_teacher(policy, data: TeacherData, epochs: int, batch_size: int, learn
         rng.shuffle(train)
         for begin in range(0, len(train), batch_size):
             batch = train[begin:begin + batch_size]
-            loss = _loss(policy, data, batch, fit_value and done % epochs == 0)
+            loss = cloning_loss(policy, data, batch, fit_value and done % epochs == 0)
             done += 1
             optimizer.zero_grad()
             loss.backward()
@@ -294,7 +294,7 @@ def clone_teacher(policy, data: TeacherData, epochs: int, batch_size: int, learn
     return CloneReport(len(data), data.games, epochs, agreement, value_error, time.perf_counter() - start)
 
 
-def _loss(policy, data: TeacherData, batch: np.ndarray, fit_value: bool):
+def cloning_loss(policy, data: TeacherData, batch: np.ndarray, fit_value: bool):
     """Masked cross-entropy of the teacher's actions, plus the value error when ``fit_value``
     (the value network is run only then: it costs as much as the policy's)."""
     import torch

@@ -1,9 +1,12 @@
-"""Masked PPO self-play against a pool of opponents: what ``skipbo train CONFIG`` runs (:func:`train`).
+"""``backend: sb3`` (the default): masked PPO self-play against a pool of opponents (:class:`Trainer`).
+
+:func:`training.run.train` reads the config and starts this trainer (or another backend's).
 
 What a run does, in order (each step is a method of :class:`Trainer`):
 
 1. Read and check the config (``training.config``): a bad key or value stops here, naming it.
-   Every opponent and evaluation spec is loaded once, so a misspelt bot also stops here.
+   Every opponent and evaluation spec is loaded once, so a misspelt bot also stops here
+   (:func:`training.run.train`, for every backend).
 2. Create the run folder (``training.checkpoint``): resolved ``config.yaml``, ``run.json``.
 3. Build ``env.num_envs`` single-agent environments, each seat of the other players filled by
    a :class:`training.selfplay.PoolOpponent`, and a ``MaskablePPO`` (sb3-contrib) learner.
@@ -25,23 +28,11 @@ What a run does, in order (each step is a method of :class:`Trainer`):
    ``agents.saved_model``), a final evaluation against ``evaluation.final_opponents``
    written to ``evaluation.json``, to TensorBoard (``final/``) and printed as a table, the
    learning curve drawn to ``learning_curve.png``, and where the logs and the model are.
-
-``skipbo train --resume RUN_DIR`` continues a run from its last checkpoint (after a kill, a
-Ctrl-C or a spent budget) with the run's own config; overrides may follow (for example a larger
-``budget.max_minutes`` or ``budget.total_timesteps`` to train on), except of ``network``, which
-the checkpoint fixes. A run whose budget is already spent is refused, naming the key to raise.
-
-Safety: opponent, evaluation and teacher specs are ``agents.load_policy`` specs. Saved model
-files among them cannot run code; a ``module:Class`` or ``file.py:Class`` spec imports and runs
-that code, also when it comes from a config file or from the saved config of a run folder given
-to ``--resume``: train only configs and run folders you trust.
 """
 
 from __future__ import annotations
 
 import dataclasses
-import datetime
-import shutil
 import sys
 import time
 from collections import defaultdict, deque
@@ -54,11 +45,8 @@ from agents.loading import load_policy, short_name, tag_name
 from agents.network import NetworkPolicy
 from agents.saved_model import encode_model
 from skipbo_env.encoding import OBS_SIZE
-from skipbo_env.files import check_creatable
 from skipbo_env.provenance import versions
-from skipbo_env.seeds import derived_seed
 from training.checkpoint import (
-    RLLIB_STATE_COUNTERS,
     STATE_COUNTERS,
     CheckpointError,
     RunFolder,
@@ -66,7 +54,8 @@ from training.checkpoint import (
     read_checkpoint_state,
     tensors_to_bytes,
 )
-from training.config import SELF, SNAPSHOTS, ConfigError, TrainConfig, dump_config, load_config
+from training.common import TrainResult, clock, evaluate_policy, next_due, print_results_table, training_seed, utc_now
+from training.config import TrainConfig
 from training.state_checks import MAPPING, SECONDS, one_of, optional
 from training.selfplay import OpponentPool, PoolOpponent, SelfPlayEnv
 
@@ -81,133 +70,6 @@ STOPPED_BY = {
 }
 SB3_STATE = {"training_seconds": SECONDS, "pretrain": optional(MAPPING), "stopped_by": optional(one_of(*STOPPED_BY))}
 """The fields of an SB3 checkpoint's state beyond the counters, clock, snapshots and history of every PPO run."""
-
-
-# ---------------------------------------------------------------------- Python API
-@dataclasses.dataclass
-class TrainResult:
-    """What a finished run produced."""
-
-    run_dir: Path
-    model_path: Path
-    timesteps: int
-    evaluation: dict        # opponent -> {"win_rate", "ci95", "games", "wins", "draws", ...}
-    history: list[dict]     # one record per periodic evaluation (the training curve)
-
-
-def train(config: TrainConfig | str | Path | None, overrides: list[str] = (), *, resume: str | Path | None = None,
-          progress: bool = True, out: TextIO | None = None, command: str | None = None) -> TrainResult:
-    """Run (or with ``resume``, continue) a training run; see the module docstring.
-
-    ``config`` is a :class:`TrainConfig` or a YAML path (ignored when resuming: the run's own
-    config is used, with ``overrides`` applied).
-    """
-    out = out if out is not None else sys.stdout
-    if resume is not None:
-        folder = RunFolder.open(resume)
-        config = load_config(folder.config_path, overrides)
-        _check_same_network(config, load_config(folder.config_path), folder)
-        check_specs(config)
-        fallback = folder.missing_pointer()
-        _check_budget_left(config, folder)
-        if fallback is not None:
-            print(fallback, file=out, flush=True)
-        return _run_backend(config, folder, progress, out)
-    if not isinstance(config, TrainConfig):
-        config = load_config(config, overrides)
-    elif overrides:
-        raise ConfigError("overrides apply to a config file; edit the TrainConfig object instead")
-    check_specs(config)
-    check_creatable(Path(config.output_dir))
-    folder = RunFolder.create(config.output_dir, config.name, dump_config(config), {
-        "command": command, "seed": config.seed, "rules": config.make_rules().to_dict(),
-        "versions": versions(), "created": _now(), "obs_size": OBS_SIZE,
-    })
-    try:
-        return _run_backend(config, folder, progress, out)
-    except Exception:
-        if folder.latest_checkpoint() is None:  # nothing to resume: leave no empty run folder behind
-            shutil.rmtree(folder.path, ignore_errors=True)
-        raise
-
-
-def _run_backend(config: TrainConfig, folder: RunFolder, progress: bool, out: TextIO) -> TrainResult:
-    """Run (or continue, when ``folder`` holds a checkpoint) the run with the trainer of ``config.backend``."""
-    if config.backend == "neural":
-        from training.neural import NeuralTrainer
-
-        return NeuralTrainer(config, folder, progress=progress, out=out).run()
-    if config.backend == "snes":
-        from training.learned import SNESTrainer
-
-        return SNESTrainer(config, folder, progress=progress, out=out).run()
-    if config.backend == "rllib":
-        from training.rllib.trainer import RLlibTrainer
-
-        return RLlibTrainer(config, folder, progress=progress, out=out).run()
-    return Trainer(config, folder, progress=progress, out=out).run()
-
-
-def print_results_table(evaluation: dict, title: str, out: TextIO) -> None:
-    """The final evaluation as a table: per opponent its games, wins, draws, win rate and 95% interval."""
-    from rich.console import Console
-    from rich.table import Table
-
-    table = Table(title=title)
-    for column in ("opponent", "games", "wins", "draws", "win rate", "95% interval"):
-        table.add_column(column, justify="left" if column == "opponent" else "right")
-    for opponent, stats in evaluation.items():
-        table.add_row(short_name(opponent), str(stats["games"]), str(stats["wins"]), str(stats["draws"]),
-                      f"{stats['win_rate']:.1%}", f"{stats['ci95'][0]:.1%} - {stats['ci95'][1]:.1%}")
-    Console(file=out, width=100).print(table)
-
-
-def _check_same_network(config: TrainConfig, saved: TrainConfig, folder: RunFolder) -> None:
-    """On ``--resume`` the checkpoint's weights fix the network: an override may not change it."""
-    if config.network != saved.network:
-        raise ConfigError(f"network cannot change on --resume: the checkpoints of {folder.path} hold "
-                          f"network.hidden={saved.network.hidden} with activation {saved.network.activation!r}")
-
-
-def _check_budget_left(config: TrainConfig, folder: RunFolder) -> None:
-    """On ``--resume``: refuse (naming the key to raise) a finished run whose step or time budget is already
-    spent. A run killed after its last checkpoint but before its final evaluation was written resumes to
-    write it."""
-    checkpoint = folder.latest_checkpoint()
-    if checkpoint is None or config.backend in ("snes", "neural"):  # these trainers check their own budget
-        return
-    if config.backend == "rllib":
-        from training.rllib.trainer import RLLIB_STATE
-
-        state = read_checkpoint_state(checkpoint, RLLIB_STATE_COUNTERS, RLLIB_STATE)
-    else:
-        state = read_checkpoint_state(checkpoint, STATE_COUNTERS, SB3_STATE)
-    if not folder.evaluation_path.is_file():
-        return
-    budget = config.budget
-    if state["timesteps"] >= budget.total_timesteps:
-        raise ConfigError(f"{folder.path} already trained {state['timesteps']:,} of budget.total_timesteps="
-                          f"{budget.total_timesteps:,} steps: give more, e.g. skipbo train --resume {folder.path} "
-                          f"budget.total_timesteps={2 * budget.total_timesteps}")
-    trained = state["training_seconds"]
-    if budget.max_minutes is not None and trained >= 60 * budget.max_minutes:
-        raise ConfigError(f"{folder.path} already trained {trained / 60:.1f} of budget.max_minutes="
-                          f"{budget.max_minutes:g} minutes: give more, e.g. skipbo train --resume {folder.path} "
-                          f"budget.max_minutes={2 * budget.max_minutes:g}")
-
-
-def check_specs(config: TrainConfig) -> None:
-    """Load every bot the run will use once, so a bad name stops the run before it starts."""
-    specs = [("opponents.mix", kind) for kind in config.opponents.mix if kind not in (SNAPSHOTS, SELF)]
-    specs += [("evaluation.opponents", spec) for spec in config.evaluation.opponents]
-    specs += [("evaluation.final_opponents", spec) for spec in config.evaluation.final_opponents]
-    if config.pretrain.enabled:
-        specs.append(("pretrain.teacher", config.pretrain.teacher))
-    for key, spec in specs:
-        try:
-            load_policy(spec)
-        except (ValueError, OSError) as error:
-            raise ConfigError(f"{key}: {error}") from None
 
 
 def limit_threads(threads: int) -> None:
@@ -234,25 +96,6 @@ def learner_weights(model) -> dict[str, np.ndarray]:
         weights[first] = np.zeros((read.shape[0], OBS_SIZE), dtype=read.dtype)
         weights[first][:, inputs.cpu().numpy()] = read
     return weights
-
-
-def evaluate_policy(policy, opponents: list[str], rules, games: int, seed: int) -> dict:
-    """Win rate and 95% interval of ``policy`` against each opponent (duplicate deals).
-
-    The games run on the batched engine when it can play both (``engine="auto"``: a network and
-    the shipped bots, game for game the same result as the python engine, about 25 times faster
-    against ``planner``), else on the python engine.
-    """
-    from evaluation import run_tournament
-
-    results = {}
-    for opponent in opponents:
-        tournament = run_tournament([policy, opponent], rules, games, seed, names=["learner", opponent],
-                                    engine="auto")
-        stats = tournament.agent_stats()["learner"]
-        results[opponent] = {key: stats[key] for key in ("games", "wins", "draws", "losses", "win_rate", "ci95",
-                                                         "mean_points")}
-    return results
 
 
 # ---------------------------------------------------------------------- the trainer
@@ -295,13 +138,13 @@ class Trainer:
         config = self.config
         limit_threads(config.threads)
         if config.env.vec_env == "vector":
-            vector_env = _vector_env(config, self.rules, env_seed)
+            vector_env = vector_selfplay_env(config, self.rules, env_seed)
             for kind in vector_env.per_game_players():
                 self._print(f"opponent {kind!r} has no batched interface (act_batch or logits): the batched engine "
                             "asks it game by game, slower than the shipped bots and snapshots")
             self.vec_env = VecMonitor(vector_env)
         else:
-            factories = [_env_factory(config, self.rules, index, env_seed) for index in range(config.env.num_envs)]
+            factories = [env_factory(config, self.rules, index, env_seed) for index in range(config.env.num_envs)]
             vec_class = SubprocVecEnv if config.env.vec_env == "subproc" else DummyVecEnv
             self.vec_env = VecMonitor(vec_class(factories))
         ppo = config.ppo
@@ -336,7 +179,7 @@ class Trainer:
     def run(self) -> TrainResult:
         checkpoint = self.folder.latest_checkpoint()
         resumed_from = read_checkpoint_state(checkpoint, STATE_COUNTERS, SB3_STATE)["timesteps"] if checkpoint else None
-        self._build(env_seed=_derived(self.config.seed, 1, resumed_from or 0))
+        self._build(env_seed=training_seed(self.config.seed, 1, resumed_from or 0))
         self._print(f"run folder: {self.folder.path}")
         self._compile_kernels()
         if checkpoint is not None:
@@ -381,7 +224,7 @@ class Trainer:
             return
         start = time.perf_counter()
         compile_kernels(self.rules.decks, bots or ("random",))
-        self._print(f"batched engine ready in {_clock(time.perf_counter() - start)} (numba kernels, compiled "
+        self._print(f"batched engine ready in {clock(time.perf_counter() - start)} (numba kernels, compiled "
                     "on the first run, then read from the cache)")
 
     def _pretrain(self) -> None:
@@ -397,7 +240,7 @@ class Trainer:
         self._print(f"pretraining: behaviour cloning {settings.teacher!r} over {settings.games:,} games on {engine}"
                     + ("" if deadline is None else f" (at most {settings.max_minutes:g} minutes: pretrain.max_minutes)"))
         data = self._collect(lambda on_game: collect_teacher_games(
-            settings.teacher, self.rules, settings.games, _derived(self.config.seed, 2), gamma, on_game=on_game,
+            settings.teacher, self.rules, settings.games, training_seed(self.config.seed, 2), gamma, on_game=on_game,
             deadline=phase_end[0], shaping=shaping), settings.games, "teacher games")
         report = self._clone(data, settings.epochs, phase_end[0])
         for round_index in range(settings.dagger_rounds):
@@ -409,13 +252,13 @@ class Trainer:
                                     self.config.network.activation)
             self._print(f"DAgger round {round_index + 1}/{settings.dagger_rounds}: the learner plays "
                         f"{settings.dagger_games:,} games, {settings.teacher!r} labels its decisions")
-            data = concatenate([data, self._collect(lambda on_game: collect_teacher_games(
-                settings.teacher, self.rules, settings.dagger_games, _derived(self.config.seed, 2, round_index + 1),
+            data = concatenate([data, self._collect(lambda on_game, student=student, round_index=round_index: collect_teacher_games(
+                settings.teacher, self.rules, settings.dagger_games, training_seed(self.config.seed, 2, round_index + 1),
                 gamma, student=student, on_game=on_game, deadline=phase_end[round_index + 1], shaping=shaping),
                 settings.dagger_games, "learner games")])
             report = self._clone(data, settings.dagger_epochs, phase_end[round_index + 1])
         self.state["pretrain"] = {**dataclasses.asdict(report), "seconds": round(time.perf_counter() - start, 1)}
-        self._print(f"pretraining done in {_clock(time.perf_counter() - start)}: {report.games:,} games, "
+        self._print(f"pretraining done in {clock(time.perf_counter() - start)}: {report.games:,} games, "
                     f"{report.decisions:,} decisions, agreement {report.agreement:.1%}, "
                     f"value error {report.value_error:.3f}")
         logger = self.model.logger
@@ -435,7 +278,7 @@ class Trainer:
         settings = self.config.pretrain
         return clone_teacher(
             self.model.policy, data, epochs, settings.batch_size, settings.learning_rate, settings.value,
-            seed=_derived(self.config.seed, 3, len(data)), deadline=deadline,
+            seed=training_seed(self.config.seed, 3, len(data)), deadline=deadline,
             on_epoch=lambda epoch, agreement: self._print(
                 f"  epoch {epoch}/{epochs}: agrees with the teacher on {agreement:.1%} of held-out decisions"),
         )
@@ -476,7 +319,7 @@ class Trainer:
         self.state["stopped_by"] = self._stop
         step = self.state["timesteps"]
         self._print(f"training stopped at step {step:,} of {budget.total_timesteps:,} after "
-                    f"{_clock(self._training_seconds())} of PPO: {reason}")
+                    f"{clock(self._training_seconds())} of PPO: {reason}")
         resume = f"skipbo train --resume {self.folder.path}"
         if self._stop == "time":
             self._print(f"continue with: {resume} budget.max_minutes={2 * budget.max_minutes:g}")
@@ -494,12 +337,12 @@ class Trainer:
             self._anneal_learning_rate()
         if step >= self.state["next_snapshot"]:
             self._add_snapshot(learner_weights(self.model), step)
-            self.state["next_snapshot"] = _next(step, self.config.opponents.snapshot_every)
+            self.state["next_snapshot"] = next_due(step, self.config.opponents.snapshot_every)
         if step >= self.state["next_evaluation"]:
             self._evaluate()
-            self.state["next_evaluation"] = _next(step, self.config.evaluation.every_steps)
+            self.state["next_evaluation"] = next_due(step, self.config.evaluation.every_steps)
         if step >= self.state["next_checkpoint"]:
-            self.state["next_checkpoint"] = _next(step, self.config.checkpoint.every_steps)
+            self.state["next_checkpoint"] = next_due(step, self.config.checkpoint.every_steps)
             self._save_checkpoint()
 
     def budget_spent(self) -> float:
@@ -543,7 +386,7 @@ class Trainer:
         config = self.config.evaluation
         policy = NetworkPolicy(learner_weights(self.model), self.config.network.hidden, self.config.network.activation)
         start = time.perf_counter()
-        results = evaluate_policy(policy, config.opponents, self.rules, config.games, _derived(self.config.seed, 4))
+        results = evaluate_policy(policy, config.opponents, self.rules, config.games, training_seed(self.config.seed, 4))
         record = {"timesteps": self.state["timesteps"], "wall_seconds": round(self._wall_seconds(), 1),
                   "seconds": round(time.perf_counter() - start, 1), "results": results}
         self.state["history"].append(record)
@@ -560,7 +403,7 @@ class Trainer:
         logger.dump(self.state["timesteps"])
         summary = ", ".join(f"{short_name(o)} {s['win_rate']:.1%} [{s['ci95'][0]:.1%}, {s['ci95'][1]:.1%}]"
                             for o, s in results.items())
-        self._print(f"step {self.state['timesteps']:>10,} ({_clock(self._wall_seconds())}): "
+        self._print(f"step {self.state['timesteps']:>10,} ({clock(self._wall_seconds())}): "
                     f"win rate vs {summary} ({config.games} games each)")
         self._refresh_bar()
         target = self.config.budget.target_win_rate
@@ -606,7 +449,7 @@ class Trainer:
             "obs_size": OBS_SIZE, "hidden": list(self.config.network.hidden),
             "activation": self.config.network.activation, "rules": self.rules.to_dict(),
             "seed": self.config.seed, "timesteps": self.state["timesteps"], "config": self.config.to_dict(),
-            "versions": versions(), "created": _now(), "pretrain": self.state["pretrain"],
+            "versions": versions(), "created": utc_now(), "pretrain": self.state["pretrain"],
             "trained_with": "skipbo train: MaskablePPO (sb3-contrib) self-play against an opponent pool",
             "last_evaluation": self.state["history"][-1] if self.state["history"] else None,
         }
@@ -625,10 +468,10 @@ class Trainer:
         policy = NetworkPolicy(learner_weights(self.model), self.config.network.hidden, self.config.network.activation)
         self._print(f"final evaluation: {config.final_games} duplicate-deal games against each of "
                     f"{', '.join(map(short_name, config.final_opponents))}")
-        seed = _derived(self.config.seed, 5)
+        seed = training_seed(self.config.seed, 5)
         start = time.perf_counter()
         results = evaluate_policy(policy, config.final_opponents, self.rules, config.final_games, seed)
-        self._print(f"final evaluation done in {_clock(time.perf_counter() - start)}")
+        self._print(f"final evaluation done in {clock(time.perf_counter() - start)}")
         logger = self.model.logger
         for opponent, stats in results.items():
             name = tag_name(opponent)
@@ -639,13 +482,13 @@ class Trainer:
         write_json_atomically(self.folder.evaluation_path, {
             "format": "skipbo-train-evaluation/1", "model": str(self.folder.model_path), "seed": seed,
             "timesteps": self.state["timesteps"], "rules": self.rules.to_dict(), "duplicate": True,
-            "results": results, "history": self.state["history"], "versions": versions(), "created": _now(),
+            "results": results, "history": self.state["history"], "versions": versions(), "created": utc_now(),
         })
         return results
 
     def _print_summary(self, evaluation: dict, model_path: Path) -> None:
         print_results_table(evaluation, f"{self.config.name}: learner after {self.state['timesteps']:,} steps "
-                                        f"({_clock(self._wall_seconds())})", self.out)
+                                        f"({clock(self._wall_seconds())})", self.out)
         tensorboard = self.folder.tensorboard_dir
         self._print(f"model:       {model_path}")
         self._print(f"             play it: skipbo play --opponents {model_path}; measure it: "
@@ -738,7 +581,7 @@ class ProgressLines:
 
     def _write(self, now: float) -> None:
         rate = (self.n - self._start_n) / max(now - self._start, 1e-9)
-        left = f", {_clock((self.total - self.n) / rate)} left" if rate > 0 and self.n < self.total else ""
+        left = f", {clock((self.total - self.n) / rate)} left" if rate > 0 and self.n < self.total else ""
         postfix = "".join(f", {key} {value}" for key, value in self._postfix.items())
         print(f"{self.description}: {self.n:,}/{self.total:,} {self.unit}s ({self.n / max(self.total, 1):.0%}), "
               f"{rate:,.0f} {self.unit}s/s{left}{postfix}", file=self.out, flush=True)
@@ -794,7 +637,7 @@ def _pool_snapshot(pool, step: int, shapes: dict, path: Path) -> dict[str, np.nd
     return {name: value.numpy() for name, value in weights.items()}
 
 
-def _env_factory(config: TrainConfig, rules, index: int, seed: int):
+def env_factory(config: TrainConfig, rules, index: int, seed: int):
     """A picklable recipe for environment ``index`` (SubprocVecEnv builds it in its own process)."""
     network = (list(config.network.hidden), config.network.activation)
 
@@ -802,7 +645,7 @@ def _env_factory(config: TrainConfig, rules, index: int, seed: int):
         from skipbo_env.envs.single_agent import SingleAgentEnv
 
         pool = OpponentPool(config.opponents.mix, config.opponents.max_snapshots, network)
-        opponents = [PoolOpponent(pool, _derived(seed, index, seat), load_policy)
+        opponents = [PoolOpponent(pool, training_seed(seed, index, seat), load_policy)
                      for seat in range(rules.num_players - 1)]
         env = SingleAgentEnv(opponents=opponents, rules=rules, random_seat=config.env.random_seat,
                              shaping=config.env.shaping, gamma=config.ppo.gamma)
@@ -811,7 +654,7 @@ def _env_factory(config: TrainConfig, rules, index: int, seed: int):
     return make
 
 
-def _vector_env(config: TrainConfig, rules, seed: int):
+def vector_selfplay_env(config: TrainConfig, rules, seed: int):
     """``env.vec_env: vector``: all ``env.num_envs`` hands on the batched engine, opponents from one pool."""
     from training.selfplay_vector import VectorSelfPlayEnv
 
@@ -830,22 +673,3 @@ def _phase_deadlines(start: float, deadline: float | None, rounds: int) -> list[
     first = 0.75 if rounds else 1.0
     shares = np.cumsum([first] + [(1.0 - first) / rounds] * rounds)
     return [start + (deadline - start) * share for share in shares]
-
-
-def _derived(seed: int, *key: int) -> int:
-    """A training seed: the 32-bit :func:`skipbo_env.seeds.derived_seed` (the width runs have always used)."""
-    return derived_seed(seed, *key, bits=32)
-
-
-def _next(step: int, every: int) -> int:
-    return (step // every + 1) * every
-
-
-def _clock(seconds: float) -> str:
-    minutes, seconds = divmod(int(seconds), 60)
-    hours, minutes = divmod(minutes, 60)
-    return f"{hours}h{minutes:02d}m{seconds:02d}s" if hours else f"{minutes}m{seconds:02d}s"
-
-
-def _now() -> str:
-    return datetime.datetime.now(datetime.timezone.utc).isoformat(timespec="seconds")

@@ -5,18 +5,17 @@ an SB3 model or a Python policy into a batch player, and :mod:`.seating` lets th
 seat of a batch move until the caller (a learner) is to act.
 """
 
+from agents import registry
 from agents.batched.policies import batch_policy
 from agents.batched.seating import BatchOpponents, Seating, batch_opponents
 
-__all__ = ["KERNEL_BOTS", "BatchOpponents", "Seating", "batch_opponents", "batch_policy", "compile_kernels"]
+__all__ = ["BatchOpponents", "Seating", "batch_opponents", "batch_policy", "compile_kernels"]
 
 
-KERNEL_BOTS = ("random", "greedy", "planner", "expert", "learned")
-
-
-def compile_kernels(decks: int = 1, bots: tuple[str, ...] = KERNEL_BOTS) -> None:
+def compile_kernels(decks: int = 1, bots: tuple[str, ...] | None = None) -> None:
     """Compile (or load from numba's cache) every kernel a batch of ``decks``-deck hands uses: the
-    deal, the rules, the mask, the observation and the kernel ``bots``. A few seconds from a warm
+    deal, the rules, the mask, the observation and the kernel ``bots`` (all of
+    ``agents.registry.KERNEL_BOTS`` by default). A few seconds from a warm
     cache; about a minute of one core from a cold one (``benchmarks/compile_time.py``). The test
     suite calls it once before its workers start, so they load the kernels instead of each
     compiling them."""
@@ -25,6 +24,7 @@ def compile_kernels(decks: int = 1, bots: tuple[str, ...] = KERNEL_BOTS) -> None
     from skipbo_env.rules import Rules
     from skipbo_env.vector import VectorGame
 
+    bots = registry.KERNEL_BOTS if bots is None else bots
     engine = VectorGame(Rules(num_players=2, decks=decks, stock_size=3), 4, seed=0, threads=1)
     seating = Seating(engine, [batch_policy(name) for name in bots])
     rows = np.arange(4)

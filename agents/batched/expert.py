@@ -34,15 +34,12 @@ from agents.batched.planner import (
     legal_counts, opponent_seat, read_position, read_visible_piles, reach_from, seat_weight, smart_discard,
     spec_switches, turn_search, position_arrays,
 )
-from agents.expert import (
-    DISCARD_MARGIN, DRAW, ENDGAME, ODDS_DIGITS, PROSPECT, THREAT, WILD_COST, ExpertBot,
-)
-from agents.expert import DISCARD_WEIGHTS as EXPERT_DISCARD_WEIGHTS
-from agents.planner import DISCARD_PLAY, HAND_PLAY, PARTNER, STALL_COMPLETE, STALL_FEED, STALL_PLAY, STOCK
+from agents import expert_weights
+from agents.expert_weights import DISCARD_MARGIN, DRAW, ENDGAME, ODDS_DIGITS, PROSPECT, SWITCHES, THREAT, WILD_COST
+from agents.planner_weights import DISCARD_PLAY, HAND_PLAY, PARTNER, STALL_COMPLETE, STALL_FEED, STALL_PLAY, STOCK
 
 # ---------------------------------------------------------------------------------- switches
-SWITCHES = ExpertBot.SWITCHES
-"""``ExpertBot``'s keyword switches; bit ``i`` of an expert's mask is ``SWITCHES[i]``."""
+# SWITCHES (imported above): ``ExpertBot``'s keyword switches; bit ``i`` of an expert's mask is ``SWITCHES[i]``.
 DEFAULTS = {name: True for name in SWITCHES}
 ON_CARD_COUNTING, ON_THREAT, ON_OWN_PROSPECTS, ON_HOLD_WILDS, ON_PLAN_DISCARDS = (1 << i for i in range(len(SWITCHES)))
 """The bit of each switch (``ON_`` + its name)."""
@@ -66,13 +63,13 @@ def expert_code(spec: str) -> int | None:
 
 
 # ---------------------------------------------------------------------------------- weights
-# The weights are agents.expert's and agents.planner's own (imported above): the kernels read them as
-# module-level constants, frozen when a kernel compiles.
+# The weights are agents.expert_weights' and agents.planner_weights' (imported above, read by the Python bots
+# too): the kernels read them as module-level constants, frozen when a kernel compiles.
 ODDS_ROW = PARTNER_ROW + 1
 """Row of ``chances`` that holds the chance of one unknown card per value (``agents.expert._Odds``)."""
 CHANCE_ROWS = ODDS_ROW + 1
 ROUNDING = 10.0 ** ODDS_DIGITS
-DISCARD_WEIGHTS = np.array(EXPERT_DISCARD_WEIGHTS)
+DISCARD_WEIGHTS = np.array(expert_weights.DISCARD_WEIGHTS)
 """The expert's weights of a discard's terms (shape, coverage, reach), as :func:`planned_discard` takes them."""
 SPLIT = 2.0 ** 27 + 1.0
 """Veltkamp's splitting constant for float64 (:func:`product_error`)."""
@@ -215,7 +212,7 @@ def read_odds(r, cfg, counting, odds):
 
 @jit
 def read_rival(r, cfg, seat, can_draw, odds, chance_from):
-    """``agents.expert._Rival``: ``chance_from[need]`` for ``seat``; returns its stockpile top."""
+    """``agents.expert.Rival``: ``chance_from[need]`` for ``seat``; returns its stockpile top."""
     target = stock_top(r, cfg, stockpile_of(cfg, seat))
     cards = min(HAND_SIZE, r.hand_size[seat] + can_draw)
     chance_from[:] = 1.0 if target == WILD else 0.0
@@ -233,7 +230,7 @@ def read_rival(r, cfg, seat, can_draw, odds, chance_from):
 
 @jit
 def read_turn(r, cfg, switches, needs, hand, piles, heights, info, chances, weights):
-    """Fill the search's view of the turn from the record, as ``agents.expert._ExpertTurn`` does from the
+    """Fill the search's view of the turn from the record, as ``agents.expert.ExpertTurn`` does from the
     observation: the planner's (:func:`agents.batched.planner.read_position`), the odds of an unknown card
     (``chances[ODDS_ROW]``) and each opponent's (and the partner's) chances to reach its stockpile."""
     read_position(r, cfg, needs, hand, piles, heights, info)
@@ -257,7 +254,7 @@ def read_turn(r, cfg, switches, needs, hand, piles, heights, info, chances, weig
 # ---------------------------------------------------------------------------------- the valuation
 @jit
 def stop_value(needs, hand, heights, done, needs0, hand0, heights0, piles, info, chances, weights, work):
-    """``_ExpertTurn.stop_value``: the worth of stopping in a position, in stockpile cards scaled by ``STOCK``
+    """``ExpertTurn.stop_value``: the worth of stopping in a position, in stockpile cards scaled by ``STOCK``
     (the valuation the expert's :func:`best_first_play` searches with)."""
     switches = info[I_SWITCHES]
     stalled = info[I_STALLED] != 0
@@ -283,7 +280,7 @@ def stop_value(needs, hand, heights, done, needs0, hand0, heights0, piles, info,
 
 @jit
 def position_value(needs, hand, hand_left, mine, stock_done, my_piles, info, chances, weights, work):
-    """``_ExpertTurn.position_value``: what the piles left behind promise the opponents, the partner and me."""
+    """``ExpertTurn.position_value``: what the piles left behind promise the opponents, the partner and me."""
     switches = info[I_SWITCHES]
     value = 0.0
     if switches & ON_THREAT:
@@ -300,7 +297,7 @@ def position_value(needs, hand, hand_left, mine, stock_done, my_piles, info, cha
 
 @jit
 def own_reach(needs, hand, mine, my_piles, drawn, info, odds, work):
-    """``_ExpertTurn._reach_chance``: the chance to reach my stockpile top from the best of ``needs`` with
+    """``ExpertTurn._reach_chance``: the chance to reach my stockpile top from the best of ``needs`` with
     ``hand``, my piles ``my_piles[p, :mine[p]]`` and ``drawn`` unknown cards."""
     target = info[I_STOCK_TOP]
     if not target:
@@ -318,7 +315,7 @@ def own_reach(needs, hand, mine, my_piles, drawn, info, odds, work):
 
 
 best_first_play = turn_search(stop_value, NAME)
-"""The planner's whole-turn search with the expert's valuation (``agents.expert._ExpertTurn``)."""
+"""The planner's whole-turn search with the expert's valuation (``agents.expert.ExpertTurn``)."""
 
 
 # ---------------------------------------------------------------------------------- discarding

@@ -28,7 +28,7 @@ from agents.batched import expert
 from agents.batched.expert import (
     CHANCE_ROWS, EXPERT_CODES, ODDS_ROW, ON_CARD_COUNTING, own_reach, planned_discard, read_turn,
 )
-from agents.learned import (
+from agents.learned_parameters import (
     F_DISCARD_NUMBERS, F_DISCARD_WILDS, F_EMPTIED, F_HAND_NUMBERS, F_HAND_WILDS, F_IDLE_WILDS, F_PARTNER,
     F_PROSPECT, F_PROSPECT_ENDGAME, F_STALLED_COMPLETED, F_STALLED_PLAYS, F_STALLED_THREAT,
     F_STALLED_THREAT_ENDGAME, F_STOCK, F_THREAT, F_THREAT_ENDGAME, NAME, NUM_FEATURES, NUM_PARAMETERS,

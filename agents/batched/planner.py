@@ -33,13 +33,15 @@ from skipbo_env.encoding import DISCARD_DEPTH
 from skipbo_env.vector.kernels import partner_of, stock_top, stockpile_of
 from skipbo_env.vector.pcg import integers
 
-from skipbo_env.vector.jit import discard_id, discard_value_of, hand_play_id, jit, pile_of, play_id, source_of  # noqa: E402
+from skipbo_env.vector.jit import discard_id, discard_value_of, hand_play_id, jit, pile_of, play_id, source_of
+from agents import planner_weights
+from agents.planner_weights import (
+    BLOCK, DISCARD_PLAY, DRAW, ENDGAME, FEED, GAP, HAND_PLAY, PARTNER, STALL_COMPLETE, STALL_FEED, STALL_PLAY,
+    STOCK, SWITCHES, WILD_COST, WIN, reach_table,
+)
 
 # ---------------------------------------------------------------------------------- switches
-from agents.planner import PlannerBot  # noqa: E402
-
-SWITCHES = PlannerBot.SWITCHES
-"""``PlannerBot``'s keyword switches; bit ``i`` of a planner's mask is ``SWITCHES[i]``."""
+# SWITCHES (imported above): ``PlannerBot``'s keyword switches; bit ``i`` of a planner's mask is ``SWITCHES[i]``.
 DEFAULTS = {name: name != "always_block" for name in SWITCHES}
 (ON_SEARCH, ON_HOLD_WILDS, ON_DRAW_BONUS, ON_AVOID_FEEDING, ON_OWN_STOCK_GAP, ON_PARTNER_HELP, ON_SMART_DISCARD,
  ON_ALWAYS_BLOCK, ON_BREAK_STALEMATE, ON_ENDGAME) = (1 << i for i in range(len(SWITCHES)))
@@ -85,15 +87,9 @@ def planner_code(spec: str) -> int | None:
 
 
 # ---------------------------------------------------------------------------------- weights
-# The planner's weights and reach table are agents.planner's own (one place for each fact); the
-# kernels read them as module-level constants, frozen when a kernel compiles.
-from agents.planner import (  # noqa: E402
-    BLOCK, DISCARD_PLAY, DRAW, ENDGAME, FEED, GAP, HAND_PLAY, PARTNER, STALL_COMPLETE, STALL_FEED, STALL_PLAY,
-    STOCK, WILD_COST, WIN, reach_table,
-)
-from agents.planner import SEAT_WEIGHTS as _SEAT_WEIGHTS  # noqa: E402
-
-SEAT_WEIGHTS = np.array(_SEAT_WEIGHTS)
+# The planner's weights and reach table are agents.planner_weights' (one place for each fact, which
+# agents.planner reads too); the kernels read them as module-level constants, frozen when a kernel compiles.
+SEAT_WEIGHTS = np.array(planner_weights.SEAT_WEIGHTS)
 TIE_MARGIN = 1e-9
 """A first play must beat stopping (and every earlier first play) by more than this."""
 

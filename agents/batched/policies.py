@@ -23,11 +23,17 @@ from __future__ import annotations
 import numpy as np
 
 from skipbo_env.actions import NUM_ACTIONS
+from agents import registry
 from agents.batched.bots import kernel_bot_code
 
-ACCEPTED = ('"random", "greedy", "planner", "expert" (options after a colon: planner:avoid_feeding=false), "learned", '
-            'an object with act_batch(obs, masks), an SB3 model (predict), an object with logits(obs) or '
-            'act(observation dict), or a callable f(obs, masks) -> actions')
+
+
+def accepted() -> str:
+    """What :func:`batch_policy` accepts, for its error messages (the kernel bots from ``agents.registry``, read
+    when a message is written: this module loads while the registry does)."""
+    return (f"{', '.join(registry.KERNEL_BOTS)} (options after a colon: planner:avoid_feeding=false), an object "
+            "with act_batch(obs, masks), an SB3 model (predict), an object with logits(obs) or act(observation "
+            "dict), or a callable f(obs, masks) -> actions")
 
 
 class KernelBot:
@@ -37,8 +43,7 @@ class KernelBot:
     def __init__(self, name: str) -> None:
         code = kernel_bot_code(name)
         if code is None:
-            raise ValueError(f"{name!r} is not a kernel bot: use random, greedy, planner[:options], expert[:options] "
-                             f"or learned")
+            raise ValueError(f"{name!r} is not a kernel bot: use {registry.KERNEL_SPECS}")
         self.name = name
         self.code = code
 
@@ -112,7 +117,7 @@ def batch_policy(spec, seed: int | None = None):
     if isinstance(spec, str):
         if kernel_bot_code(spec) is not None:
             return KernelBot(spec)
-        raise ValueError(f"unknown player {spec!r} for the batched engine: use {ACCEPTED} "
+        raise ValueError(f"unknown player {spec!r} for the batched engine: use {accepted()} "
                          f"(resolve other names with agents.load_policy first)")
     if isinstance(spec, (KernelBot, CallablePolicy, ModelPolicy, LogitsPolicy, PerObservationPolicy)):
         return spec
@@ -126,7 +131,7 @@ def batch_policy(spec, seed: int | None = None):
         return PerObservationPolicy(spec)
     if callable(spec):
         return CallablePolicy(spec)
-    raise ValueError(f"{spec!r} cannot play in the batched engine: use {ACCEPTED}")
+    raise ValueError(f"{spec!r} cannot play in the batched engine: use {accepted()}")
 
 
 def checked_actions(actions, count: int, who) -> np.ndarray:

@@ -3,7 +3,7 @@ up to the learner's next turn in one compiled call on the environment's
 :class:`~skipbo_env.vector.single.CompiledHand`.
 
 A ``GreedyBot`` or ``RandomBot`` opponent offers this (``compiled_opponents``, the hook the module
-docstring of :mod:`skipbo_env.envs.single_agent` describes): its kernel twin (:mod:`.bots`) makes
+docstring of :mod:`skipbo_env.envs.single_agent` describes): its kernel twin (:mod:`.simple`) makes
 the same moves draw for draw from the same generator. At the start of a hand each bot is reset in the
 kernels: its twin's generator is seeded as ``Bot.reset(seed)`` seeds the bot's (opponents that are one
 object share one generator, as they do in Python, the last seed winning). When the hand ends the
@@ -15,7 +15,8 @@ from __future__ import annotations
 
 import numpy as np
 
-from agents.batched.bots import GREEDY_BOT, OTHER, RANDOM_BOT, greedy_choice, random_choice
+from agents.batched.codes import GREEDY_BOT, OTHER, RANDOM_BOT
+from agents.batched.simple import greedy_choice, random_choice
 from skipbo_env.actions import NUM_ACTIONS
 from skipbo_env.encoding import as_action_id
 from skipbo_env.explain import why_illegal
@@ -78,18 +79,30 @@ def _step_and_move(games, legal, config, scale, obs, log, table, streams, logged
     return hand_status(r, cfg, scale, obs, g) + MOVED * (count - logged)
 
 
+TWIN_CODES = {"greedy": GREEDY_BOT, "random": RANDOM_BOT}
+"""The bots whose kernel twins play them draw for draw here, by their class's ``name``."""
+
+
 def kernel_opponents(rules, opponents: list):
     """A :class:`KernelOpponents` for ``opponents`` when every one is a plain ``GreedyBot`` or ``RandomBot``
-    (a subclass with its own ``act`` or ``reset`` has no kernel twin), else ``None``."""
-    from agents.greedy import GreedyBot
-    from agents.policy import Bot
-    from agents.random_bot import RandomBot
+    (a subclass with its own ``act`` or ``reset`` has no kernel twin), else ``None``.
 
-    codes = {GreedyBot.act: GREEDY_BOT, RandomBot.act: RANDOM_BOT}
-    kinds = [codes.get(type(policy).act) for policy in opponents]
-    if None in kinds or any(type(policy).reset is not Bot.reset for policy in opponents):
+    A bot is recognised by the class that offers the hook (``compiled_opponents`` in its own body, see
+    :func:`agents.policy.kernel_opponents`) and that class's ``name``: this module never imports the
+    Python bots, which import it."""
+    kinds = [twin_code(type(policy)) for policy in opponents]
+    if None in kinds:
         return None
     return KernelOpponents(opponents, kinds)
+
+
+def twin_code(kind: type) -> int | None:
+    """The kernel code of a bot class whose ``act`` and ``reset`` are those of a class of :data:`TWIN_CODES`."""
+    owner = next((cls for cls in kind.__mro__ if "compiled_opponents" in vars(cls)), None)
+    code = TWIN_CODES.get(getattr(owner, "name", None))
+    if code is None or kind.act is not owner.act or kind.reset is not owner.reset:
+        return None
+    return code
 
 
 class KernelOpponents:

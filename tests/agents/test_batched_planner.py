@@ -134,7 +134,7 @@ def test_the_kernel_planner_reads_only_what_the_seat_may_see():
     rows = np.arange(1)
     rng = np.random.default_rng(1)
     compared = 0
-    for step in range(300):
+    for _ in range(300):
         state = batch.to_dict(0)
         before = np.empty(1, dtype=np.int64)
         kernel_planner.planner_actions(batch.games, batch.action_mask, batch.cfg, rows, streams,

@@ -16,10 +16,10 @@ import pytest
 from agents import load_policy
 from agents.batched import bots
 from agents.batched import learned as kernel_learned
-from agents.expert import ExpertBot, _ExpertTurn
-from agents.learned import (
-    FEATURES, NUM_FEATURES, NUM_PARAMETERS, PARAMETERS, LearnedBot, _LearnedTurn, parameter_dict, parameter_vector,
-    read_parameters,
+from agents.expert import ExpertBot, ExpertTurn
+from agents.learned import LearnedBot, LearnedTurn
+from agents.learned_parameters import (
+    FEATURES, NUM_FEATURES, NUM_PARAMETERS, PARAMETERS, parameter_dict, parameter_vector, read_parameters,
 )
 from agents.loading import PolicySpecError
 from agents.planner import DISCARD_PLAY, HAND_PLAY, PARTNER, STALL_COMPLETE, STALL_FEED, STALL_PLAY, STOCK
@@ -29,7 +29,7 @@ from skipbo_env.encoding import decode_observation, observe
 from skipbo_env.vector.engine import VectorGame
 from tests.agents.test_batched_expert import mixed_play_actions
 
-import agents.expert as python_expert
+import agents.expert_weights as python_expert
 
 TABLES = [
     Rules(num_players=2, stock_size=30),
@@ -119,7 +119,7 @@ def test_the_kernel_features_of_a_position_are_the_python_references(rules):
     for batch, row in sampled_positions(rules, 5):
         game = batch.to_game(row)
         view = decode_observation(observe(game, game.current_seat)["observation"])
-        turn = _LearnedTurn(view, LearnedBot())
+        turn = LearnedTurn(view, LearnedBot())
         root = (turn.needs, turn.hand, tuple(len(p) for p in turn.my_piles), tuple(len(p) for p in turn.partner_piles),
                 0, 0)
         got = np.empty(NUM_FEATURES)
@@ -139,7 +139,7 @@ def test_expert_weights_value_every_stop_as_the_expert_does(tmp_path):
         game = batch.to_game(row)
         observation = observe(game, game.current_seat)
         view = decode_observation(observation["observation"])
-        ours, theirs = _LearnedTurn(view, learned), _ExpertTurn(view, expert)
+        ours, theirs = LearnedTurn(view, learned), ExpertTurn(view, expert)
         for state in search_states(ours):
             assert ours.stop_value(state) == pytest.approx(theirs.stop_value(state), rel=1e-12, abs=1e-9)
         compared += 1
@@ -199,7 +199,7 @@ def test_learned_is_a_kernel_bot_and_a_policy():
 
 
 def test_every_shipped_model_is_the_learned_bot_with_its_weights_in_both_engines():
-    from agents.learned import PRETRAINED_WEIGHTS
+    from agents.learned_parameters import PRETRAINED_WEIGHTS
 
     for row, (name, path) in enumerate(PRETRAINED_WEIGHTS.items()):
         policy = load_policy(name)

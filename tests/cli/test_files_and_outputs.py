@@ -12,13 +12,13 @@ from pathlib import Path
 
 import pytest
 
-import agents.learned
-from agents.learned import WEIGHTS_FILE
+import agents.learned_parameters
+from agents.learned_parameters import WEIGHTS_FILE
 from agents.loading import load_policy
 from skipbo_cli.main import main
 
 ROOT = Path(__file__).resolve().parents[2]
-QUICKSTART = ROOT / "configs" / "quickstart.yaml"
+QUICKSTART = ROOT / "training" / "configs" / "quickstart.yaml"
 NEEDS_FIFO = pytest.mark.skipif(not hasattr(os, "mkfifo"), reason="no FIFOs on this platform")
 
 
@@ -61,7 +61,7 @@ def test_a_fifo_as_the_weights_file_is_refused_without_blocking(tmp_path):
 def test_a_weights_file_over_the_cap_is_refused_unread(tmp_path, monkeypatch, capsys):
     path = tmp_path / "big.json"
     path.write_text(Path(WEIGHTS_FILE).read_text() + " " * 2000)
-    monkeypatch.setattr(agents.learned, "MAX_WEIGHTS_BYTES", 1000)
+    monkeypatch.setattr(agents.learned_parameters, "MAX_WEIGHTS_BYTES", 1000)
     code, err = command(["evaluate", "--agents", f"learned:weights={path}", "greedy", "--games", "2"], capsys)
     assert code == 2 and "more than the 1,000 it may be" in one_line(err)
 
@@ -86,7 +86,7 @@ def test_a_weights_file_of_the_wrong_shape_is_one_line(text, words, tmp_path, ca
     ["train", "{fifo}.yaml"],
     ["evaluate", "--agents", "{fifo}.zip", "greedy"],
     ["import-sb3", "{fifo}.zip", "{tmp}/out.zip"],
-    ["train", "configs/learned_2p.yaml", "snes.start={fifo}.json"],
+    ["train", "learned_2p", "snes.start={fifo}.json"],
     ["train", "--resume", "{run}"],
 ], ids=["config", "model", "sb3 archive", "snes.start", "resume state"])
 def test_a_fifo_is_refused_wherever_a_file_is_read(argv, tmp_path):

@@ -177,7 +177,7 @@ def aec_infos(seed: int, **settings) -> tuple[list[dict], object]:
     environment.reset(seed=seed)
     rng = np.random.default_rng(seed)
     infos = []
-    for agent in environment.agent_iter():
+    for _agent in environment.agent_iter():
         observation, _, terminated, truncated, info = environment.last()
         infos.append(info)
         legal = np.flatnonzero(observation["action_mask"])

@@ -38,7 +38,7 @@ from training.rllib.metrics import hand_end_info  # noqa: E402
 from training.rllib.module import policy_spec, policy_weights  # noqa: E402
 from training.rllib.seating import SeatDrawer  # noqa: E402
 from training.rllib.trainer import build_algorithm_config, warm_start_weights  # noqa: E402
-from training.trainer import train  # noqa: E402
+from training.run import train  # noqa: E402
 
 HIDDEN = [16]
 

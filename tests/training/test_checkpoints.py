@@ -15,17 +15,17 @@ from pathlib import Path
 import pytest
 
 from training.checkpoint import CheckpointError, RunFolder
-from training.trainer import train
+from training.run import train
 
 ROOT = Path(__file__).resolve().parents[2]
-CONFIG = ROOT / "configs" / "learned_2p.yaml"
+CONFIG = ROOT / "training" / "configs" / "learned_2p.yaml"
 SMALL = ["rules.stock_size=5", "snes.population=4", "snes.deals=2", "snes.curve_every=1", "snes.curve_deals=2",
          "snes.final_deals=2", "seed=4"]
 KILLED = 17
 KILL_AT_STEP = """
 import os, sys
 import training.checkpoint as checkpoint
-from training.trainer import train
+from training.run import train
 
 STEPS = {"os": ("chmod", "rename"), "shutil": ("copy2", "rmtree"), "tempfile": ("mkdtemp",)}
 FUNCTIONS = ("write_bytes_atomically", "write_json_atomically", "fsync_directory")

@@ -4,7 +4,8 @@ from __future__ import annotations
 
 import pytest
 
-from training.config import ConfigError, apply_overrides, config_from_dict, describe_schema, load_config
+from training.config import (SHIPPED_CONFIGS, ConfigError, apply_overrides, config_from_dict, config_path,
+                             describe_schema, load_config, shipped_configs)
 
 
 def write(tmp_path, text):
@@ -20,10 +21,38 @@ def test_an_empty_file_gives_every_default(tmp_path):
     assert config.make_rules().stock_size == 30
 
 
-def test_the_shipped_configs_load():
+def test_the_shipped_configs_load_by_name():
     for name in ("quickstart", "pretrained_2p"):
-        config = load_config(f"configs/{name}.yaml")
+        config = load_config(name)
         assert config.make_rules().num_players == 2
+
+
+def test_every_shipped_config_is_package_data_and_loads():
+    shipped = shipped_configs()
+    assert set(shipped) >= {"quickstart", "pretrained_2p", "learned_2p", "learned_4p", "rllib_2p"}
+    for name, path in shipped.items():
+        assert path.parent == SHIPPED_CONFIGS and path.name == f"{name}.yaml"
+        assert load_config(name).name, name
+
+
+def test_a_checkout_path_of_the_old_configs_folder_names_the_shipped_config(tmp_path, monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    assert config_path("configs/quickstart.yaml") == shipped_configs()["quickstart"]
+    assert load_config("configs/quickstart.yaml") == load_config("quickstart")
+
+
+def test_a_file_of_that_path_wins_over_the_shipped_config(tmp_path, monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / "configs").mkdir()
+    (tmp_path / "configs" / "quickstart.yaml").write_text("seed: 7\n")
+    assert load_config("configs/quickstart.yaml").seed == 7
+
+
+def test_a_name_that_is_neither_a_file_nor_shipped_lists_the_shipped_configs(tmp_path, monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    for name in ("quickstrat", "configs/nosuch.yaml", "other/quickstart.yaml"):
+        with pytest.raises(ConfigError, match=r"does not exist: give a YAML file or a shipped config \(learned_2p, "):
+            config_path(name)
 
 
 def test_an_override_sets_a_single_nested_key(tmp_path):

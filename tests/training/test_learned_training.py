@@ -16,15 +16,15 @@ import pytest
 
 from agents.batched import bots
 from agents.batched.learned import TABLE_CODES
-from agents.learned import PARAMETERS, WEIGHTS_FILE, read_parameters
+from agents.learned_parameters import PARAMETERS, WEIGHTS_FILE, read_parameters
 from training import learned as training
 from training.checkpoint import RunFolder
 from skipbo_cli.main import main
 from training.config import ConfigError, load_config
 from training.distributed import WorkPool
-from training.trainer import train
+from training.run import train
 
-CONFIG = Path(__file__).resolve().parents[2] / "configs" / "learned_2p.yaml"
+CONFIG = Path(__file__).resolve().parents[2] / "training" / "configs" / "learned_2p.yaml"
 SMALL = ["rules.stock_size=5", "snes.population=4", "snes.deals=2", "snes.curve_every=1", "snes.curve_deals=2",
          "snes.final_deals=2", "seed=4"]
 

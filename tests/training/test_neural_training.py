@@ -13,7 +13,7 @@ from agents import load_policy
 from agents.neural import NeuralBot
 from training.config import ConfigError, load_config
 from training.state_checks import CheckpointError
-from training.trainer import train
+from training.run import train
 
 TINY = {
     "name": "tiny", "seed": 5, "threads": 1, "backend": "neural",

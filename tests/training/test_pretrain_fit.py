@@ -11,7 +11,7 @@ from sb3_contrib.common.maskable.policies import MaskableActorCriticPolicy
 from skipbo_env import Rules
 from skipbo_env.actions import NUM_ACTIONS
 from skipbo_env.encoding import OBS_SIZE
-from training.pretrain import _loss, clone_teacher, collect_teacher_games
+from training.pretrain import cloning_loss, clone_teacher, collect_teacher_games
 
 RULES = Rules(stock_size=5, max_turns=1000)
 
@@ -34,7 +34,7 @@ def test_the_policy_loss_is_the_masked_distributions_negative_log_likelihood(gre
         _, log_prob, _ = policy.evaluate_actions(torch.as_tensor(greedy_data.observations(batch)),
                                                  torch.as_tensor(greedy_data.actions[batch]),
                                                  action_masks=greedy_data.masks[batch])
-        loss = _loss(policy, greedy_data, batch, fit_value=False)
+        loss = cloning_loss(policy, greedy_data, batch, fit_value=False)
     assert loss.item() == pytest.approx(-log_prob.mean().item(), rel=1e-5)
 
 
@@ -44,7 +44,7 @@ def test_the_value_error_is_added_only_when_the_value_is_fitted(greedy_data):
     with torch.no_grad():
         values = policy.predict_values(torch.as_tensor(greedy_data.observations(batch))).squeeze(-1)
         error = torch.mean((values - torch.as_tensor(greedy_data.returns[batch])) ** 2).item()
-        difference = (_loss(policy, greedy_data, batch, True) - _loss(policy, greedy_data, batch, False)).item()
+        difference = (cloning_loss(policy, greedy_data, batch, True) - cloning_loss(policy, greedy_data, batch, False)).item()
     assert difference == pytest.approx(error, rel=1e-4)
 
 

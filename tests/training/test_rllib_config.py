@@ -49,7 +49,7 @@ def test_rllib_refuses_settings_of_the_sb3_path():
 def test_the_shipped_rllib_config_is_valid():
     from training.config import load_config
 
-    config = load_config("configs/rllib_2p.yaml", ["rllib.address=auto", "rllib.iterations=2"])
+    config = load_config("rllib_2p", ["rllib.address=auto", "rllib.iterations=2"])
     assert (config.backend, config.rllib.address, config.rllib.iterations) == ("rllib", "auto", 2)
 
 

@@ -162,7 +162,7 @@ def test_a_pool_seat_plays_legal_moves_for_whoever_it_drew():
 
 
 def test_the_quickstart_config_is_a_short_two_player_run():
-    config = load_config("configs/quickstart.yaml")
+    config = load_config("quickstart")
     assert config.make_rules().num_players == 2
     assert config.budget.max_minutes is not None and config.budget.max_minutes <= 10
     assert set(config.evaluation.final_opponents) == {"random", "greedy", "planner"}
@@ -171,10 +171,10 @@ def test_the_quickstart_config_is_a_short_two_player_run():
 
 
 def test_overrides_on_a_training_object_are_refused():
-    from training.trainer import train
+    from training.run import train
 
     with pytest.raises(ConfigError):
-        train(load_config("configs/quickstart.yaml"), ["seed=1"])
+        train(load_config("quickstart"), ["seed=1"])
 
 
 def tensorboard_tags(folder) -> set[str]:

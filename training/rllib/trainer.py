@@ -42,10 +42,10 @@ from skipbo_env.provenance import versions
 from skipbo_env.files import write_bytes_atomically, write_json_atomically
 from training.checkpoint import (RLLIB_STATE_COUNTERS, CheckpointError, RunFolder, load_tensors,
                                  read_checkpoint_state, tensors_to_bytes)
+from training.common import TrainResult, clock, evaluate_policy, next_due, training_seed, utc_now
 from training.config import ConfigError, TrainConfig
 from training.state_checks import COUNT, TEXT, optional
 from training.rllib.seating import LEARNER, SeatDrawer, bot_modules, snapshot_module
-from training.trainer import TrainResult, _clock, _derived, _next, _now, evaluate_policy
 
 LEARNER_STATE = "learner.pt"
 RLLIB_STATE = {"snapshots_added": COUNT, "warm_start": optional(TEXT)}
@@ -106,7 +106,7 @@ def build_algorithm_config(config: TrainConfig, drawer: SeatDrawer):
     for slot in range(config.opponents.max_snapshots):
         modules[snapshot_module(slot)] = policy_spec(observations, actions, *network)
     for index, (spec, module_id) in enumerate(bot_modules(config.opponents.mix).items()):
-        modules[module_id] = bot_spec(observations, actions, spec, _derived(config.seed, 6, index))
+        modules[module_id] = bot_spec(observations, actions, spec, training_seed(config.seed, 6, index))
     settings = config.rllib
     return (
         PPOConfig()
@@ -188,7 +188,7 @@ class RLlibTrainer:
         register()
         checkpoint = self.folder.latest_checkpoint()
         self.drawer = SeatDrawer(self.config.opponents.mix, self.rules.num_players, self.config.env.random_seat,
-                                 _derived(self.config.seed, 7))
+                                 training_seed(self.config.seed, 7))
         self.algorithm = build_algorithm_config(self.config, self.drawer).build_algo()
         self.writer = SummaryWriter(str(self.folder.tensorboard_dir))
         self._print(f"run folder: {self.folder.path}")
@@ -242,12 +242,12 @@ class RLlibTrainer:
         step = self.state["timesteps"]
         if step >= self.state["next_snapshot"]:
             self._add_snapshot(step)
-            self.state["next_snapshot"] = _next(step, self.config.opponents.snapshot_every)
+            self.state["next_snapshot"] = next_due(step, self.config.opponents.snapshot_every)
         if step >= self.state["next_evaluation"]:
             self._evaluate()
-            self.state["next_evaluation"] = _next(step, self.config.evaluation.every_steps)
+            self.state["next_evaluation"] = next_due(step, self.config.evaluation.every_steps)
         if step >= self.state["next_checkpoint"]:
-            self.state["next_checkpoint"] = _next(step, self.config.checkpoint.every_steps)
+            self.state["next_checkpoint"] = next_due(step, self.config.checkpoint.every_steps)
             self._save_checkpoint()
 
     # ------------------------------------------------------------------ modules
@@ -293,7 +293,7 @@ class RLlibTrainer:
         config = self.config.evaluation
         policy = NetworkPolicy(self.learner_weights(), self.config.network.hidden, self.config.network.activation)
         start = time.perf_counter()
-        results = evaluate_policy(policy, config.opponents, self.rules, config.games, _derived(self.config.seed, 4))
+        results = evaluate_policy(policy, config.opponents, self.rules, config.games, training_seed(self.config.seed, 4))
         record = {"timesteps": self.state["timesteps"], "wall_seconds": round(self._wall_seconds(), 1),
                   "seconds": round(time.perf_counter() - start, 1), "results": results,
                   "training": dict(self.training_metrics)}
@@ -308,7 +308,7 @@ class RLlibTrainer:
         self.writer.flush()
         summary = ", ".join(f"{o} {s['win_rate']:.1%} [{s['ci95'][0]:.1%}, {s['ci95'][1]:.1%}]"
                             for o, s in results.items())
-        self._print(f"step {step:>10,} ({_clock(self._wall_seconds())}): win rate vs {summary} "
+        self._print(f"step {step:>10,} ({clock(self._wall_seconds())}): win rate vs {summary} "
                     f"({config.games} games each)")
 
     def _log_training(self, result: dict) -> None:
@@ -332,7 +332,7 @@ class RLlibTrainer:
         rates = ", ".join(f"{key.removeprefix(WIN_RATE_PREFIX)} {value:.0%}" for key, value in sorted(metrics.items())
                           if key.startswith(WIN_RATE_PREFIX))
         turns = metrics.get("hand/turns")
-        self._print(f"iteration {self.state['iterations']}: step {step:,} ({_clock(self._wall_seconds())}); "
+        self._print(f"iteration {self.state['iterations']}: step {step:,} ({clock(self._wall_seconds())}); "
                     f"training win rate vs {rates or '-'}; "
                     + (f"{turns:.1f} turns a hand" if turns is not None else "no hand finished yet"))
 
@@ -396,7 +396,7 @@ class RLlibTrainer:
             "obs_size": OBS_SIZE, "hidden": list(self.config.network.hidden),
             "activation": self.config.network.activation, "rules": self.rules.to_dict(),
             "seed": self.config.seed, "timesteps": self.state["timesteps"], "config": self.config.to_dict(),
-            "versions": {**versions(), "ray": ray.__version__}, "created": _now(), "pretrain": None,
+            "versions": {**versions(), "ray": ray.__version__}, "created": utc_now(), "pretrain": None,
             "warm_start": self.config.rllib.warm_start,
             "trained_with": "skipbo train (backend: rllib): RLlib PPO self-play against an opponent pool",
             "last_evaluation": self.state["history"][-1] if self.state["history"] else None,
@@ -411,12 +411,12 @@ class RLlibTrainer:
         policy = NetworkPolicy(self.learner_weights(), self.config.network.hidden, self.config.network.activation)
         self._print(f"final evaluation: {config.final_games} duplicate-deal games against each of "
                     f"{', '.join(config.final_opponents)}")
-        seed = _derived(self.config.seed, 5)
+        seed = training_seed(self.config.seed, 5)
         results = evaluate_policy(policy, config.final_opponents, self.rules, config.final_games, seed)
         write_json_atomically(self.folder.evaluation_path, {
             "format": "skipbo-train-evaluation/1", "model": str(self.folder.model_path), "seed": seed,
             "timesteps": self.state["timesteps"], "rules": self.rules.to_dict(), "duplicate": True,
-            "results": results, "history": self.state["history"], "versions": versions(), "created": _now(),
+            "results": results, "history": self.state["history"], "versions": versions(), "created": utc_now(),
         })
         return results
 

@@ -1,0 +1,39 @@
+"""``skipbo train --list-configs`` and CONFIG as a shipped config's name (the configs travel inside the package)."""
+
+from __future__ import annotations
+
+import pytest
+
+from skipbo_cli.main import main
+from training.config import shipped_configs
+
+
+def test_list_configs_names_every_shipped_config_with_its_summary_and_file(capsys):
+    assert main(["train", "--list-configs"]) == 0
+    out = capsys.readouterr().out
+    for name, path in shipped_configs().items():
+        assert f"\n{name} " in f"\n{out}" and str(path) in out
+    assert "make train: about ten minutes of two-player training" in out  # quickstart's first comment line
+
+
+def test_a_shipped_config_is_named_without_a_path_from_any_folder(tmp_path, monkeypatch, capsys):
+    monkeypatch.chdir(tmp_path)
+    # an override the schema refuses stops the run after the config was found and read
+    assert main(["train", "quickstart", "ppo.n_epochs=0"]) == 2
+    err = capsys.readouterr().err
+    assert "ppo.n_epochs" in err and "does not exist" not in err
+    assert not (tmp_path / "runs").exists()
+
+
+def test_an_unknown_config_name_is_refused_naming_the_shipped_ones(tmp_path, monkeypatch, capsys):
+    monkeypatch.chdir(tmp_path)
+    assert main(["train", "quikstart"]) == 2
+    err = capsys.readouterr().err
+    assert "'quikstart' does not exist" in err and "quickstart" in err and "--list-configs" in err
+    assert "Traceback" not in err
+
+
+@pytest.mark.parametrize("argv", [["train"], ["train", "--no-progress"]])
+def test_train_without_a_config_says_what_to_give(argv, capsys):
+    assert main(argv) == 2
+    assert "--list-configs" in capsys.readouterr().err
