@@ -31,7 +31,7 @@ from skipbo_env.actions import (
     PARTNER_STOCK_SOURCE,
     STOCK_SOURCE,
 )
-from skipbo_env.cards import NUM_BUILDING_PILES, TOP_VALUE, WILD, card_name
+from skipbo_env.cards import NUM_BUILDING_PILES, TOP_VALUE, WILD, card_name, cards_in_order
 from skipbo_env.game import Game
 
 DISCARD_CARDS_SHOWN = 8
@@ -47,12 +47,6 @@ def card_text(value: int) -> str:
 
 def styled_card(value: int, style: str = "") -> Text:
     return Text(card_text(value), style=WILD_STYLE if value == WILD else style)
-
-
-def hand_cards(game: Game, seat: int) -> list[int]:
-    """The seat's hand, sorted (SKIP-BO cards last)."""
-    counts = game.hand_counts[seat]
-    return [value for value in range(1, WILD + 1) for _ in range(counts[value])]
 
 
 # ---------------------------------------------------------------------- sources and piles
@@ -86,11 +80,6 @@ def source_problem(game: Game, seat: int, source: int) -> str:
     if source < PARTNER_STOCK_SOURCE:
         return f"your discard pile {source - DISCARD_SOURCE + 1} is empty"
     return f"your partner's discard pile {source - PARTNER_DISCARD_SOURCE + 1} is empty"
-
-
-def building_needs(game: Game) -> list[int]:
-    """The value each building pile needs next (1 for an empty pile)."""
-    return [len(pile) + 1 for pile in game.building]
 
 
 def building_needs_text(game: Game) -> str:
@@ -216,7 +205,7 @@ def _recycled(before: Snapshot, game: Game) -> bool:
 def _draw_words(game: Game, seat: int, count: int, viewer: int | None, names: list[str]) -> str:
     """``"seat 1 (greedy) draws 2 cards"``; the cards too when the viewer may see them."""
     cards = f"{count} card{'s' if count != 1 else ''}"
-    hand = " ".join(card_text(v) for v in hand_cards(game, seat))
+    hand = " ".join(card_text(v) for v in cards_in_order(game.hand_counts[seat]))
     if seat == viewer:
         return f"you draw {cards}, your hand: {hand}"
     if viewer is None:
@@ -243,7 +232,7 @@ def render_table(game: Game, viewer: int | None, names: list[str], title: str = 
     parts: list[RenderableType] = [header, _building_table(game), _seats_table(game, viewer, names, width < 100)]
     if viewer is not None:
         hand = Text("Your hand: ", style="bold")
-        for value in hand_cards(game, viewer):
+        for value in cards_in_order(game.hand_counts[viewer]):
             hand.append_text(styled_card(value, "bold"))
             hand.append("  ")
         parts.append(hand)
@@ -296,7 +285,7 @@ def _seat_row(game: Game, seat: int, viewer: int | None, names: list[str]) -> li
     stock_cell = styled_card(stock[-1], "bold yellow") if stock else Text("-", style="dim")
     stock_cell.append(f" ({len(stock)} left)", style="dim")
     if viewer is None:
-        hand_cell = Text(" ".join(card_text(v) for v in hand_cards(game, seat)) or "-")
+        hand_cell = Text(" ".join(card_text(v) for v in cards_in_order(game.hand_counts[seat])) or "-")
     else:
         hand_cell = Text(f"{game.hand_sizes[seat]} card{'s' if game.hand_sizes[seat] != 1 else ''}")
     return [label, stock_cell, hand_cell, *(_discard_cell(pile) for pile in game.discards[seat])]

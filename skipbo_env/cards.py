@@ -68,3 +68,8 @@ def canonical_slots(piles) -> tuple[int, ...]:
             empty_offered = True
             slots.append(slot)
     return tuple(slots)
+
+
+def cards_in_order(counts) -> list[int]:
+    """The cards of per-value ``counts`` (index 1..13, as ``Game.hand_counts[seat]``), lowest first, SKIP-BO last."""
+    return [value for value in range(1, WILD + 1) for _ in range(counts[value])]

@@ -84,24 +84,9 @@ high 1 for flags and one-hot groups, the largest float32 for the counts (they ar
 
 from __future__ import annotations
 
-import itertools
-
 import numpy as np
 
-from skipbo_env.actions import (
-    DISCARD_SOURCE,
-    END_TURN,
-    FIRST_DISCARD,
-    HAND_SOURCES,
-    NUM_ACTIONS,
-    PARTNER_DISCARD_SOURCE,
-    PARTNER_STOCK_SOURCE,
-    STOCK_SOURCE,
-    discard_pile,
-    discard_value,
-    play_pile,
-    play_source,
-)
+from skipbo_env.actions import NUM_ACTIONS
 from skipbo_env.cards import NUM_BUILDING_PILES, NUM_DISCARD_PILES, NUM_VALUES, TOP_VALUE, deck_counts
 from skipbo_env.game import IllegalActionError
 from skipbo_env.rules import MAX_PLAYERS, MIN_PLAYERS
@@ -243,7 +228,7 @@ _COUNTER_INDEX = {n: _counter_index(n) for n in range(MIN_PLAYERS, MAX_PLAYERS +
 class _TableConstants:
     """What depends only on the rules: the template of constant features, computed once per Rules."""
 
-    __slots__ = ("rules", "template", "deck", "stock_seats", "counter_index", "cache_layout")
+    __slots__ = ("rules", "template", "deck", "stock_seats", "counter_index")
 
     def __init__(self, rules) -> None:
         n = rules.num_players
@@ -262,7 +247,6 @@ class _TableConstants:
         self.deck = np.array(deck_counts(rules.decks)[1:], dtype=np.int64)
         shared = rules.team_stock == "shared"
         self.stock_seats = [s for s in range(n) if not shared or rules.team_of(s) == s]
-        self.cache_layout = _CacheLayout(rules, self.template)
         self.counter_index = np.concatenate(
             [np.array([_G["decks"], _G["stock_size"], _G["max_turns"], _G["max_turn_plays"]], dtype=np.intp),
              _COUNTER_INDEX[n]])
@@ -347,297 +331,6 @@ def encode_observation(game, seat: int) -> np.ndarray:
     vec[_UNSEEN] -= vec[_HAND_SLICE]
     vec *= SCALE
     return vec
-
-
-# ---------------------------------------------------------------------- the observation cache
-# ObservationCache's buffer holds every value of every seat's vector once, already scaled:
-#
-#   [0, SEAT_START)       the vector's leading features as every seat sees them; the hand entries
-#                         are 0 and the unseen entries count the cards nobody sees (as if the hand
-#                         were empty)
-#   _TAIL .. _ONE         the turn-limit features (vector offsets 731..733)
-#   _ONE, _ZERO           a 1 (the partner's is_partner flag) and a 0 (every value of an absent seat)
-#   _BASES[t]             seat t's region: its seat block as every seat sees it (SEAT_BLOCK values),
-#                         then its buried-card counts (NUM_VALUES)
-#
-# A seat's vector is the buffer read through that seat's index (_CacheLayout.index), one numpy take,
-# with the seat's hand written in (and its cards taken off unseen).
-_SEATS_END = SEAT_START + SEAT_BLOCK * MAX_SEATS
-_TAIL = SEAT_START
-_ONE = _TAIL + _BURIED_START - _SEATS_END
-_ZERO = _ONE + 1
-_R_BURIED = SEAT_BLOCK
-_REGION = _R_BURIED + NUM_VALUES
-_BASES = [_ZERO + 1 + _REGION * t for t in range(MAX_SEATS + 1)]  # the last: where the buffer ends
-_R_TO_ACT = _S["to_act"]
-_R_STOCK_TOP = _S["stock_top"]
-_R_STOCK_SIZE = _S["stock_size"]
-_R_HAND_SIZE = _S["hand_size"]
-_PILE_AT = [[(base + _S["discard_size"] + p, base + _S["discard_top"] + NUM_VALUES * p,
-              base + _S["discard_cards"] + DISCARD_DEPTH * p) for p in range(NUM_DISCARD_PILES)]
-            for base in _BASES[:MAX_SEATS]]
-"""``_PILE_AT[t][p]``: where discard pile ``p`` of seat ``t`` has its size, its top's one-hot and its shown cards."""
-_TURN, _PLAYS, _QUIET, _DRAW_SIZE, _COMPLETED_SIZE = (
-    _G[name] for name in ("turn", "plays_this_turn", "quiet_turns", "draw_pile_size", "completed_size"))
-_PLAYS_LEFT = _TAIL + _G["turn_plays_left"] - _SEATS_END
-_LIMIT_REACHED = _TAIL + _G["turn_play_limit_reached"] - _SEATS_END
-_HAND_SIZE_SCALE = float(SCALE[SEAT_START + _R_HAND_SIZE])
-_HAND_SCALE = float(SCALE[_HAND])
-_UNSEEN_SCALES = [0.0] + SCALE[_UNSEEN].tolist()  # by value
-_HAND_AT = _HAND - 1  # + value
-_UNSEEN_AT = _UNSEEN.start - 1  # + value
-assert len(set(SCALE[_HAND_SLICE].tolist())) == 1
-_ZEROS = {size: memoryview(np.zeros(size, dtype=np.float32)) for size in (NUM_VALUES, TOP_VALUE, DISCARD_DEPTH)}
-_VALUES = range(NUM_VALUES + 1)
-
-
-class _CacheLayout:
-    """The cache's buffer for one table: where each seat's vector reads it, the scale of every entry, and its
-    start (the settings, and ``present`` in every seat block: what does not change in a hand)."""
-
-    __slots__ = ("index", "scales", "start")
-
-    def __init__(self, rules, template: bytes) -> None:
-        n = rules.num_players
-        scales = np.ones(_BASES[n], dtype=np.float32)
-        scales[:SEAT_START] = SCALE[:SEAT_START]
-        scales[_TAIL:_ONE] = SCALE[_SEATS_END:_BURIED_START]
-        for base in _BASES[:n]:
-            scales[base:base + SEAT_BLOCK] = SCALE[SEAT_START:SEAT_START + SEAT_BLOCK]
-            scales[base + _R_BURIED:base + _REGION] = SCALE[_BURIED_START:_BURIED_START + NUM_VALUES]
-        self.scales = scales.tolist()
-        start = np.zeros(_BASES[n], dtype=np.float32)
-        start[:SEAT_START] = np.frombuffer(template, dtype=np.uint8)[:SEAT_START]
-        for name, value in (("decks", rules.decks), ("stock_size", rules.stock_size),
-                            ("max_turns", rules.max_turns or 0)):
-            start[_G[name]] = value * SCALE[_G[name]]
-        start[_TAIL] = (rules.max_turn_plays or 0) * SCALE[_G["max_turn_plays"]]
-        start[_ONE] = 1
-        start[[base + _S["present"] for base in _BASES[:n]]] = 1
-        self.start = start
-        self.index = []
-        for seat in range(n):
-            index = np.full(OBS_SIZE, _ZERO, dtype=np.intp)
-            index[:SEAT_START] = np.arange(SEAT_START)
-            index[_SEATS_END:_BURIED_START] = np.arange(_TAIL, _ONE)
-            for r in range(n):
-                base = _BASES[(seat + r) % n]
-                index[_SEAT_BASES[r]:_SEAT_BASES[r] + SEAT_BLOCK] = np.arange(base, base + SEAT_BLOCK)
-                index[_BURIED[r]:_BURIED[r] + NUM_VALUES] = np.arange(base + _R_BURIED, base + _REGION)
-            if rules.partners:
-                index[_SEAT_BASES[n // 2] + _S["is_partner"]] = _ONE
-            self.index.append(index)
-
-
-class ObservationCache:
-    """``encode_observation`` of one game, kept up to date between its actions at the cost of what one action changes.
-
-    One buffer holds every value any seat's vector has, already scaled, each seat block once as
-    every seat sees it; a seat's vector is a numpy ``take`` of it (the layout is drawn above
-    ``_CacheLayout``) with the seat's own hand written in and taken off the unseen counts. When
-    exactly one action has been taken since the last call, only what that action changed is
-    written: the building pile it played to, the stockpile or discard pile it played from or
-    discarded onto, hand sizes, counters and whose turn it is; the count of cards nobody sees
-    (the deck less every visible card) loses the card that came to light. Anything else (another
-    game, several actions, completed piles shuffled into a new draw pile) writes everything. It
-    relies on the engine's layout (module ``skipbo_env.game``): a game changes only through
-    ``step``.
-
-    A value is written as ``raw * scale`` in double precision and stored as float32: a count
-    below 2**24 times a float32 scale is exact in double precision, so it rounds to the float32
-    product ``encode_observation`` computes. The vectors returned are new arrays, equal bit for
-    bit to ``encode_observation(game, seat)``.
-    """
-
-    __slots__ = ("_game", "_actions_taken", "_acted", "_completed", "_index", "_scales", "_values", "_view",
-                 "_deck_less_visible", "_buried")
-
-    def __init__(self) -> None:
-        self._game = None
-        self._actions_taken = -1
-
-    def encode(self, game, seat: int) -> np.ndarray:
-        """A new float32 vector of ``OBS_SIZE``: the position as ``seat`` sees it."""
-        n = game.num_players
-        if not 0 <= seat < n:
-            raise ValueError(f"seat={seat!r} is not a seat of this game: use 0 to {n - 1}")
-        taken = game.actions_taken
-        if game is not self._game or taken != self._actions_taken:
-            self._catch_up(game, taken)
-        vector = self._values.take(self._index[seat])
-        view, deck_less_visible, hand = memoryview(vector), self._deck_less_visible, game.hand_counts[seat]
-        for value in itertools.compress(_VALUES, hand):  # the values in the hand
-            count = hand[value]
-            view[_HAND_AT + value] = count * _HAND_SCALE
-            view[_UNSEEN_AT + value] = (deck_less_visible[value] - count) * _UNSEEN_SCALES[value]
-        return vector
-
-    def observe(self, game, seat: int) -> dict:
-        """``observe(game, seat)``: the policy input dict, the vector from this cache."""
-        return {"observation": self.encode(game, seat), "action_mask": action_mask(game, seat)}
-
-    def _catch_up(self, game, taken: int) -> None:
-        """The buffer brought to ``game`` after ``taken`` actions."""
-        if game is self._game and taken == self._actions_taken + 1 and game.completed is self._completed:
-            self._write_action(game, game.last_action)
-        else:
-            self._write_all(game)
-        self._actions_taken = taken
-        self._acted = game.current_seat
-
-    def _write_all(self, game) -> None:
-        """Every value of the position, on a buffer that starts from the table's constants (empty piles stay 0)."""
-        table = _constants(game.rules)
-        layout = table.cache_layout
-        self._game, self._completed = game, game.completed
-        self._index, self._scales = layout.index, layout.scales
-        self._values = layout.start.copy()
-        view = self._view = memoryview(self._values)
-        deck_less_visible = table.deck - _visible_counts(game)[1:]
-        self._deck_less_visible = [0] + deck_less_visible.tolist()
-        view[_UNSEEN] = memoryview(deck_less_visible.astype(np.float32) * SCALE[_UNSEEN])
-        n = game.num_players
-        self._buried = [[0] * (NUM_VALUES + 1) for _ in range(n)]
-        for t in range(n):
-            view[_BASES[t] + _R_HAND_SIZE] = game.hand_sizes[t] * _HAND_SIZE_SCALE
-            self._write_stock(game, t)
-            for p, pile in enumerate(game.discards[t]):
-                if pile:
-                    self._write_pile(t, p, pile)
-                    for card in pile[:-DISCARD_DEPTH]:
-                        self._count_buried(t, card, 1)
-        for slot in range(NUM_BUILDING_PILES):
-            self._write_building_pile(game, slot)
-        view[_BASES[game.current_seat] + _R_TO_ACT] = game.outcome is None
-        self._write_counters(game)
-
-    def _write_action(self, game, action: int) -> None:
-        """What ``action``, taken by seat ``self._acted``, changed."""
-        seat = self._acted
-        view = self._view
-        if action < FIRST_DISCARD:
-            self._write_building_pile(game, play_pile(action))
-            source = play_source(action)
-            if source < HAND_SOURCES:
-                self._now_visible(source + 1)
-            elif source == STOCK_SOURCE or source == PARTNER_STOCK_SOURCE:
-                owner = seat if source == STOCK_SOURCE else game.partner_of(seat)
-                self._write_stock(game, owner)
-                if game.stocks[owner]:
-                    self._now_visible(game.stocks[owner][-1])
-            elif source < PARTNER_STOCK_SOURCE:
-                self._card_left_pile(game, seat, source - DISCARD_SOURCE)
-            else:
-                self._card_left_pile(game, game.partner_of(seat), source - PARTNER_DISCARD_SOURCE)
-        elif action < END_TURN:
-            self._card_joined_pile(game, seat, discard_pile(action))
-            self._now_visible(discard_value(action))
-        view[_BASES[seat] + _R_HAND_SIZE] = game.hand_sizes[seat] * _HAND_SIZE_SCALE
-        current = game.current_seat
-        if current != seat or game.outcome is not None:  # the turn passed (the next seat drew), or the hand ended
-            view[_BASES[current] + _R_HAND_SIZE] = game.hand_sizes[current] * _HAND_SIZE_SCALE
-            view[_BASES[seat] + _R_TO_ACT] = 0
-            view[_BASES[current] + _R_TO_ACT] = game.outcome is None
-        self._write_counters(game)
-
-    def _write_counters(self, game) -> None:
-        """Turns, plays this turn, quiet turns, draw pile and completed sizes, plays left under ``max_turn_plays``."""
-        view, scales = self._view, self._scales
-        view[_TURN] = game.turn * scales[_TURN]
-        view[_PLAYS] = game.plays_this_turn * scales[_PLAYS]
-        view[_QUIET] = game.quiet_turns * scales[_QUIET]
-        view[_DRAW_SIZE] = len(game.draw_pile) * scales[_DRAW_SIZE]
-        view[_COMPLETED_SIZE] = len(game.completed) * scales[_COMPLETED_SIZE]
-        limit = game.rules.max_turn_plays
-        if limit:  # without a limit both stay 0
-            plays_left = max(limit - game.plays_this_turn, 0)
-            view[_PLAYS_LEFT] = plays_left * scales[_PLAYS_LEFT]
-            view[_LIMIT_REACHED] = plays_left == 0
-
-    def _write_building_pile(self, game, slot: int) -> None:
-        size = len(game.building[slot])
-        view, next_at, size_at = self._view, _BUILDING_NEXT[slot], _BUILDING_SIZE[slot]
-        view[next_at:next_at + TOP_VALUE] = _ZEROS[TOP_VALUE]
-        view[next_at + size] = 1
-        view[size_at] = size * self._scales[size_at]
-
-    def _write_stock(self, game, owner: int) -> None:
-        """The stockpile ``owner`` plays from, in the block of every seat that plays from it."""
-        stock = game.stocks[owner]
-        view, scales = self._view, self._scales
-        for t in (owner,) if game.rules.team_stock != "shared" else (owner, game.partner_of(owner)):
-            top_at, size_at = _BASES[t] + _R_STOCK_TOP, _BASES[t] + _R_STOCK_SIZE
-            view[top_at:top_at + NUM_VALUES] = _ZEROS[NUM_VALUES]
-            if stock:
-                view[top_at + stock[-1] - 1] = 1
-            view[size_at] = len(stock) * scales[size_at]
-
-    def _write_pile_top(self, t: int, p: int, pile: list[int]) -> int:
-        """The size and top card of discard pile ``p`` of seat ``t``; where its shown cards start."""
-        size_at, top_at, cards_at = _PILE_AT[t][p]
-        view = self._view
-        view[size_at] = len(pile) * self._scales[size_at]
-        view[top_at:top_at + NUM_VALUES] = _ZEROS[NUM_VALUES]
-        if pile:
-            view[top_at + pile[-1] - 1] = 1
-        return cards_at
-
-    def _write_pile(self, t: int, p: int, pile: list[int]) -> None:
-        """Discard pile ``p`` of seat ``t``: its size, top card and top ``DISCARD_DEPTH`` cards."""
-        cards_at = self._write_pile_top(t, p, pile)
-        view, scale = self._view, self._scales[cards_at]
-        view[cards_at:cards_at + DISCARD_DEPTH] = _ZEROS[DISCARD_DEPTH]
-        for at, card in enumerate(pile[:_SHOWN_STOP:-1], start=cards_at):
-            view[at] = card * scale
-
-    def _card_joined_pile(self, game, t: int, p: int) -> None:
-        """A card was discarded onto the pile: the shown cards move one down under it, the last one goes under."""
-        pile = game.discards[t][p]
-        cards_at = self._write_pile_top(t, p, pile)
-        view = self._view
-        view[cards_at + 1:cards_at + DISCARD_DEPTH] = view[cards_at:cards_at + DISCARD_DEPTH - 1]
-        view[cards_at] = pile[-1] * self._scales[cards_at]
-        if len(pile) > DISCARD_DEPTH:
-            self._count_buried(t, pile[-DISCARD_DEPTH - 1], 1)
-
-    def _card_left_pile(self, game, t: int, p: int) -> None:
-        """The top card was played from the pile: the shown cards move one up, the first buried card comes into view."""
-        pile = game.discards[t][p]
-        cards_at = self._write_pile_top(t, p, pile)
-        view = self._view
-        view[cards_at:cards_at + DISCARD_DEPTH - 1] = view[cards_at + 1:cards_at + DISCARD_DEPTH]
-        last = cards_at + DISCARD_DEPTH - 1
-        if len(pile) >= DISCARD_DEPTH:
-            view[last] = pile[-DISCARD_DEPTH] * self._scales[last]
-            self._count_buried(t, pile[-DISCARD_DEPTH], -1)
-        else:
-            view[last] = 0
-
-    def _count_buried(self, t: int, card: int, change: int) -> None:
-        counts = self._buried[t]
-        counts[card] += change
-        at = _BASES[t] + _R_BURIED - 1 + card
-        self._view[at] = counts[card] * self._scales[at]
-
-    def _now_visible(self, card: int) -> None:
-        """A card came to light (on a building pile, a discard pile or a stockpile top): one fewer nobody sees."""
-        left = self._deck_less_visible[card] - 1
-        self._deck_less_visible[card] = left
-        self._view[_UNSEEN_AT + card] = left * _UNSEEN_SCALES[card]
-
-
-def _visible_counts(game) -> np.ndarray:
-    """The cards everyone sees, by value 0..13: completed and building piles, stockpile tops, discard piles."""
-    seen = game.completed[:]
-    for pile in game.building:
-        seen += pile
-    for s in _constants(game.rules).stock_seats:
-        if game.stocks[s]:
-            seen.append(game.stocks[s][-1])
-    for piles in game.discards:
-        for pile in piles:
-            seen += pile
-    return np.bincount(np.frombuffer(bytes(seen), dtype=np.uint8), minlength=NUM_VALUES + 1)
 
 
 def action_mask(game, seat: int) -> np.ndarray:
@@ -790,7 +483,7 @@ def layout_table() -> str:
 
 __all__ = [
     "DISCARD_DEPTH", "EARLIER_OBS_SIZES", "LAYOUT_ROWS", "MAX_SEATS", "OBS_HIGH", "OBS_LOW", "OBS_SIZE", "SCALE",
-    "SEAT_BLOCK", "SEAT_START", "STATE_HIGH", "STATE_SIZE", "ObservationCache", "action_mask", "as_action_id",
+    "SEAT_BLOCK", "SEAT_START", "STATE_HIGH", "STATE_SIZE", "action_mask", "as_action_id",
     "decode_hand", "decode_observation", "encode_observation", "encode_state",
     "layout_table", "observe", "table_inputs",
 ]

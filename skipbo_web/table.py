@@ -30,7 +30,7 @@ from skipbo_env.actions import (
     hand_play_action,
     play_action,
 )
-from skipbo_env.cards import NUM_BUILDING_PILES, NUM_DISCARD_PILES, TOP_VALUE, WILD
+from skipbo_env.cards import NUM_BUILDING_PILES, NUM_DISCARD_PILES, TOP_VALUE, WILD, cards_in_order
 
 SOURCES = ("hand", "stock", "discard", "partner_stock", "partner_discard")
 TARGETS = ("building", "discard")
@@ -38,12 +38,6 @@ TARGETS = ("building", "discard")
 
 class MoveError(ValueError):
     """A move the client named in a shape that is not a move; the message says what is allowed."""
-
-
-def hand_cards(game: Game, seat: int) -> list[int]:
-    """The seat's hand, sorted (SKIP-BO cards last)."""
-    counts = game.hand_counts[seat]
-    return [value for value in range(1, WILD + 1) for _ in range(counts[value])]
 
 
 def _seat_view(game: Game, seat: int, names: list[str], show_hand: bool) -> dict:
@@ -58,7 +52,7 @@ def _seat_view(game: Game, seat: int, names: list[str], show_hand: bool) -> dict
         "stock_size": len(stock),
         "shares_stock": partner is not None and game.rules.team_stock == "shared",
         "hand_size": game.hand_sizes[seat],
-        "hand": hand_cards(game, seat) if show_hand else None,
+        "hand": cards_in_order(game.hand_counts[seat]) if show_hand else None,
         "discards": [list(pile) for pile in game.discards[seat]],
     }
 

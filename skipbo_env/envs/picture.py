@@ -19,7 +19,7 @@ from matplotlib.figure import Figure
 from matplotlib.patches import FancyBboxPatch
 
 from skipbo_env.cards import NUM_VALUES, WILD
-from skipbo_env.envs.render import _status as status_line  # the text view's status line, one wording for both
+from skipbo_env.envs.render import status_line  # the text view's status line, one wording for both
 
 CARD_W, CARD_H = 1.0, 1.4
 FAN_STEP = 0.36

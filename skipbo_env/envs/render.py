@@ -25,7 +25,7 @@ def _discard_piles(piles: list[list[int]]) -> str:
     return " | ".join(" ".join(_card(v) for v in pile) if pile else "-" for pile in piles)
 
 
-def _status(game, names: list[str]) -> str:
+def status_line(game, names: list[str]) -> str:
     return outcome_sentence(game, names) or f"{names[game.current_seat]} to act"
 
 
@@ -36,7 +36,7 @@ def render_table(game, viewer: int | None = None, names: list[str] | None = None
     viewer = game.current_seat if viewer is None else viewer
     width = max(len(name) for name in names)
     lines = [
-        f"Skip-Bo, {n} players, turn {game.turn}: {_status(game, names)}",
+        f"Skip-Bo, {n} players, turn {game.turn}: {status_line(game, names)}",
         f"draw pile {len(game.draw_pile)} cards, completed piles {len(game.completed)} cards",
         "building piles (value on top): " + "   ".join(f"[{slot + 1}] {_building_pile(pile)}" for slot, pile in enumerate(game.building)),
     ]

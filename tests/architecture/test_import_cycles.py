@@ -19,15 +19,6 @@ PACKAGES = ("skipbo_env", "agents", "evaluation", "training", "skipbo_cli", "ski
             "examples")
 """Every folder of Python code in the project (the tests, benchmarks and examples too: they may not take a
 private name either)."""
-PRIVATE_IMPORTS_ELSEWHERE = {
-    # skipbo_env/envs/ is edited on another branch (issue 26's documentation part): give render's _status a
-    # public name there, then empty this.
-    "skipbo_env/envs/picture.py:22: skipbo_env.envs.picture imports _status from skipbo_env.envs.render",
-}
-"""Private imports this check knows of and that are fixed elsewhere; each must still be there (see
-:func:`test_every_known_private_import_is_still_there`), so the list cannot go stale."""
-
-
 @dataclass(frozen=True)
 class Edge:
     """One import: ``source`` imports ``target`` at ``where`` (path:line)."""
@@ -208,12 +199,8 @@ def test_no_import_circle_between_modules():
 
 
 def test_no_private_name_is_imported_from_another_module():
-    found = [line for line in private_imports() if line not in PRIVATE_IMPORTS_ELSEWHERE]
+    found = private_imports()
     assert not found, "\n".join(found)
-
-
-def test_every_known_private_import_is_still_there():
-    assert PRIVATE_IMPORTS_ELSEWHERE <= set(private_imports())
 
 
 def plant(root: Path, files: dict[str, str]) -> None:

@@ -15,7 +15,6 @@ from skipbo_env.actions import hand_play_action
 from skipbo_env.cards import deck_counts
 from skipbo_env.encoding import (
     DISCARD_DEPTH,
-    ObservationCache,
     OBS_HIGH,
     OBS_LOW,
     OBS_SIZE,
@@ -332,49 +331,6 @@ def test_encoding_refuses_a_seat_that_is_not_at_the_table():
 
 def same_bits(first: np.ndarray, second: np.ndarray) -> bool:
     return first.dtype == second.dtype == np.float32 and np.array_equal(first.view(np.uint32), second.view(np.uint32))
-
-
-@pytest.mark.parametrize("table", TABLES + [{"num_players": 2, "decks": 4, "stock_size": 300, "max_turns": 200},
-                                            {"num_players": 6, "partners": True, "team_stock": "shared"}], ids=str)
-def test_the_cache_encodes_every_position_bit_for_bit_as_encode_observation(table):
-    """Observed after every action, after several actions unobserved, and from every seat."""
-    rng = np.random.default_rng(11)
-    cache = ObservationCache()
-    for seed in range(3):
-        game = Game.new(Rules(**table), seed=seed)
-        while True:
-            seats = range(game.num_players) if rng.random() < 0.2 else [game.current_seat]
-            for seat in seats:
-                assert same_bits(cache.encode(game, seat), encode_observation(game, seat))
-            if game.is_over:
-                break
-            for _ in range(1 if rng.random() < 0.9 else 3):
-                if not game.is_over:
-                    game.step(eager_random_action(game, rng))
-
-
-def test_the_cache_starts_again_for_another_game_and_returns_new_vectors():
-    cache = ObservationCache()
-    first, second = Game.new(Rules(), seed=1), Game.new(Rules(num_players=3), seed=2)
-    a = cache.encode(first, 0)
-    assert same_bits(cache.encode(second, 2), encode_observation(second, 2))
-    b = cache.encode(first, 0)
-    assert same_bits(a, b) and a is not b
-    b[:] = 7
-    assert same_bits(cache.encode(first, 0), encode_observation(first, 0))
-    with pytest.raises(ValueError, match="seat=2 is not a seat of this game: use 0 to 1"):
-        cache.encode(first, 2)
-
-
-def test_the_cache_sees_a_copy_of_the_game_as_another_game():
-    rng = np.random.default_rng(3)
-    game = Game.new(Rules(), seed=4)
-    cache = ObservationCache()
-    cache.encode(game, 0)
-    fork = game.copy()
-    fork.step(eager_random_action(fork, rng))
-    assert same_bits(cache.encode(fork, 1), encode_observation(fork, 1))
-    assert same_bits(cache.encode(game, 1), encode_observation(game, 1))
 
 
 def test_decode_hand_reads_the_hand_alone():
