@@ -17,7 +17,6 @@ call).
 from __future__ import annotations
 
 import json
-import os
 
 import numpy as np
 
@@ -35,9 +34,6 @@ MAX_WIDTH = 1024
 """The widest layer a model file may declare."""
 MAX_WEIGHT = 2 ** 40
 """The largest magnitude of a quantized weight (the kernels' 64-bit sums stay exact below it)."""
-PRETRAINED_DIR = os.path.join(os.path.dirname(__file__), "pretrained")
-MODEL_FILE = os.path.join(PRETRAINED_DIR, "neural-2p.json")
-"""The shipped two-player network (``neural`` plays it)."""
 
 
 class Network:
@@ -119,13 +115,17 @@ def read_model(path: str) -> Network:
 
 
 class NeuralBot(Bot):
-    """The turn search valued by a neural network (``model``: a model file, the shipped two-player one by
-    default). It draws nothing at random: given an observation it always decides the same way."""
+    """The turn search valued by a neural network (``model``: a model file a ``backend: neural`` run wrote,
+    ``neural:model=runs/NAME/model.json``; no network ships yet). It draws nothing at random: given an
+    observation it always decides the same way."""
 
     name = NAME
 
-    def __init__(self, seed: int | None = None, *, model: str = MODEL_FILE) -> None:
+    def __init__(self, seed: int | None = None, *, model: str | None = None) -> None:
         super().__init__(seed)
+        if model is None:
+            raise ValueError("the neural bot needs a model file: neural:model=runs/NAME/model.json (written by "
+                             "skipbo train neural_2p)")
         self.model_file = model
         self.network = read_model(model)
 
