@@ -115,7 +115,7 @@ def check_budget_left(config: TrainConfig, folder: RunFolder) -> None:
         raise ConfigError(f"{folder.path} already trained {state['timesteps']:,} of budget.total_timesteps="
                           f"{budget.total_timesteps:,} steps: give more, e.g. skipbo train --resume {folder.path} "
                           f"budget.total_timesteps={2 * budget.total_timesteps}")
-    trained = state["training_seconds"]
+    trained = state["wall_seconds"] if config.backend == "rllib" else state["training_seconds"]  # what each budget counts
     if budget.max_minutes is not None and trained >= 60 * budget.max_minutes:
         raise ConfigError(f"{folder.path} already trained {trained / 60:.1f} of budget.max_minutes="
                           f"{budget.max_minutes:g} minutes: give more, e.g. skipbo train --resume {folder.path} "

@@ -18,7 +18,7 @@ from training import learned  # noqa: E402
 from training.checkpoint import RunFolder  # noqa: E402
 from training.config import ConfigError  # noqa: E402
 from training.distributed import WorkPool  # noqa: E402
-from training.trainer import train  # noqa: E402
+from training.run import train  # noqa: E402
 
 CONFIG = Path(__file__).resolve().parents[2] / "configs" / "learned_2p.yaml"
 SMALL = ["rules.stock_size=5", "snes.population=4", "snes.deals=3", "snes.curve_every=1", "snes.curve_deals=2",
