@@ -6,6 +6,7 @@ seat of a batch move until the caller (a learner) is to act.
 """
 
 from agents import registry
+from agents.batched import neural
 from agents.batched.policies import batch_policy
 from agents.batched.seating import BatchOpponents, Seating, batch_opponents
 
@@ -14,8 +15,8 @@ __all__ = ["BatchOpponents", "Seating", "batch_opponents", "batch_policy", "comp
 
 def compile_kernels(decks: int = 1, bots: tuple[str, ...] | None = None) -> None:
     """Compile (or load from numba's cache) every kernel a batch of ``decks``-deck hands uses: the
-    deal, the rules, the mask, the observation and the kernel ``bots`` (all of
-    ``agents.registry.KERNEL_BOTS`` by default). A few seconds from a warm
+    deal, the rules, the mask, the observation, the kernel ``bots`` (all of
+    ``agents.registry.KERNEL_BOTS`` by default) and the neural bot's search (:func:`agents.batched.neural.warm_up`). A few seconds from a warm
     cache; about a minute of one core from a cold one (``benchmarks/compile_time.py``). The test
     suite calls it once before its workers start, so they load the kernels instead of each
     compiling them."""
@@ -33,3 +34,4 @@ def compile_kernels(decks: int = 1, bots: tuple[str, ...] | None = None) -> None
     engine.reset(1)
     engine.observe(rows)
     engine.step(engine.action_mask.argmax(axis=1))
+    neural.warm_up(engine.observe(rows), engine.action_mask[rows].copy())

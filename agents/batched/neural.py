@@ -549,3 +549,20 @@ def record_rows(observations, masks, actions, net, recorded, flags):
         flags[i] = FIRST_DISCARD <= action < END_TURN
         if flags[i]:
             record_discard(observations[i], masks, i, action, net, recorded[i])
+
+
+def warm_up(observations: np.ndarray, masks: np.ndarray) -> None:
+    """Compile (or load from numba's cache) the neural bot's kernels, as the engines and the training call them,
+    on a few positions (``observations`` float32 ``[k, OBS_SIZE]``, ``masks`` bool ``[k, NUM_ACTIONS]`` of a
+    two-seat table), with a small network of zeros."""
+    count, width, second_width = len(input_indices(2)), 4, 2
+    input_of = np.full(OBS_SIZE + 1, -1, dtype=np.int64)
+    input_of[input_indices(2)] = np.arange(count)
+    net = (np.zeros((count, width), dtype=np.int64), np.zeros(width, dtype=np.int64),
+           np.zeros((second_width, width), dtype=np.int64), np.zeros(second_width, dtype=np.int64),
+           np.zeros(second_width, dtype=np.int64), np.zeros(1, dtype=np.int64), input_of)
+    actions = np.empty(len(observations), dtype=np.int64)
+    decide_rows(observations, masks, net, actions)
+    decide(np.ascontiguousarray(observations[0]), np.ascontiguousarray(masks[:1]), 0, net)
+    record_rows(observations, masks, actions, net, np.zeros((len(observations), RECORDED, count), dtype=np.int64),
+                np.zeros(len(observations), dtype=np.bool_))
