@@ -32,7 +32,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from skipbo_env.actions import END_TURN, FIRST_DISCARD, NUM_ACTIONS
+from skipbo_env.actions import END_TURN, FIRST_DISCARD
 from skipbo_env.cards import HAND_SIZE, NUM_BUILDING_PILES, NUM_DISCARD_PILES, NUM_VALUES, TOP_VALUE, WILD
 from skipbo_env.encoding import (
     DISCARD_DEPTH, GLOBAL_OFFSETS, MAX_SEATS, OBS_SIZE, SCALE, SEAT_BLOCK, SEAT_OFFSETS, SEAT_START, table_inputs,
@@ -40,7 +40,7 @@ from skipbo_env.encoding import (
 from skipbo_env.vector.jit import discard_value_of, jit
 from agents.batched.planner import (
     I_CAN_DRAW, I_EITHER, I_HAND_SIZE, I_PARTNER_SEAT, I_PARTNER_SIZE, I_PARTNER_TOP, I_PARTNERS, I_PILE_CARDS,
-    I_SHARED, I_STOCK_SIZE, I_STOCK_TOP, cards_in, position_arrays, turn_search,
+    I_SHARED, I_STOCK_SIZE, I_STOCK_TOP, cards_in, legal_counts, position_arrays, turn_search,
 )
 
 NAME = "neural"
@@ -486,14 +486,7 @@ def decide(x, mask, g, net):
     """The neural bot's action for observation ``x`` with legal mask ``mask[g]``; -1 when nothing is legal.
     ``net``: ``(first, first_bias, second, second_bias, output, output_bias, input_of)``, the quantized network
     (``first[input, hidden]``) and each observation index's input (-1 for a value it does not read)."""
-    count, first_legal, plays, discards = 0, -1, 0, 0
-    for action in range(NUM_ACTIONS):
-        if mask[g, action]:
-            count += 1
-            if first_legal < 0:
-                first_legal = action
-            plays += action < FIRST_DISCARD
-            discards += FIRST_DISCARD <= action < END_TURN
+    count, first_legal, plays, discards = legal_counts(mask, g)
     if count <= 1:
         return first_legal
     needs, hand, piles, heights, info, root = decision_arrays(x, net)
