@@ -3,8 +3,8 @@
 # `ray start --address`, one CPU each); on it `skipbo train rllib_2p` for 2 iterations
 # with 2 env runners, the exported policy loaded and evaluated locally and with `skipbo evaluate
 # --ray` on the cluster (the two must agree), and a short sNES run (`backend: snes`, its candidate
-# games as Ray tasks) whose tasks must land on both nodes and whose weights must equal the same
-# run's in one process; then the cluster is stopped, on failure too. Only the nodes this script started
+# games as Ray tasks) and a short neural run (`backend: neural`, its hands as Ray tasks), whose tasks must
+# land on both nodes and whose weights must equal the same run's in one process; then the cluster is stopped, on failure too. Only the nodes this script started
 # are stopped (each `ray start --block` process ends the processes it started); other Ray instances
 # on the machine are untouched.
 set -euo pipefail
@@ -91,4 +91,24 @@ print(f"sNES on 2 Ray nodes: {sum(sum(e['nodes'].values()) for e in on_ray['log'
       "the same weights as in one process")
 PY
 echo "sNES on the cluster ($(( $(date +%s) - START )) s)"
+NEURAL=(quickstart rules.stock_size=5 neural.teacher_games=16 neural.teacher_epochs=1 neural.games=16
+        neural.generations=1 neural.chunk=4 neural.curve_games=2 neural.final_games=2 'neural.curve_opponents=[greedy]')
+"$BIN/skipbo" train "${NEURAL[@]}" output_dir="$WORK/neural-ray" ray.address="$ADDRESS" --no-progress | grep "hands:"
+"$BIN/skipbo" train "${NEURAL[@]}" output_dir="$WORK/neural-local" --no-progress >/dev/null
+"$BIN/python" - "$WORK"/neural-ray/quickstart-* "$WORK"/neural-local/quickstart-* <<'PY'
+import json, sys
+from pathlib import Path
+
+from training.checkpoint import RunFolder
+
+on_ray, local = (json.loads((RunFolder(run).latest_checkpoint() / "state.json").read_text()) for run in sys.argv[1:])
+nodes = {node for entry in on_ray["log"] for node in entry["nodes"]}
+assert len(nodes) == 2, f"the neural hands ran on {len(nodes)} node(s), not 2: {on_ray['log']}"
+weights = [{k: v for k, v in json.loads((Path(run) / "model.json").read_text()).items()
+            if k in ("first", "second", "output")} for run in sys.argv[1:]]
+assert weights[0] == weights[1], "the neural network trained on ray != in one process"
+print(f"neural on 2 Ray nodes: {sum(sum(e['nodes'].values()) for e in on_ray['log'])} tasks on both nodes, "
+      "the same network as in one process")
+PY
+echo "neural on the cluster ($(( $(date +%s) - START )) s)"
 echo "ray smoke test passed in $(( $(date +%s) - START )) s"

@@ -2,7 +2,7 @@
 # CI, packaging part: build the wheel, install it in a clean venv (the CPU build of torch pinned first) and
 # run it from a folder outside the checkout, so nothing can come from the repository: `skipbo --help`, a short
 # `skipbo evaluate`, the shipped configs (`skipbo train --list-configs`) and a tiny real `skipbo train
-# quickstart` (SB3 PPO: 64 steps, an export and a final evaluation; the overrides keep every player in Python,
+# ppo_2p` (SB3 PPO: 64 steps, an export and a final evaluation; the overrides keep every player in Python,
 # so no numba kernel is compiled and the run takes seconds). Usage: .ci/wheel_smoke.sh [PYTHON]
 # (PYTHON builds the wheel and needs the `build` package: the dev extra has it; default .venv/bin/python).
 set -euo pipefail
@@ -26,12 +26,12 @@ export NUMBA_CACHE_DIR="$WORK/numba"
 "$BIN/skipbo" --help >/dev/null
 "$BIN/skipbo" evaluate --agents greedy random --games 4 --engine python --seed 0
 "$BIN/skipbo" train --list-configs | grep "^quickstart " >/dev/null
-"$BIN/skipbo" train --no-progress quickstart output_dir="$WORK/runs" env.vec_env=dummy env.num_envs=2 \
+"$BIN/skipbo" train --no-progress ppo_2p output_dir="$WORK/runs" env.vec_env=dummy env.num_envs=2 \
     'opponents.mix={snapshots: 1.0}' 'network.hidden=[16]' ppo.n_steps=32 ppo.batch_size=32 ppo.n_epochs=1 \
     pretrain.enabled=false budget.total_timesteps=64 evaluation.every_steps=1000000 checkpoint.every_steps=1000000 \
     evaluation.games=2 evaluation.final_games=2 budget.target_opponent=agents.random_bot:RandomBot \
     'evaluation.opponents=[agents.random_bot:RandomBot]' 'evaluation.final_opponents=[agents.random_bot:RandomBot]'
-test -s "$(ls -d "$WORK"/runs/quickstart-*)/model.zip"
+test -s "$(ls -d "$WORK"/runs/ppo-2p-*)/model.zip"
 "$BIN/python" - <<'PY'
 import pathlib, training.config
 assert pathlib.Path(training.config.__file__).resolve().is_relative_to(pathlib.Path.cwd()), training.config.__file__

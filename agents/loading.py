@@ -5,8 +5,8 @@ Accepted specs:
 - a bot name: ``random``, ``greedy``, ``planner``, ``expert``, ``learned``, ``neural`` (see
   :data:`agents.registry.BOTS`;
   ``learned:weights=path.json`` plays other trained weights);
-- a shipped model by name: ``pretrained-2p`` (see :data:`PRETRAINED`: the learned bot with the weights
-  in ``agents/pretrained/``);
+- a shipped model by name: ``pretrained-2p``, ``neural-2p`` (see :data:`PRETRAINED`: the learned bot's
+  weights and the neural bot's networks in ``agents/pretrained/``);
 - a saved model file ending in ``.zip`` or ``.pt`` (loaded by ``agents.saved_model``);
 - ``package.module:ClassName``: a class importable from an installed module;
 - ``path/to/file.py:ClassName``: a class in a researcher's own file, loaded without installing.
@@ -41,12 +41,14 @@ import sys
 from agents.learned import LearnedBot
 from agents.learned_parameters import PRETRAINED_WEIGHTS
 from agents.registry import BOTS
+from agents.neural import SHIPPED_MODELS as NEURAL_MODELS, NeuralBot  # after the registry, which imports it
 from agents.spec_names import split_name
 
 MODEL_SUFFIXES = (".zip", ".pt")
-PRETRAINED = PRETRAINED_WEIGHTS
-"""Shipped model name -> its weights file (the learned bot's; the policy network of earlier releases,
-``agents/pretrained/skipbo-2p.zip``, loads by its path)."""
+PRETRAINED = {**PRETRAINED_WEIGHTS, **NEURAL_MODELS}
+"""Shipped model name -> its file: the learned bot's weights (``pretrained-2p``, ``pretrained-4p``) and the
+neural bot's networks (``neural-2p``); the policy network of earlier releases,
+``agents/pretrained/skipbo-2p.zip``, loads by its path."""
 
 TAG_UNSAFE = re.compile(r"[^A-Za-z0-9_.-]")
 """The characters a TensorBoard tag part may not hold (:func:`tag_name` writes ``_`` for each)."""
@@ -57,8 +59,6 @@ ACCEPTED = (
     "and a short name may come first, e.g. mine=bots/mybot.py:StockFirst"
 )
 
-
-TAG_UNSAFE = re.compile(r"[^A-Za-z0-9_.-]")
 
 
 def short_name(spec: str) -> str:
@@ -102,6 +102,8 @@ def load_policy(spec, seed: int | None = None):
     if target in PRETRAINED:
         if options:
             raise PolicySpecError(f"policy spec {spec!r}: a shipped model takes no options")
+        if target in NEURAL_MODELS:
+            return NeuralBot(seed, model=NEURAL_MODELS[target])
         return LearnedBot(seed, weights=PRETRAINED[target])
     if target in BOTS:
         return _instantiate(BOTS[target], spec, options, seed)

@@ -17,6 +17,7 @@ call).
 from __future__ import annotations
 
 import json
+import os
 
 import numpy as np
 
@@ -28,6 +29,8 @@ from skipbo_env.rules import MAX_PLAYERS, MIN_PLAYERS
 
 NAME = "neural"
 FORMAT = "skipbo-neural/1"
+SHIPPED_MODELS = {"neural-2p": os.path.join(os.path.dirname(__file__), "pretrained", "neural-2p.json")}
+"""The shipped networks by name (``agents.load_policy("neural-2p")``): ``skipbo train neural_2p``'s model."""
 MAX_MODEL_BYTES = 16 * 1024 * 1024
 """The largest model file read (a 512-wide first layer at six seats is about 6 MB)."""
 MAX_WIDTH = 1024
@@ -116,8 +119,8 @@ def read_model(path: str) -> Network:
 
 class NeuralBot(Bot):
     """The turn search valued by a neural network (``model``: a model file a ``backend: neural`` run wrote,
-    ``neural:model=runs/NAME/model.json``; no network ships yet). It draws nothing at random: given an
-    observation it always decides the same way."""
+    ``neural:model=runs/NAME/model.json``, or a shipped one, :data:`SHIPPED_MODELS`). It draws nothing at
+    random: given an observation it always decides the same way."""
 
     name = NAME
 
@@ -125,7 +128,7 @@ class NeuralBot(Bot):
         super().__init__(seed)
         if model is None:
             raise ValueError("the neural bot needs a model file: neural:model=runs/NAME/model.json (written by "
-                             "skipbo train neural_2p)")
+                             f"skipbo train neural_2p), or play a shipped one: {', '.join(SHIPPED_MODELS)}")
         self.model_file = model
         self.network = read_model(model)
 
@@ -154,4 +157,4 @@ class NeuralBot(Bot):
         return out
 
 
-__all__ = ["NeuralBot", "Network", "network_from_dict", "read_model"]
+__all__ = ["SHIPPED_MODELS", "NeuralBot", "Network", "network_from_dict", "read_model"]

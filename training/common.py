@@ -9,6 +9,8 @@ from __future__ import annotations
 
 import dataclasses
 import datetime
+import sys
+import time
 from pathlib import Path
 from typing import TextIO
 
@@ -80,3 +82,56 @@ def clock(seconds: float) -> str:
 def utc_now() -> str:
     """The time now, UTC, to the second (ISO 8601), as run folders and model files record it."""
     return datetime.datetime.now(datetime.timezone.utc).isoformat(timespec="seconds")
+
+
+LOG_SECONDS = 30.0
+"""Seconds between two progress lines when the output is not a terminal."""
+
+
+def progress_bar(total: int, description: str, unit: str, initial: int, progress: bool, out: TextIO):
+    """A tqdm bar on stderr in a terminal (its time left from the mean rate since the start, pauses for
+    fitting and evaluating included); otherwise a :class:`ProgressLines` log line every :data:`LOG_SECONDS`
+    on ``out``; nothing with ``progress=False``."""
+    from tqdm import tqdm
+
+    if progress and not sys.stderr.isatty():
+        return ProgressLines(total, description, unit, initial, out)
+    return tqdm(total=total, initial=initial, unit=unit, desc=description, disable=not progress, file=sys.stderr,
+                dynamic_ncols=True, mininterval=0.5, smoothing=0.0)
+
+
+class ProgressLines:
+    """Progress for output that is not a terminal: a line every :data:`LOG_SECONDS` seconds
+    (done, rate, time left, the bar's postfix), with the part of ``tqdm``'s interface the trainer uses."""
+
+    def __init__(self, total: int, description: str, unit: str, initial: int, out: TextIO) -> None:
+        self.total, self.description, self.unit, self.out = total, description, unit, out
+        self.n = self._start_n = initial
+        self._start = self._last = time.perf_counter()
+        self._postfix: dict = {}
+
+    def update(self, count: int) -> None:
+        self.n += count
+        now = time.perf_counter()
+        if now - self._last >= LOG_SECONDS:
+            self._last = now
+            self._write(now)
+
+    def _write(self, now: float) -> None:
+        rate = (self.n - self._start_n) / max(now - self._start, 1e-9)
+        left = f", {clock((self.total - self.n) / rate)} left" if rate > 0 and self.n < self.total else ""
+        postfix = "".join(f", {key} {value}" for key, value in self._postfix.items())
+        print(f"{self.description}: {self.n:,}/{self.total:,} {self.unit}s ({self.n / max(self.total, 1):.0%}), "
+              f"{rate:,.0f} {self.unit}s/s{left}{postfix}", file=self.out, flush=True)
+
+    def set_postfix(self, postfix: dict, refresh: bool = False) -> None:
+        self._postfix = dict(postfix)
+
+    def clear(self) -> None:
+        pass
+
+    def refresh(self) -> None:
+        pass
+
+    def close(self) -> None:
+        pass

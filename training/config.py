@@ -240,22 +240,28 @@ class RayConfig:
 @dataclasses.dataclass
 class NeuralConfig:
     hidden: list[int] = _field([128, 32], "the value network's two hidden layers (ReLU)")
-    teacher: Optional[str] = _field("pretrained-2p", "kernel bot whose self-play games generation 0 is fitted to "
-                                                     "(its values, one step of policy iteration); null: generation "
-                                                     "0 is the untrained network's own games")
-    teacher_games: int = _field(4000, "hands of generation 0", min=1)
-    games: int = _field(2000, "self-play hands of each later generation", min=1)
+    teacher: str = _field("pretrained-2p", "the learned bot (learned, pretrained-2p, pretrained-4p) that lists and "
+                                           "values where each recorded decision's turn could stop, and which discard "
+                                           "it would make: what the network is fitted to")
+    teacher_games: int = _field(1000, "hands of generation 0: the teacher against itself", min=1)
+    teacher_epochs: int = _field(8, "passes over generation 0's lists", min=1)
+    list_size: int = _field(16, "stops listed per decision: the teacher's best and a uniform sample of the others",
+                            min=2, max=256)
+    temperature: float = _field(10.0, "the teacher's values are divided by it before their softmax over a list (a "
+                                      "stockpile card is worth 100)", min_exclusive=0.0)
+    games: int = _field(500, "hands of each later generation: the network plays, the teacher lists its decisions",
+                        min=1)
     tables: list[list[str]] = _field(
         [[SELF], [SELF], ["planner"], ["pretrained-2p"]],
         "who sits in the other seats, hand by hand in turn (the network takes every seat in turn): "
         f"{SELF!r} (the current network, its positions recorded too), {PAST!r} (an earlier generation's) or a "
         "kernel bot (random, greedy, planner[:options], expert[:options], learned, pretrained-2p, ...)")
-    explore: float = _field(0.03, "share of a recorded seat's decisions taken at random (the data then hold "
+    explore: float = _field(0.03, "share of a recorded seat's decisions taken at random (the lists then cover "
                                   "positions its own choices avoid, such as stopping before a stockpile play)",
                             min=0.0, max=1.0)
-    window: int = _field(3, "generations of positions the network is fitted to (the latest ones)", min=1)
-    epochs: int = _field(2, "passes over the window's positions per generation", min=1)
-    batch_size: int = _field(512, "positions per gradient step", min=1)
+    window: int = _field(4, "generations of lists the network is fitted to (the latest ones)", min=1)
+    epochs: int = _field(2, "passes over the window's lists per later generation", min=1)
+    batch_size: int = _field(256, "lists per gradient step", min=1)
     learning_rate: float = _field(1e-3, "Adam's step size (a fresh Adam each generation)", min_exclusive=0.0)
     weight_decay: float = _field(0.0, "Adam's weight decay", min=0.0)
     generations: int = _field(8, "generations after generation 0: the run's budget (work, not time)", min=1)
@@ -581,9 +587,12 @@ def _check_neural(config: TrainConfig) -> None:
     if len(settings.hidden) != 2 or not all(1 <= width <= 1024 for width in settings.hidden):
         raise ConfigError(f"neural.hidden={settings.hidden!r} is not allowed: give two layer widths from 1 to 1024, "
                           "e.g. [128, 32]")
-    if settings.teacher is not None and not _is_kernel_bot(settings.teacher):
-        raise ConfigError(f"neural.teacher: {settings.teacher!r} is not allowed: use a kernel bot (planner, expert, "
-                          "learned, pretrained-2p, ...) or null")
+    from agents.learned_parameters import NAME as LEARNED, PRETRAINED_WEIGHTS
+
+    teachers = [LEARNED, *PRETRAINED_WEIGHTS]
+    if settings.teacher not in teachers:
+        raise ConfigError(f"neural.teacher: {settings.teacher!r} is not allowed: use a learned bot "
+                          f"({', '.join(teachers)})")
     if not settings.tables:
         raise ConfigError("neural.tables is empty: give at least one table, e.g. [[self]]")
     for index, table in enumerate(settings.tables):

@@ -1,26 +1,27 @@
-"""``backend: neural``: the neural bot's value network learned from self-play returns (generalised policy
-iteration with Monte-Carlo returns, the afterstate method of TD-Gammon and DouZero).
+"""``backend: neural``: the neural bot's network fitted to a learned bot's lists, then to the lists of its own
+games (DAgger).
 
 The neural bot (:mod:`agents.neural`) searches its turn and values each place it could stop, and each
-turn end a discard reaches, by a network that reads the observation encoding of that position. A
-network that values positions well makes a bot that plays well, and the bot's own games tell how good
-its positions were: every position it reached is labelled with how the hand ended (1 won, 0 lost).
+turn end a discard reaches, by a network that reads the observation encoding of that position. Only the
+order of the values within one decision matters to it, so the network is fitted list by list
+(:mod:`agents.batched.neural_teacher`, :func:`training.value_net.fit_lists`): at a decision the teacher
+(``neural.teacher``, a learned bot) lists where the turn could stop with its value of each, and the
+network's softmax over the list is fitted to the teacher's; at a discard, to the teacher's choice.
 
-1. **Generation 0, the teacher's values** (``neural.teacher``, e.g. ``pretrained-2p``): the teacher plays
-   ``neural.teacher_games`` hands against itself and the network is fitted to the results of the positions it
-   reached (its stops and turn ends). Searching with those values already improves on the teacher: it is one
-   step of policy iteration.
+1. **Generation 0**: the teacher plays ``neural.teacher_games`` hands against itself and lists its own
+   decisions; ``neural.teacher_epochs`` passes over them.
 2. **Generations 1, 2, ...**: the bot with the current network plays ``neural.games`` hands at the tables of
    ``neural.tables`` (``self``: the current network in the other seat too; ``past``: an earlier
-   generation's; or any kernel bot), in every seat in turn, and the network is fitted again (from where it
-   was) to the positions of the last ``neural.window`` generations.
+   generation's; or any kernel bot), in every seat in turn; the teacher lists the network's decisions and
+   the network is fitted again (from where it was) to the lists of the last ``neural.window`` generations.
 
 The budget is work: ``neural.generations``; ``budget.max_minutes`` is only a guard. Every random choice comes
-from one seeded ``numpy`` Generator (the deals, the order the rows are fitted in, the first weights), the
+from one seeded ``numpy`` Generator (the deals, the order the lists are fitted in, the first weights), the
 games are deterministic given their seeds and networks, and each generation starts a fresh optimiser, so a
 run resumed from any checkpoint ends with the same weights as one that was never stopped. With
 ``ray.address`` the hands of a generation are played as Ray tasks, chunk by chunk, with the same result as a
-local run. ``skipbo train neural_2p`` (``training/configs/neural_2p.yaml``) trains the shipped network.
+local run. ``skipbo train neural_2p`` (``training/configs/neural_2p.yaml``) trains the two-player network;
+``make train`` (``training/configs/quickstart.yaml``) a short run of the same.
 """
 
 from __future__ import annotations
@@ -29,6 +30,7 @@ import json
 import math
 import re
 import time
+from collections import Counter
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from pathlib import Path
@@ -37,6 +39,7 @@ from typing import TextIO
 import numpy as np
 
 from agents.batched.bots import kernel_bot_code
+from agents.batched.neural import input_indices
 from agents.neural import Network, NeuralBot, network_from_dict
 from evaluation.results import wilson_interval
 from skipbo_env.files import write_bytes_atomically, write_json_atomically
@@ -49,8 +52,9 @@ from training.state_checks import (
 )
 from training.config import PAST, SELF, ConfigError, TrainConfig
 from training.distributed import WorkPool
-from training.common import TrainResult, clock, print_results_table
-from training.value_games import Seat, ValueData, play_value_games
+from agents.loading import short_name
+from training.common import TrainResult, clock, print_results_table, progress_bar
+from training.value_games import ListData, Seat, play_list_games
 
 MODEL_FILE = "model.json"
 """The run's network (``agents.load_policy("neural:model=RUN/model.json")`` plays it)."""
@@ -65,7 +69,7 @@ CURVE_SEED, FINAL_SEED = 7_100_000, 7_200_000
 class Generation:
     """What one generation played: its data and its log entry."""
 
-    data: ValueData
+    data: ListData
     entry: dict
 
 
@@ -118,7 +122,7 @@ class NeuralTrainer:
         minutes = self.config.budget.max_minutes
         guard = math.inf if minutes is None else 60 * minutes - state["wall_seconds"]
         self._print(f"neural self-play: a {self.hidden[0]}x{self.hidden[1]} value network, "
-                    f"{'the teacher ' + settings.teacher + ' for generation 0, ' if settings.teacher else ''}"
+                    f"{settings.teacher}'s lists for generation 0, "
                     f"{settings.games:,} hands a generation at {', '.join('+'.join(t) for t in settings.tables)}; "
                     f"budget {settings.generations} generations"
                     f"{'' if minutes is None else f' (guard: {minutes:g} minutes)'}")
@@ -126,7 +130,7 @@ class NeuralTrainer:
         self.pool = WorkPool(self.config.ray.address, self.config.ray.workers)
         self._print(f"self-play hands: {self.pool.describe()}")
         writer = self._tensorboard()
-        bar = self._bar(state)
+        bar = self.bar = self._bar(state)
         started = time.perf_counter()
         try:
             while state["generation"] < settings.generations:
@@ -151,6 +155,7 @@ class NeuralTrainer:
             raise
         finally:
             bar.close()
+            self.bar = None
             self.pool.close()
             if writer is not None:
                 writer.close()
@@ -163,7 +168,7 @@ class NeuralTrainer:
         """Play one generation's hands, store its data, fit the network; returns the float network."""
         import torch
 
-        from training.value_net import ValueNet, fit, quantize
+        from training.value_net import ValueNet, fit_lists, quantize
 
         settings = self.settings
         number = state["generation"] + 1
@@ -174,40 +179,43 @@ class NeuralTrainer:
         current = quantize(net)
         played = self.play(number, current, state, rng, bar)
         self._store_data(state, number, played.data)
-        inputs, targets = self._window_data(state)
+        data = self._window_data(state)
         fitted = time.perf_counter()
-        loss = fit(net, inputs, targets, epochs=settings.epochs, batch_size=settings.batch_size,
-                   learning_rate=settings.learning_rate, generator=rng, weight_decay=settings.weight_decay)
+        fit = fit_lists(net, data, epochs=settings.teacher_epochs if number == 0 else settings.epochs,
+                        batch_size=settings.batch_size, learning_rate=settings.learning_rate,
+                        temperature=settings.temperature, generator=rng, weight_decay=settings.weight_decay)
         state["generation"] = number
         state["archive"].append(quantize(net).to_dict())
         state["archive"] = state["archive"][-settings.past_networks:]
-        entry = {**played.entry, "generation": number, "rows_trained": int(len(targets)), "loss": round(loss, 5),
+        entry = {**played.entry, "generation": number, "lists_trained": data.lists, **fit,
                  "play_seconds": round(fitted - begin, 1), "fit_seconds": round(time.perf_counter() - fitted, 1)}
         state["log"].append(entry)
-        self._print(f"generation {number:>3}: {entry['games']:,} hands ({entry['who']}), "
-                    f"{entry['rows']:,} positions; fitted on {len(targets):,}: loss {loss:.4f} "
+        self._print(f"generation {number:>3}: {entry['games']:,} hands ({entry['who']}), {entry['lists']:,} "
+                    f"decisions listed; fitted on {data.lists:,}: the teacher's best stop is the network's in "
+                    f"{fit['stop_agreement']:.1%}, its discard in {fit['discard_agreement']:.1%} "
                     f"({entry['play_seconds']:.0f} s playing, {entry['fit_seconds']:.0f} s fitting)")
         return net
 
     def play(self, number: int, current: Network, state: dict, rng: np.random.Generator, bar) -> Generation:
         """The hands of generation ``number``: the teacher's (generation 0) or the network's at the tables."""
         settings = self.settings
-        if number == 0 and settings.teacher:
+        if number == 0:
             count = settings.teacher_games
             teacher = Seat(bot=kernel_bot_code(settings.teacher), recorded=True)
             seatings = [(teacher,) * self.players] * count
             networks = [current]
             who = f"{settings.teacher} against itself"
         else:
-            count = settings.games if number > 0 else settings.teacher_games
+            count = settings.games
             seatings, networks = self.seatings(count, current, state, rng)
             who = "the network at " + ", ".join("+".join(t) for t in settings.tables)
         seeds = rng.integers(0, 2**62, size=count)
         data = self.play_chunks(networks, seatings, seeds, bar)
         state["games"] += count
-        state["decisions"] += int(len(data.targets))
-        return Generation(data, {"games": count, "rows": int(len(data.targets)), "who": who,
-                                 "seat0_win_rate": round(float(data.seat0_results.mean()), 4)})
+        state["decisions"] += data.lists
+        placement = {"nodes": dict(Counter(self.pool.last_nodes))} if self.pool.on_ray else {}
+        return Generation(data, {"games": count, "lists": data.lists, "who": who,
+                                 "seat0_win_rate": round(float(data.seat0_results.mean()), 4), **placement})
 
     def seatings(self, count: int, current: Network, state: dict, rng: np.random.Generator):
         """Hand ``i`` sits the network in seat ``(i // tables) % players`` at table ``i % tables``; ``self`` seats are
@@ -233,42 +241,40 @@ class NeuralTrainer:
             seatings.append(tuple(seats))
         return seatings, networks
 
-    def play_chunks(self, networks: list, seatings: list, seeds: np.ndarray, bar) -> ValueData:
+    def play_chunks(self, networks: list, seatings: list, seeds: np.ndarray, bar) -> ListData:
         """The hands in chunks of ``neural.chunk``: as Ray tasks (``ray.address``) or on ``threads`` threads here;
         the chunks' data in order (the same wherever they were played)."""
         chunk = self.settings.chunk
-        shared = (self.rules.to_dict(), [n.to_dict() for n in networks], self.settings.explore)
+        settings = self.settings
+        shared = (self.rules.to_dict(), [n.to_dict() for n in networks], kernel_bot_code(settings.teacher),
+                  settings.list_size, settings.explore)
         items = [(seatings[start:start + chunk], seeds[start:start + chunk]) for start in range(0, len(seeds), chunk)]
         if self.pool.on_ray:
             parts = self.pool.map(play_work_item, items, shared=shared)
             bar.update(len(seeds))
-            return ValueData.concatenate(parts)
+            return ListData.concatenate(parts)
         parts = [None] * len(items)
         with ThreadPoolExecutor(self.config.threads) as threads:
             futures = [threads.submit(play_work_item, shared, item) for item in items]
             for index, future in enumerate(futures):
                 parts[index] = future.result()
                 bar.update(len(parts[index].seat0_results))
-        return ValueData.concatenate(parts)
+        return ListData.concatenate(parts)
 
     # ------------------------------------------------------------------ data
-    def _store_data(self, state: dict, number: int, data: ValueData) -> None:
+    def _store_data(self, state: dict, number: int, data: ListData) -> None:
         name = f"gen-{number:04d}.npz"
         self.data_dir.mkdir(parents=True, exist_ok=True)
         import io
 
         buffer = io.BytesIO()
-        np.savez_compressed(buffer, inputs=data.inputs, targets=data.targets)
+        np.savez_compressed(buffer, **data.arrays())
         write_bytes_atomically(self.data_dir / name, buffer.getvalue())
         state["data_files"] = (state["data_files"] + [name])[-self.settings.window:]
 
-    def _window_data(self, state: dict) -> tuple[np.ndarray, np.ndarray]:
-        inputs, targets = [], []
-        for name in state["data_files"]:
-            part = read_data_file(self.data_dir / name)
-            inputs.append(part["inputs"])
-            targets.append(part["targets"])
-        return np.concatenate(inputs), np.concatenate(targets)
+    def _window_data(self, state: dict) -> ListData:
+        width = len(input_indices(self.players))
+        return ListData.concatenate([read_data_file(self.data_dir / name, width) for name in state["data_files"]])
 
     # ------------------------------------------------------------------ measuring
     def measure(self, net, opponents: list[str], games: int, seed: int) -> dict:
@@ -287,21 +293,23 @@ class NeuralTrainer:
     def _curve_point(self, state: dict, net, writer, bar) -> None:
         settings = self.settings
         results = self.measure(net, settings.curve_opponents, settings.curve_games, self.config.seed + CURVE_SEED)
-        if state["teacher"] is None and settings.teacher:
+        if state["teacher"] is None:
             state["teacher"] = self.teacher_reference()
         record = {"timesteps": state["games"], "generation": state["generation"], "decisions": state["decisions"],
                   "wall_seconds": round(state["wall_seconds"], 1), "results": results}
         state["history"].append(record)
         rates = ", ".join(f"vs {name} {s['win_rate']:.1%} [{s['ci95'][0]:.1%}, {s['ci95'][1]:.1%}]"
                           for name, s in results.items())
-        bar.set_postfix_str(", ".join(f"{name} {s['win_rate']:.0%}" for name, s in results.items()))
+        bar.set_postfix({f"vs {short_name(name)}": f"{s['win_rate']:.0%}" for name, s in results.items()})
         self._print(f"generation {state['generation']:>3} ({clock(state['wall_seconds'])}, {state['games']:,} hands): "
                     f"{settings.curve_games} held-out duplicate games each: {rates}")
         if writer is not None:
             for name, stats in results.items():
                 writer.add_scalar(f"win_rate/{name}", stats["win_rate"], state["games"])
             if state["log"]:
-                writer.add_scalar("value/loss", state["log"][-1]["loss"], state["games"])
+                writer.add_scalar("lists/stop_loss", state["log"][-1]["stop_loss"], state["games"])
+                writer.add_scalar("lists/stop_agreement", state["log"][-1]["stop_agreement"], state["games"])
+                writer.add_scalar("lists/discard_agreement", state["log"][-1]["discard_agreement"], state["games"])
             writer.flush()
 
     def teacher_reference(self) -> dict:
@@ -334,7 +342,7 @@ class NeuralTrainer:
     def model_document(self, state: dict, net) -> dict:
         from training.value_net import quantize
 
-        return {**quantize(net).to_dict(), "method": "self-play Monte-Carlo value learning (training/neural.py)",
+        return {**quantize(net).to_dict(), "method": "fitted to the teacher's lists, then DAgger (training/neural.py)", "teacher": self.settings.teacher,
                 "rules": self.rules.to_dict(), "generation": state["generation"], "games": state["games"],
                 "positions": state["decisions"], "wall_seconds": round(state["wall_seconds"], 1),
                 "seed": self.config.seed, "command": self.folder.run_info().get("command"), "versions": versions()}
@@ -380,8 +388,9 @@ class NeuralTrainer:
         from training.value_net import zero_network
 
         net = zero_network(self.players, self.hidden)
-        seat = Seat(network=0, recorded=True)
-        play_value_games(self.rules, [net.arrays], [(seat,) * self.players], np.array([1]), len(net.inputs))
+        teacher = kernel_bot_code(self.settings.teacher)
+        seatings = [(Seat(network=0, recorded=True),) * self.players, (Seat(bot=teacher, recorded=True),) * self.players]
+        play_list_games(self.rules, [net], seatings, np.array([1, 2]), teacher, self.settings.list_size)
         self._print(f"kernels ready in {time.perf_counter() - begin:.0f} s")
 
     def _tensorboard(self):
@@ -392,25 +401,29 @@ class NeuralTrainer:
         return SummaryWriter(str(self.folder.tensorboard_dir))
 
     def _bar(self, state: dict):
-        from tqdm import tqdm
-
+        """Hands played of the budget's (generation 0's and every later generation's): what ends the run."""
         settings = self.settings
-        total = (settings.teacher_games if settings.teacher else settings.games) + settings.games * settings.generations
-        return tqdm(total=total, initial=state["games"], unit="hand", desc="self-play hands (budget)",
-                    disable=not self.progress, file=self.out, dynamic_ncols=True, mininterval=2.0)
+        total = settings.teacher_games + settings.games * settings.generations
+        return progress_bar(total, "hands (budget)", "hand", state["games"], self.progress, self.out)
 
     def _print(self, line: str) -> None:
+        bar = getattr(self, "bar", None)
+        if bar is not None:
+            bar.clear()
         print(line, file=self.out, flush=True)
+        if bar is not None:
+            bar.refresh()
 
 
-def play_work_item(shared, item) -> ValueData:
+def play_work_item(shared, item) -> ListData:
     """One chunk of a generation's hands (the work function of :mod:`training.distributed`): ``shared`` is
-    ``(rules dict, network dicts, exploring share)``, ``item`` ``(seatings, deal seeds)``."""
-    rules_dict, network_dicts, explore = shared
+    ``(rules dict, network dicts, the teacher's kernel code, stop list size, exploring share)``, ``item``
+    ``(seatings, deal seeds)``."""
+    rules_dict, network_dicts, teacher, list_size, explore = shared
     seatings, seeds = item
     networks = [network_from_dict(d) for d in network_dicts]
-    return play_value_games(Rules.from_dict(rules_dict), [n.arrays for n in networks], list(seatings),
-                            np.asarray(seeds), len(networks[0].inputs), explore)
+    return play_list_games(Rules.from_dict(rules_dict), networks, list(seatings), np.asarray(seeds), teacher,
+                           list_size, explore)
 
 
 def stats_of(result, name: str) -> dict:
@@ -421,19 +434,37 @@ def stats_of(result, name: str) -> dict:
             "win_rate": wins / games if games else 0.0, "ci95": list(wilson_interval(wins, games))}
 
 
-def read_data_file(path: Path) -> dict:
-    """A generation's data file (``inputs``, ``targets``), read without pickles."""
+def read_data_file(path: Path, width: int) -> ListData:
+    """A generation's data file (the arrays of :class:`training.value_games.ListData`, ``width`` inputs a row),
+    read without pickles, every array checked against the others."""
     try:
         with np.load(path, allow_pickle=False) as data:
-            inputs, targets = data["inputs"], data["targets"]
+            arrays = {name: data[name] for name in ListData.__dataclass_fields__}
     except Exception as error:  # numpy raises ValueError, OSError, KeyError, zipfile errors for a broken file
         raise CheckpointError(f"cannot resume: {path} is not a readable data file ({type(error).__name__}: "
                               f"{error})") from None
-    if (inputs.ndim != 2 or targets.shape != (len(inputs),) or not np.isfinite(targets).all()
-            or ((targets < 0) | (targets > 1)).any()):
-        raise CheckpointError(f"cannot resume: {path} holds damaged data (shapes {inputs.shape}, {targets.shape}, "
-                              "targets must be chances from 0 to 1)")
-    return {"inputs": inputs, "targets": targets}
+    problem = list_data_problem(arrays, width)
+    if problem:
+        raise CheckpointError(f"cannot resume: {path} holds damaged data ({problem})")
+    return ListData(**arrays)
+
+
+def list_data_problem(arrays: dict, width: int) -> str | None:
+    """What is wrong with a data file's arrays, ``None`` when nothing is."""
+    stops, discards = arrays["stop_lengths"].astype(np.int64), arrays["discard_lengths"].astype(np.int64)
+    if arrays["stop_inputs"].shape != (stops.sum(), width) or arrays["discard_inputs"].shape != (discards.sum(), width):
+        return f"the rows are not {width} inputs wide or do not add up to the lists' lengths"
+    if arrays["stop_values"].shape != (len(arrays["stop_inputs"]),) or not np.isfinite(arrays["stop_values"]).all():
+        return "the teacher's values are missing or not finite"
+    if (stops < 1).any() or (discards < 1).any():
+        return "a list is empty"
+    chosen = arrays["discard_chosen"].astype(np.int64)
+    if chosen.shape != discards.shape or (chosen < 0).any() or (chosen >= discards).any():
+        return "a discard list's choice is not one of its rows"
+    results = arrays["seat0_results"]
+    if not np.isfinite(results).all() or ((results < 0) | (results > 1)).any():
+        return "the hands' results must be 0, 0.5 or 1"
+    return None
 
 
 def read_float_weights(path: Path, players: int, hidden: tuple):

@@ -23,7 +23,7 @@ What a run does, in order (each step is a method of :class:`Trainer`):
    Wilson interval go to TensorBoard (``eval/``), the progress bar and the log; every
    ``checkpoint.every_steps`` steps a checkpoint is written atomically. SB3's losses
    (``train/*``) go to TensorBoard after every update. Progress shows as a bar in a terminal
-   and as a log line every :data:`LOG_SECONDS` seconds otherwise.
+   and as a log line every :data:`training.common.LOG_SECONDS` seconds otherwise.
 6. At the end: a last checkpoint, the policy exported to ``model.zip`` (safe format of
    ``agents.saved_model``), a final evaluation against ``evaluation.final_opponents``
    written to ``evaluation.json``, to TensorBoard (``final/``) and printed as a table, the
@@ -33,7 +33,6 @@ What a run does, in order (each step is a method of :class:`Trainer`):
 from __future__ import annotations
 
 import dataclasses
-import sys
 import time
 from collections import defaultdict, deque
 from pathlib import Path
@@ -54,13 +53,14 @@ from training.checkpoint import (
     read_checkpoint_state,
     tensors_to_bytes,
 )
-from training.common import TrainResult, clock, evaluate_policy, next_due, print_results_table, training_seed, utc_now
+from training.common import (
+    TrainResult, clock, evaluate_policy, next_due, print_results_table, progress_bar, training_seed, utc_now,
+)
 from training.config import TrainConfig
 from training.state_checks import MAPPING, SECONDS, one_of, optional
 from training.selfplay import OpponentPool, PoolOpponent, SelfPlayEnv
 
 PROGRESS_WINDOW = 200  # hands per opponent kind in the progress bar's training win rate
-LOG_SECONDS = 30.0
 """Seconds between two progress lines when the output is not a terminal."""
 STOPPED_BY = {
     "steps": "budget.total_timesteps reached",
@@ -524,14 +524,8 @@ class Trainer:
 
     # ------------------------------------------------------------------ display
     def _progress_bar(self, total: int, description: str, unit: str, initial: int = 0):
-        """A tqdm bar on stderr in a terminal; otherwise a :class:`ProgressLines` log line every
-        :data:`LOG_SECONDS`; nothing with ``progress=False``."""
-        from tqdm import tqdm
-
-        if self.progress and not sys.stderr.isatty():
-            return ProgressLines(total, description, unit, initial, self.out)
-        return tqdm(total=total, initial=initial, unit=unit, desc=description, disable=not self.progress,
-                    file=sys.stderr, dynamic_ncols=True, mininterval=0.5)
+        """``training.common.progress_bar``: a tqdm bar in a terminal, log lines otherwise."""
+        return progress_bar(total, description, unit, initial, self.progress, self.out)
 
     def _refresh_bar(self) -> None:
         if self._bar is None:
@@ -560,43 +554,6 @@ class Trainer:
 
     def _wall_seconds(self) -> float:
         return self._wall_before + time.perf_counter() - self._session_start
-
-
-class ProgressLines:
-    """Progress for output that is not a terminal: a line every :data:`LOG_SECONDS` seconds
-    (done, rate, time left, the bar's postfix), with the part of ``tqdm``'s interface the trainer uses."""
-
-    def __init__(self, total: int, description: str, unit: str, initial: int, out: TextIO) -> None:
-        self.total, self.description, self.unit, self.out = total, description, unit, out
-        self.n = self._start_n = initial
-        self._start = self._last = time.perf_counter()
-        self._postfix: dict = {}
-
-    def update(self, count: int) -> None:
-        self.n += count
-        now = time.perf_counter()
-        if now - self._last >= LOG_SECONDS:
-            self._last = now
-            self._write(now)
-
-    def _write(self, now: float) -> None:
-        rate = (self.n - self._start_n) / max(now - self._start, 1e-9)
-        left = f", {clock((self.total - self.n) / rate)} left" if rate > 0 and self.n < self.total else ""
-        postfix = "".join(f", {key} {value}" for key, value in self._postfix.items())
-        print(f"{self.description}: {self.n:,}/{self.total:,} {self.unit}s ({self.n / max(self.total, 1):.0%}), "
-              f"{rate:,.0f} {self.unit}s/s{left}{postfix}", file=self.out, flush=True)
-
-    def set_postfix(self, postfix: dict, refresh: bool = False) -> None:
-        self._postfix = dict(postfix)
-
-    def clear(self) -> None:
-        pass
-
-    def refresh(self) -> None:
-        pass
-
-    def close(self) -> None:
-        pass
 
 
 def _schedule_callback(trainer: Trainer):

@@ -1,11 +1,13 @@
-"""Self-play games of the neural bot on the batched engine, and what they teach its network.
+"""Games of the neural bot on the batched engine, and the teacher's lists that teach its network.
 
-:func:`play_value_games` plays a list of hands (each a deal seed and who sits in each seat) and returns,
-for every discard a recorded seat made, the network inputs of its *stop* (the position with the discard
-to make) and of its *turn end* (after the discard), each labelled with how the hand ended for that seat
-(1 won, 0 lost, 0.5 drawn or cut off): Monte-Carlo returns, as in TD(1) or DouZero. A seat is played by
-the network being trained (``"self"``, recorded), by a frozen network (recorded or not), or by a kernel
-bot (``planner``, ``pretrained-2p``, ...; recorded when it is the teacher of the first generation).
+:func:`play_list_games` plays a list of hands (each a deal seed and who sits in each seat). At every
+decision of a *recorded* seat the teacher (a learned bot, ``pretrained-2p`` ...) searches the position and
+lists where the turn could stop, with its value of each, and which discard it would make
+(:mod:`agents.batched.neural_teacher`); the seat then plays its own move. A recorded seat is the teacher
+itself (generation 0: the network learns the teacher's choices on the teacher's games) or the network
+being trained (later generations: the teacher labels the positions the network's own play reaches, as in
+DAgger, so the network learns what to do where its own mistakes lead). Other seats are a frozen network
+or a kernel bot (``planner``, ``pretrained-2p``, ...).
 
 Everything a hand does follows from its deal seed and its seats: the network and the kernel bots draw
 nothing at random beyond the seeded generator of each seat, so a work item gives the same data on any
@@ -19,7 +21,9 @@ from dataclasses import dataclass
 import numpy as np
 
 from agents.batched import bots
-from agents.batched.neural import RECORDED, decide_rows, record_rows
+from agents.batched.learned import LEARNED_CODE, SHIPPED
+from agents.batched.neural import decide_rows
+from agents.batched.neural_teacher import MAX_DISCARDS, teacher_lists
 from skipbo_env.rules import Rules
 from skipbo_env.vector import VectorGame
 from skipbo_env.vector.layout import RUNNING
@@ -27,12 +31,16 @@ from skipbo_env.vector.layout import RUNNING
 WIN, LOSS, DRAW = 1.0, 0.0, 0.5
 BATCH = 512
 """Hands played at once by one worker."""
+EXPLORE_STREAM = 0x5EED
+"""Salt of the generators of the exploring moves (one per hand, from its deal seed)."""
+DECISION_SEEDS = 1_000_003
+"""A decision's reservoir seed: its hand's deal seed times this, plus the decisions its hand has made."""
 
 
 @dataclass(frozen=True)
 class Seat:
     """Who plays a seat: ``network`` (an index into the networks given, -1 for none) or ``bot`` (a kernel bot
-    code); ``recorded``: whether its discards become training data."""
+    code); ``recorded``: whether the teacher lists its decisions."""
 
     network: int = -1
     bot: int = -1
@@ -40,40 +48,61 @@ class Seat:
 
 
 @dataclass
-class ValueData:
-    """Inputs (int16 ``[rows, inputs]``) and targets (float32 ``[rows]``) of stops and turn ends, and per hand
-    the result of seat 0 (``1``, ``0.5`` or ``0``)."""
+class ListData:
+    """The teacher's lists of the recorded seats' decisions: the stop lists' rows (int16 ``[rows, inputs]``,
+    the teacher's best first in each list) with the teacher's values, the discard lists' rows with the index
+    of the teacher's choice, each list's length, and per hand the result of seat 0 (1 won, 0.5 drawn or cut
+    off, 0 lost)."""
 
-    inputs: np.ndarray
-    targets: np.ndarray
+    stop_inputs: np.ndarray
+    stop_values: np.ndarray
+    stop_lengths: np.ndarray
+    discard_inputs: np.ndarray
+    discard_lengths: np.ndarray
+    discard_chosen: np.ndarray
     seat0_results: np.ndarray
 
     @classmethod
-    def concatenate(cls, parts: list) -> ValueData:
-        return cls(np.concatenate([p.inputs for p in parts]), np.concatenate([p.targets for p in parts]),
-                   np.concatenate([p.seat0_results for p in parts]))
+    def concatenate(cls, parts: list) -> ListData:
+        return cls(*(np.concatenate([getattr(p, name) for p in parts]) for name in cls.__dataclass_fields__))
+
+    @property
+    def lists(self) -> int:
+        return len(self.stop_lengths) + len(self.discard_lengths)
+
+    def arrays(self) -> dict:
+        return {name: getattr(self, name) for name in self.__dataclass_fields__}
 
 
-def play_value_games(rules: Rules, networks: list, seatings: list, seeds: np.ndarray, input_count: int,
-                     explore: float = 0.0, threads: int = 1) -> ValueData:
+def teacher_parameters(code: int) -> np.ndarray:
+    """The parameters of the learned bot of kernel code ``code`` (the teacher must be one)."""
+    if not LEARNED_CODE <= code < LEARNED_CODE + len(SHIPPED):
+        raise ValueError("the neural bot's teacher must be a learned bot (learned, pretrained-2p, pretrained-4p)")
+    return SHIPPED[code - LEARNED_CODE]
+
+
+def play_list_games(rules: Rules, networks: list, seatings: list, seeds: np.ndarray, teacher: int, list_size: int,
+                    explore: float = 0.0, threads: int = 1) -> ListData:
     """Play hand ``i`` from deal seed ``seeds[i]`` with ``seatings[i]`` (a tuple of :class:`Seat`, one per seat);
-    ``networks``: the networks' kernel arrays (``agents.neural.Network.arrays``); ``input_count``: their
-    number of inputs (all networks read the same inputs). A recorded seat takes a uniformly random legal
-    action with probability ``explore`` (drawn from a generator seeded by the hand's seed), so the data also
-    hold positions its own choices never reach (stopping before a stockpile play, other discards). Returns
-    the data of the recorded seats, hand by hand in the order of ``seeds``."""
+    ``networks``: the networks (``agents.neural.Network``; all read the same inputs); ``teacher``: the kernel
+    code of the learned bot that lists the recorded seats' decisions (stop lists of at most ``list_size``
+    stops). A recorded seat takes a uniformly random legal action with probability ``explore`` (drawn from a
+    generator seeded by the hand's seed), so the lists also cover positions its own choices never reach.
+    Returns the lists, hand by hand in the order of ``seeds``."""
+    parameters = teacher_parameters(teacher)
     seeds = np.asarray(seeds, dtype=np.int64)
-    n = rules.num_players
+    width = len(networks[0].inputs)
     engine = VectorGame(rules, batch_size=min(BATCH, len(seeds)), auto_reset=False, threads=threads)
     b = engine.batch_size
-    controllers = np.full((b, n), bots.OTHER, dtype=np.int64)
+    controllers = np.full((b, rules.num_players), bots.OTHER, dtype=np.int64)
     streams = bots.new_streams(b)
     hand_of_row = np.full(b, -1, dtype=np.int64)
+    decisions = np.zeros(b, dtype=np.int64)
     seating_of_row: list = [None] * b
     explorers: list = [None] * b
-    recorded_inputs: list[list] = [[] for _ in range(len(seeds))]
-    recorded_seats: list[list] = [[] for _ in range(len(seeds))]
-    results = np.zeros((len(seeds), n), dtype=np.float32)
+    lists: list[list] = [[] for _ in range(len(seeds))]
+    results = np.zeros((len(seeds), rules.num_players), dtype=np.float32)
+    table = _Table(engine, networks, parameters, list_size, width, explore)
     next_hand = 0
     try:
         while True:
@@ -83,6 +112,7 @@ def play_value_games(rules: Rules, networks: list, seatings: list, seeds: np.nda
                 next_hand += len(idle)
                 engine.deal(idle, seeds[hands])
                 hand_of_row[idle] = hands
+                decisions[idle] = 0
                 for row, hand in zip(idle.tolist(), hands.tolist()):
                     seating_of_row[row] = seatings[hand]
                     controllers[row] = [seat.bot if seat.network < 0 and not seat.recorded else bots.OTHER
@@ -95,59 +125,69 @@ def play_value_games(rules: Rules, networks: list, seatings: list, seeds: np.nda
             steps = np.zeros(len(live), dtype=np.int64)
             bots.play_bots(engine.games, engine.action_mask, engine.cfg, controllers, streams, live, steps)
             live = live[engine.games["outcome"][live] == RUNNING]
-            _move_recorded(engine, live, seating_of_row, hand_of_row, networks, input_count, streams, explorers,
-                           explore, recorded_inputs, recorded_seats)
+            if len(live):
+                seats = engine.games["seat"][live]
+                choosers = [seating_of_row[row][seat] for row, seat in zip(live.tolist(), seats.tolist())]
+                actions = table.move(live, choosers, seeds[hand_of_row[live]] * DECISION_SEEDS + decisions[live],
+                                     explorers, [lists[hand] for hand in hand_of_row[live].tolist()])
+                decisions[live] += 1
+                engine.step_rows(live, actions)
             _collect(engine, hand_of_row, results)
     finally:
         engine.close()
-    return _labelled(recorded_inputs, recorded_seats, results, input_count)
+    return _list_data(lists, results, width)
 
 
-EXPLORE_STREAM = 0x5EED
-"""Salt of the generators of the exploring moves (one per hand, from its deal seed)."""
+class _Table:
+    """The moves of the seats that are not plain kernel bots, and the teacher's lists of the recorded ones."""
 
+    def __init__(self, engine, networks, parameters, list_size, width, explore) -> None:
+        self.engine, self.networks, self.parameters = engine, networks, parameters
+        self.list_size, self.width, self.explore = list_size, width, explore
 
-def _move_recorded(engine, live, seating_of_row, hand_of_row, networks, input_count, streams, explorers, explore,
-                   recorded_inputs, recorded_seats) -> None:
-    """One action in each live game whose seat to act is not a plain kernel bot (a network, or a recorded
-    teacher), recording every discard of a recorded seat."""
-    if not len(live):
-        return
-    seats = engine.games["seat"][live]
-    keys = np.array([_player_key(seating_of_row[row][seat]) for row, seat in zip(live.tolist(), seats.tolist())])
-    for key in np.unique(keys).tolist():
-        rows = live[keys == key]
-        kind, index = key // 1_000_000, key % 1_000_000
+    def move(self, rows, choosers, decision_seeds, explorers, lists) -> np.ndarray:
+        engine = self.engine
+        masks = engine.action_mask
         observations = engine.observe(rows)  # fresh: kernel bots may have moved since the last step
-        masks = engine.action_mask[rows]
         actions = np.empty(len(rows), dtype=np.int64)
-        if kind == 1:  # a network
-            decide_rows(observations, masks, networks[index], actions)
-        else:  # a recorded kernel bot (the teacher)
-            bots.bot_actions(engine.games, engine.action_mask, engine.cfg, rows, streams, index, actions)
-        recording = np.array([seating_of_row[row][seat].recorded
-                              for row, seat in zip(rows.tolist(), engine.games["seat"][rows].tolist())])
-        if explore > 0:
-            for i in np.flatnonzero(recording).tolist():
-                explorer = explorers[rows[i]]
-                if explorer.random() < explore:
-                    legal = np.flatnonzero(masks[i])
+        recorded = np.array([seat.recorded for seat in choosers])
+        if recorded.any():
+            self._listed(rows, recorded, observations, decision_seeds, actions, lists)
+        for index in sorted({seat.network for seat in choosers if seat.network >= 0}):
+            mine = np.flatnonzero([seat.network == index for seat in choosers])
+            chosen = np.empty(len(mine), dtype=np.int64)
+            decide_rows(observations[mine], masks[rows[mine]], self.networks[index].arrays, chosen)
+            actions[mine] = chosen
+        if self.explore > 0:
+            for i in np.flatnonzero(recorded).tolist():
+                explorer = explorers[int(rows[i])]
+                if explorer.random() < self.explore:
+                    legal = np.flatnonzero(masks[rows[i]])
                     actions[i] = legal[explorer.integers(len(legal))]
-        positions = np.zeros((len(rows), RECORDED, input_count), dtype=np.int64)
-        recorded = np.zeros(len(rows), dtype=np.bool_)
-        record_rows(observations, masks, actions, networks[0], positions, recorded)
-        for i in np.flatnonzero(recorded & recording).tolist():
-            row = int(rows[i])
-            seat = int(engine.games["seat"][row])
-            hand = int(hand_of_row[row])
-            recorded_inputs[hand].append(checked_int16(positions[i]))
-            recorded_seats[hand].extend([seat] * RECORDED)
-        engine.step_rows(rows, actions)
+        return actions
 
-
-def _player_key(seat: Seat) -> int:
-    """A number per player of a live seat: 1_000_000 + network index, or 2_000_000 + a recorded bot's code."""
-    return 1_000_000 + seat.network if seat.network >= 0 else 2_000_000 + seat.bot
+    def _listed(self, rows, recorded, observations, decision_seeds, actions, lists) -> None:
+        """The teacher's lists of the recorded rows (and its action, which a network seat then replaces)."""
+        engine = self.engine
+        at = np.flatnonzero(recorded)
+        count = len(at)
+        taught = np.empty(count, dtype=np.int64)
+        stop_rows = np.zeros((count, self.list_size, self.width), dtype=np.int64)
+        stop_values = np.zeros((count, self.list_size), dtype=np.float64)
+        discard_rows = np.zeros((count, MAX_DISCARDS, self.width), dtype=np.int64)
+        lengths = np.zeros((count, 3), dtype=np.int64)
+        teacher_lists(engine.games, engine.action_mask, engine.cfg, rows[at], self.parameters,
+                      np.ascontiguousarray(observations[at]), self.networks[0].arrays, decision_seeds[at], taught,
+                      stop_rows, stop_values, discard_rows, lengths)
+        actions[at] = taught
+        seats = engine.games["seat"][rows[at]]
+        for k, i in enumerate(at.tolist()):
+            stops, discards, chosen = lengths[k].tolist()
+            if stops > 1:
+                lists[i].append(("stop", int(seats[k]), checked_int16(stop_rows[k, :stops]),
+                                 stop_values[k, :stops].astype(np.float32)))
+            if discards > 1:
+                lists[i].append(("discard", int(seats[k]), checked_int16(discard_rows[k, :discards]), chosen))
 
 
 def _collect(engine, hand_of_row, results) -> None:
@@ -171,10 +211,14 @@ def checked_int16(positions: np.ndarray) -> np.ndarray:
     return positions.astype(np.int16)
 
 
-def _labelled(recorded_inputs, recorded_seats, results, input_count) -> ValueData:
-    inputs, targets = [], []
-    for hand, (rows, seats) in enumerate(zip(recorded_inputs, recorded_seats)):
-        inputs.extend(rows)
-        targets.extend(results[hand, seats].tolist())
-    array = np.concatenate(inputs) if inputs else np.zeros((0, input_count), dtype=np.int16)
-    return ValueData(array, np.array(targets, dtype=np.float32), results[:, 0].copy())
+def _list_data(lists, results, width) -> ListData:
+    stops = [entry for hand in lists for entry in hand if entry[0] == "stop"]
+    discards = [entry for hand in lists for entry in hand if entry[0] == "discard"]
+
+    def rows(entries):
+        return np.concatenate([e[2] for e in entries]) if entries else np.zeros((0, width), dtype=np.int16)
+
+    return ListData(rows(stops), np.concatenate([e[3] for e in stops]) if stops else np.zeros(0, np.float32),
+                    np.array([len(e[2]) for e in stops], dtype=np.int16), rows(discards),
+                    np.array([len(e[2]) for e in discards], dtype=np.int16),
+                    np.array([e[3] for e in discards], dtype=np.int16), results[:, 0].copy())

@@ -1,9 +1,11 @@
-"""The neural bot's value network in PyTorch: fitting it to self-play returns, and turning it into the integer
+"""The neural bot's value network in PyTorch: fitting it to the teacher's lists, and turning it into the integer
 network the kernels play (``agents.neural.Network``).
 
 The float network reads the inputs as the observation reads them (:data:`agents.batched.neural.INPUT_SCALE`
-times the integer inputs): ``inputs -> hidden[0] -> ReLU -> hidden[1] -> ReLU -> 1``, the logit of the chance
-to win. :func:`quantize` rounds each layer's weights to the kernels' fixed-point units.
+times the integer inputs): ``inputs -> hidden[0] -> ReLU -> hidden[1] -> ReLU -> 1``, the logit of the
+network's preference for a position. :func:`fit_lists` fits it list by list (the softmax of its values over
+the positions one decision can reach); :func:`quantize` rounds each layer's weights to the kernels'
+fixed-point units.
 """
 
 from __future__ import annotations
@@ -38,30 +40,6 @@ class ValueNet(nn.Module):
         return self.output(x).squeeze(-1)
 
 
-def fit(net: ValueNet, inputs: np.ndarray, targets: np.ndarray, *, epochs: int, batch_size: int,
-        learning_rate: float, generator: np.random.Generator, weight_decay: float = 0.0) -> float:
-    """Fit ``net`` to the targets (chances in [0, 1]) by binary cross-entropy on its logits, Adam, the rows in an
-    order drawn from ``generator``; returns the last epoch's mean loss."""
-    optimizer = torch.optim.Adam(net.parameters(), lr=learning_rate, weight_decay=weight_decay)
-    x_all = torch.from_numpy(np.ascontiguousarray(inputs))
-    y_all = torch.from_numpy(np.ascontiguousarray(targets, dtype=np.float32))
-    loss_fn = nn.BCEWithLogitsLoss()
-    mean = 0.0
-    for _ in range(epochs):
-        order = torch.from_numpy(generator.permutation(len(targets)))
-        total, count = 0.0, 0
-        for start in range(0, len(order), batch_size):
-            index = order[start:start + batch_size]
-            loss = loss_fn(net(x_all[index]), y_all[index])
-            optimizer.zero_grad()
-            loss.backward()
-            optimizer.step()
-            total += loss.item() * len(index)
-            count += len(index)
-        mean = total / max(count, 1)
-    return mean
-
-
 def quantize(net: ValueNet) -> Network:
     """The integer network of ``net`` (weights rounded to the kernels' units; see ``agents.batched.neural``)."""
     with torch.no_grad():
@@ -83,3 +61,78 @@ def zero_network(num_players: int, hidden: tuple[int, int]) -> Network:
     return Network(num_players, input_indices(num_players), np.zeros((count, hidden[0]), np.int64),
                    np.zeros(hidden[0], np.int64), np.zeros((hidden[1], hidden[0]), np.int64),
                    np.zeros(hidden[1], np.int64), np.zeros(hidden[1], np.int64), 0)
+
+
+def list_rows(starts: np.ndarray, lengths: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """For lists starting at rows ``starts`` of the given lengths: every row's index, its list's position in
+    the batch and its place within its list."""
+    total = int(lengths.sum())
+    owner = np.repeat(np.arange(len(lengths)), lengths)
+    within = np.arange(total) - np.repeat(np.cumsum(lengths) - lengths, lengths)
+    return np.repeat(starts, lengths) + within, owner, within
+
+
+def list_log_softmax(values: torch.Tensor, owner: np.ndarray, within: np.ndarray, lists: int, width: int):
+    """The log-softmax of ``values`` within each list, as a ``[lists, width]`` tensor (-inf where a list is shorter)."""
+    padded = torch.full((lists, width), -torch.inf)
+    padded[torch.from_numpy(owner), torch.from_numpy(within)] = values
+    return torch.log_softmax(padded, dim=1)
+
+
+def fit_lists(net: ValueNet, data, *, epochs: int, batch_size: int, learning_rate: float, temperature: float,
+              generator: np.random.Generator, weight_decay: float = 0.0) -> dict:
+    """Fit ``net`` to the teacher's lists (``training.value_games.ListData``): on each stop list, the cross-entropy
+    of the network's softmax over the list to the softmax of the teacher's values over ``temperature``; on
+    each discard list, the cross-entropy to the teacher's choice. Adam; the lists in an order drawn from
+    ``generator``; ``batch_size`` lists a step, the step size falling linearly from ``learning_rate`` to a tenth
+    of it over the fit. Returns the last epoch's mean losses and how often the network's best is the
+    teacher's."""
+    optimizer = torch.optim.Adam(net.parameters(), lr=learning_rate, weight_decay=weight_decay)
+    kinds = [("stop", data.stop_inputs, data.stop_lengths.astype(np.int64)),
+             ("discard", data.discard_inputs, data.discard_lengths.astype(np.int64))]
+    tables = []
+    for kind, inputs, lengths in kinds:
+        starts = np.cumsum(lengths) - lengths
+        tables.append((kind, torch.from_numpy(np.ascontiguousarray(inputs)), lengths, starts))
+    stop_targets = torch.from_numpy(data.stop_values.astype(np.float32) / temperature)
+    chosen = torch.from_numpy(data.discard_chosen.astype(np.int64))
+    order = [(k, i) for k, (_, _, lengths, _) in enumerate(tables) for i in range(len(lengths))]
+    kind_of = np.array([k for k, _ in order], dtype=np.int64)
+    index_of = np.array([i for _, i in order], dtype=np.int64)
+    steps = epochs * -(-len(order) // batch_size)
+    schedule = torch.optim.lr_scheduler.LinearLR(optimizer, 1.0, 0.1, total_iters=max(steps - 1, 1))
+    summary = {}
+    for _ in range(epochs):
+        totals = {"stop": [0.0, 0, 0], "discard": [0.0, 0, 0]}
+        permutation = generator.permutation(len(order))
+        for begin in range(0, len(permutation), batch_size):
+            batch = permutation[begin:begin + batch_size]
+            loss = torch.zeros(())
+            for k, (kind, inputs, lengths, starts) in enumerate(tables):
+                picked = index_of[batch[kind_of[batch] == k]]
+                if not len(picked):
+                    continue
+                rows, owner, within = list_rows(starts[picked], lengths[picked])
+                width = int(lengths[picked].max())
+                log_q = list_log_softmax(net(inputs[torch.from_numpy(rows)]), owner, within, len(picked), width)
+                if kind == "stop":
+                    log_p = list_log_softmax(stop_targets[torch.from_numpy(rows)], owner, within, len(picked), width)
+                    p = log_p.exp()
+                    part = -(p * torch.where(p > 0, log_q, torch.zeros_like(log_q))).sum(1)
+                    agree = (log_q.argmax(1) == 0).sum().item()
+                else:
+                    target = chosen[torch.from_numpy(picked)]
+                    part = -log_q.gather(1, target[:, None])[:, 0]
+                    agree = (log_q.argmax(1) == target).sum().item()
+                loss = loss + part.sum() / len(batch)
+                totals[kind][0] += part.sum().item()
+                totals[kind][1] += len(picked)
+                totals[kind][2] += agree
+            optimizer.zero_grad()
+            loss.backward()
+            optimizer.step()
+            schedule.step()
+        summary = {f"{kind}_loss": round(total / max(count, 1), 5) for kind, (total, count, _) in totals.items()}
+        summary.update({f"{kind}_agreement": round(agree / max(count, 1), 4)
+                        for kind, (_, count, agree) in totals.items()})
+    return summary

@@ -145,16 +145,24 @@ def read_learned_turn(r, cfg, parameters, needs, hand, piles, heights, info, cha
 
 
 @jit
+def learned_view(r, cfg, parameters):
+    """The learned bot's view of the turn in record ``r``: the search's arrays (``needs, hand, piles, heights,
+    info``), the chances and the valuation's buffer (:func:`read_learned_turn`)."""
+    needs, hand, piles, heights, info = position_arrays()
+    chances = np.zeros((CHANCE_ROWS, WILD + 1), dtype=np.float64)
+    buffer = np.zeros(BUFFER_SIZE, dtype=np.float64)
+    read_learned_turn(r, cfg, parameters, needs, hand, piles, heights, info, chances, buffer)
+    return needs, hand, piles, heights, info, chances, buffer
+
+
+@jit
 def learned_action(r, legal, g, cfg, parameters):
     """The learned bot's action (parameters ``parameters``) for the seat to act in game ``g``; -1 when nothing
     is legal."""
     count, first, plays, discards = legal_counts(legal, g)
     if count <= 1:
         return first
-    needs, hand, piles, heights, info = position_arrays()
-    chances = np.zeros((CHANCE_ROWS, WILD + 1), dtype=np.float64)
-    buffer = np.zeros(BUFFER_SIZE, dtype=np.float64)
-    read_learned_turn(r, cfg, parameters, needs, hand, piles, heights, info, chances, buffer)
+    needs, hand, piles, heights, info, chances, buffer = learned_view(r, cfg, parameters)
     if plays:
         best = best_first_play(True, legal, g, needs, hand, piles, heights, info, chances, buffer)
         if best >= 0:
@@ -176,10 +184,7 @@ def learned_actions(games, legal, cfg, rows, parameters, out):
 @jit
 def position_features(r, legal, g, cfg, out):
     """The features of stopping now (no play) for the seat to act in game ``g``, into ``out`` (for tests)."""
-    needs, hand, piles, heights, info = position_arrays()
-    chances = np.zeros((CHANCE_ROWS, WILD + 1), dtype=np.float64)
-    buffer = np.zeros(BUFFER_SIZE, dtype=np.float64)
-    read_learned_turn(r, cfg, np.zeros(NUM_PARAMETERS), needs, hand, piles, heights, info, chances, buffer)
+    needs, hand, piles, heights, info, chances, buffer = learned_view(r, cfg, np.zeros(NUM_PARAMETERS))
     done = np.zeros(2, dtype=np.int64)
     work = np.empty(NUM_DISCARD_PILES, dtype=np.int64)
     stop_features(needs, hand, heights, done, needs, hand, heights, piles, info, chances, buffer, work, out)

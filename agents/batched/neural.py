@@ -16,8 +16,9 @@ in the search.
 
 **How it decides.** The search is the planner's (:func:`agents.batched.planner.turn_search`: every
 sequence of plays from the visible cards, the same memo); the worth of stopping in a search position is
-the network's value of that stop. When stopping is best (or nothing can be played) the discard is the
-legal one whose turn end the network values most (ties: the lowest id).
+the network's value of that stop, its discard still to make (a stop with an empty hand and nothing to draw
+is the turn's end). When stopping is best (or nothing can be played) the discard is the legal one whose
+turn end the network values most (ties: the lowest id).
 
 **Exact arithmetic.** The network runs in 64-bit integers (``agents.neural`` quantizes the trained
 float weights): its first layer is updated from the root position by the few inputs a plan changes, and
@@ -384,44 +385,28 @@ MAX_CHANGES = 4 * NUM_VALUES + 3 * NUM_BUILDING_PILES + 2 * NUM_DISCARD_PILES * 
 
 
 @jit
+def stop_input_changes(needs, hand, heights, done, needs0, heights0, piles, info, x, expected, input_of, q,
+                       changed_at, changed_by):
+    """The inputs that differ between the root and the stop at a search position (a stop with an empty hand and
+    nothing to draw is the turn's end: ``pending_discard`` 0); returns how many."""
+    count = stop_changes(needs, hand, heights, done, needs0, heights0, piles, info, x, expected, input_of, q,
+                         changed_at, changed_by)
+    if cards_in(hand) == 0 and info[I_CAN_DRAW] == 0:
+        count = change(PENDING, 0, input_of, q, changed_at, changed_by, count)
+    return count
+
+
+@jit
 def stop_value(needs, hand, heights, done, needs0, hand0, heights0, piles, info, net, root, work):
-    """The network's value (a logit) of stopping in a search position: the best turn end a legal discard reaches
-    from it (a stop with an empty hand and cards to draw: the stop itself, its new hand expected). ``net``: the
+    """The network's value (a logit) of stopping in a search position, its discard still to make. ``net``: the
     network's arrays (see :func:`decide`); ``root``: the decision's arrays (the observation, the root's inputs
     and first-layer sums, the expected card, scratch room)."""
     first, first_bias, second, second_bias, output, output_bias, input_of = net
-    x, q, a0, expected, changed_at, changed_by, sums, hidden, stop_q, end_at, end_by, end_sums = root
-    count = stop_changes(needs, hand, heights, done, needs0, heights0, piles, info, x, expected, input_of, q,
-                         changed_at, changed_by)
+    x, q, a0, expected, changed_at, changed_by, sums, hidden = root
+    count = stop_input_changes(needs, hand, heights, done, needs0, heights0, piles, info, x, expected, input_of, q,
+                               changed_at, changed_by)
     hidden_sum(a0, first, changed_at, changed_by, count, sums)
-    left = cards_in(hand)
-    if left == 0 and info[I_CAN_DRAW] > 0:
-        return network_value(sums, second, second_bias, output, output_bias[0], hidden)
-    stop_q[:] = q
-    for k in range(count):
-        stop_q[changed_at[k]] += changed_by[k]
-    if left == 0:  # nothing to discard or draw: the turn ends as it is
-        changed = change(PENDING, 0, input_of, stop_q, end_at, end_by, 0)
-        hidden_sum(sums, first, end_at, end_by, changed, end_sums)
-        return network_value(end_sums, second, second_bias, output, output_bias[0], hidden)
-    best = -np.inf
-    empty_tried = False
-    for p in range(NUM_DISCARD_PILES):
-        length = raw(x, seat_base(0) + DISCARD_SIZE_AT + p) - (heights0[0, p] - heights[0, p])
-        if length == 0:
-            if empty_tried:  # a new pile goes on the lowest empty slot only
-                continue
-            empty_tried = True
-        for value in range(1, WILD + 1):
-            if hand[value] == 0:
-                continue
-            changed = discard_changes_at(value, p, hand[value], left, length, piles[0, p], heights[0, p], x,
-                                         input_of, stop_q, end_at, end_by)
-            hidden_sum(sums, first, end_at, end_by, changed, end_sums)
-            worth = network_value(end_sums, second, second_bias, output, output_bias[0], hidden)
-            if worth > best:
-                best = worth
-    return best
+    return network_value(sums, second, second_bias, output, output_bias[0], hidden)
 
 
 MAX_POSITIONS = 4096
@@ -443,9 +428,7 @@ def decision_arrays(x, net):
     a0 = np.empty(first.shape[1], dtype=np.int64)
     root_sums(q, first, first_bias, a0)
     root = (x, q, a0, expected, np.zeros(MAX_CHANGES, dtype=np.int64), np.zeros(MAX_CHANGES, dtype=np.int64),
-            np.empty(first.shape[1], dtype=np.int64), np.empty(second.shape[0], dtype=np.int64),
-            np.empty(first.shape[0], dtype=np.int64), np.zeros(MAX_CHANGES, dtype=np.int64),
-            np.zeros(MAX_CHANGES, dtype=np.int64), np.empty(first.shape[1], dtype=np.int64))
+            np.empty(first.shape[1], dtype=np.int64), np.empty(second.shape[0], dtype=np.int64))
     return needs, hand, piles, heights, info, root
 
 
@@ -453,7 +436,7 @@ def decision_arrays(x, net):
 def best_discard(mask, g, needs, hand, piles, heights, info, net, root):
     """The legal discard whose turn end the network values most (ties: the lowest id), -1 if none is legal."""
     first, first_bias, second, second_bias, output, output_bias, input_of = net
-    x, q, a0, expected, changed_at, changed_by, sums, hidden = root[:8]
+    x, q, a0, expected, changed_at, changed_by, sums, hidden = root
     best, best_value = -1, 0.0
     for action in range(FIRST_DISCARD, END_TURN):
         if not mask[g, action]:
@@ -472,7 +455,7 @@ def best_discard(mask, g, needs, hand, piles, heights, info, net, root):
 def turn_end_inputs(action, needs, hand, piles, heights, info, net, root, out):
     """``out`` := the inputs of the turn end after discard ``action`` from the root."""
     first, first_bias, second, second_bias, output, output_bias, input_of = net
-    x, q, a0, expected, changed_at, changed_by, sums, hidden = root[:8]
+    x, q, a0, expected, changed_at, changed_by, sums, hidden = root
     out[:] = q
     value = discard_value_of(action)
     p = (action - FIRST_DISCARD) % NUM_DISCARD_PILES
@@ -506,44 +489,6 @@ def decide_rows(observations, masks, net, out):
         out[i] = decide(observations[i], masks, i, net)
 
 
-RECORDED = 4
-"""Positions recorded per discard: the stop, the turn end, the turn end with its stockpile top entered as its
-expectation and the stop with its hand so entered: the network learns to value what the search enters that
-way (the turn ends after a stockpile play, the stops after emptying the hand)."""
-
-
-@jit
-def record_discard(x, masks, g, action, net, out):
-    """The inputs of the stop (observation ``x``, a discard to make), of the turn end after ``action``, of that
-    turn end with its stockpile top unknown and of the stop with its hand unknown (each card the expected card)."""
-    needs, hand, piles, heights, info, root = decision_arrays(x, net)
-    q, expected, input_of = root[1], root[3], net[6]
-    out[0] = q
-    turn_end_inputs(action, needs, hand, piles, heights, info, net, root, out[1])
-    out[2] = out[1]
-    for value in range(1, WILD + 1):
-        k = input_of[seat_base(0) + STOCK_TOP_AT + value - 1]
-        if k >= 0:
-            out[2, k] = expected[value] if info[I_STOCK_TOP] else 0
-    out[3] = q
-    held = cards_in(hand)
-    for value in range(1, WILD + 1):
-        k = input_of[HAND_AT + value - 1]
-        if k >= 0:
-            out[3, k] = held * expected[value]
-
-
-@jit
-def record_rows(observations, masks, actions, net, recorded, flags):
-    """For the rows whose ``actions[i]`` (chosen by anyone) is a discard: its its turn end, and the stop with its stockpile top and with its hand unknown (:data:`RECORDED`), into
-    ``recorded[i]`` (``flags[i]`` True)."""
-    for i in range(observations.shape[0]):
-        action = actions[i]
-        flags[i] = FIRST_DISCARD <= action < END_TURN
-        if flags[i]:
-            record_discard(observations[i], masks, i, action, net, recorded[i])
-
-
 def warm_up(observations: np.ndarray, masks: np.ndarray) -> None:
     """Compile (or load from numba's cache) the neural bot's kernels, as the engines and the training call them,
     on a few positions (``observations`` float32 ``[k, OBS_SIZE]``, ``masks`` bool ``[k, NUM_ACTIONS]`` of a
@@ -557,5 +502,3 @@ def warm_up(observations: np.ndarray, masks: np.ndarray) -> None:
     actions = np.empty(len(observations), dtype=np.int64)
     decide_rows(observations, masks, net, actions)
     decide(np.ascontiguousarray(observations[0]), np.ascontiguousarray(masks[:1]), 0, net)
-    record_rows(observations, masks, actions, net, np.zeros((len(observations), RECORDED, count), dtype=np.int64),
-                np.zeros(len(observations), dtype=np.bool_))

@@ -203,3 +203,12 @@ def test_a_model_file_must_be_a_regular_file_of_plain_json(tmp_path):
 def test_neural_loads_by_name_with_a_model_option(model_file):
     bot = load_policy(f"neural:model={model_file}")
     assert isinstance(bot, NeuralBot) and bot.model_file == model_file
+
+
+def test_the_shipped_network_loads_by_name_and_plays_as_its_evaluation_says():
+    bot = load_policy("neural-2p")
+    assert isinstance(bot, NeuralBot) and bot.network.num_players == 2
+    with pytest.raises(Exception, match="takes no options"):
+        load_policy("neural-2p:model=x.json")
+    result = run_tournament([bot, "greedy"], Rules(num_players=2), games=40, seed=11, engine="vector")
+    assert result.agent_stats()[result.names[0]]["wins"] >= 36  # 99.8% of 4,000 games in its evaluation

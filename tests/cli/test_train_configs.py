@@ -13,15 +13,15 @@ def test_list_configs_names_every_shipped_config_with_its_summary_and_file(capsy
     out = capsys.readouterr().out
     for name, path in shipped_configs().items():
         assert f"\n{name} " in f"\n{out}" and str(path) in out
-    assert "make train: about ten minutes of two-player training" in out  # quickstart's first comment line
+    assert "make train: a neural network trained in a few minutes" in out  # quickstart's first comment line
 
 
 def test_a_shipped_config_is_named_without_a_path_from_any_folder(tmp_path, monkeypatch, capsys):
     monkeypatch.chdir(tmp_path)
     # an override the schema refuses stops the run after the config was found and read
-    assert main(["train", "quickstart", "ppo.n_epochs=0"]) == 2
+    assert main(["train", "quickstart", "neural.teacher_epochs=0"]) == 2
     err = capsys.readouterr().err
-    assert "ppo.n_epochs" in err and "does not exist" not in err
+    assert "neural.teacher_epochs" in err and "does not exist" not in err
     assert not (tmp_path / "runs").exists()
 
 

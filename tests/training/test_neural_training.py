@@ -138,3 +138,12 @@ def test_a_spent_budget_names_the_key_to_raise(one_generation):
 def test_bad_neural_settings_are_one_line(tmp_path, override, message):
     with pytest.raises(ConfigError, match=message):
         load_config(tiny_config(tmp_path), [override])
+
+
+def test_the_quickstart_config_gives_the_same_weights_twice(tmp_path):
+    """``make train``'s config, its first steps (a shorter generation 0 and one later generation), twice."""
+    first_steps = ["neural.teacher_games=12", "neural.teacher_epochs=1", "neural.games=6", "neural.generations=1",
+                   "neural.chunk=4", "neural.curve_games=2", "neural.final_games=2", "neural.curve_opponents=[greedy]"]
+    runs = [train("quickstart", first_steps + [f"output_dir={tmp_path / name}"], progress=False) for name in "ab"]
+    assert weights_of(runs[0]) == weights_of(runs[1])
+    assert json.loads(runs[0].model_path.read_text())["games"] == 12 + 6

@@ -161,12 +161,18 @@ def test_a_pool_seat_plays_legal_moves_for_whoever_it_drew():
     assert isinstance(seat._snapshots[0], NetworkPolicy)
 
 
-def test_the_quickstart_config_is_a_short_two_player_run():
+def test_the_quickstart_config_is_a_two_player_neural_run_whose_budget_is_work():
     config = load_config("quickstart")
-    assert config.make_rules().num_players == 2
+    assert config.make_rules().num_players == 2 and config.backend == "neural"
+    assert config.neural.generations >= 1 and config.neural.teacher_games > 0  # the budget: hands, generations
+    assert set(config.neural.curve_opponents) >= {"greedy", "planner"} and config.neural.final_games >= 400
+
+
+def test_the_ppo_config_is_a_short_two_player_sb3_run():
+    config = load_config("ppo_2p")
+    assert config.make_rules().num_players == 2 and config.backend == "sb3"
     assert config.budget.max_minutes is not None and config.budget.max_minutes <= 10
     assert set(config.evaluation.final_opponents) == {"random", "greedy", "planner"}
-    assert config.evaluation.final_games == 400
     assert config.env.vec_env == "vector" and config.pretrain.max_minutes is not None
 
 
@@ -257,9 +263,9 @@ def test_a_run_draws_its_learning_curve_and_logs_losses_and_the_final_evaluation
 
 
 def test_progress_is_logged_as_lines_when_the_output_is_not_a_terminal(tmp_path, capsys, monkeypatch):
-    import training.trainer
+    import training.common
 
-    monkeypatch.setattr(training.trainer, "LOG_SECONDS", 0.0)
+    monkeypatch.setattr(training.common, "LOG_SECONDS", 0.0)
     assert main(["train", tiny_config(tmp_path)]) == 0
     lines = [line for line in capsys.readouterr().out.splitlines() if line.startswith("training: ")]
     assert lines and "steps/s" in lines[-1] and "/192 steps" in lines[-1]
