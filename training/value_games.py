@@ -180,14 +180,13 @@ class _Table:
                       np.ascontiguousarray(observations[at]), self.networks[0].arrays, decision_seeds[at], taught,
                       stop_rows, stop_values, discard_rows, lengths)
         actions[at] = taught
-        seats = engine.games["seat"][rows[at]]
         for k, i in enumerate(at.tolist()):
             stops, discards, chosen = lengths[k].tolist()
             if stops > 1:
-                lists[i].append(("stop", int(seats[k]), checked_int16(stop_rows[k, :stops]),
+                lists[i].append(("stop", checked_int16(stop_rows[k, :stops]),
                                  stop_values[k, :stops].astype(np.float32)))
             if discards > 1:
-                lists[i].append(("discard", int(seats[k]), checked_int16(discard_rows[k, :discards]), chosen))
+                lists[i].append(("discard", checked_int16(discard_rows[k, :discards]), chosen))
 
 
 def _collect(engine, hand_of_row, results) -> None:
@@ -216,9 +215,9 @@ def _list_data(lists, results, width) -> ListData:
     discards = [entry for hand in lists for entry in hand if entry[0] == "discard"]
 
     def rows(entries):
-        return np.concatenate([e[2] for e in entries]) if entries else np.zeros((0, width), dtype=np.int16)
+        return np.concatenate([e[1] for e in entries]) if entries else np.zeros((0, width), dtype=np.int16)
 
-    return ListData(rows(stops), np.concatenate([e[3] for e in stops]) if stops else np.zeros(0, np.float32),
-                    np.array([len(e[2]) for e in stops], dtype=np.int16), rows(discards),
-                    np.array([len(e[2]) for e in discards], dtype=np.int16),
-                    np.array([e[3] for e in discards], dtype=np.int16), results[:, 0].copy())
+    return ListData(rows(stops), np.concatenate([e[2] for e in stops]) if stops else np.zeros(0, np.float32),
+                    np.array([len(e[1]) for e in stops], dtype=np.int16), rows(discards),
+                    np.array([len(e[1]) for e in discards], dtype=np.int16),
+                    np.array([e[2] for e in discards], dtype=np.int16), results[:, 0].copy())

@@ -96,15 +96,15 @@ def fit_lists(net: ValueNet, data, *, epochs: int, batch_size: int, learning_rat
         tables.append((kind, torch.from_numpy(np.ascontiguousarray(inputs)), lengths, starts))
     stop_targets = torch.from_numpy(data.stop_values.astype(np.float32) / temperature)
     chosen = torch.from_numpy(data.discard_chosen.astype(np.int64))
-    order = [(k, i) for k, (_, _, lengths, _) in enumerate(tables) for i in range(len(lengths))]
-    kind_of = np.array([k for k, _ in order], dtype=np.int64)
-    index_of = np.array([i for _, i in order], dtype=np.int64)
-    steps = epochs * -(-len(order) // batch_size)
+    counts = [len(lengths) for _, _, lengths, _ in tables]
+    kind_of = np.repeat(np.arange(len(tables)), counts)  # every stop list, then every discard list
+    index_of = np.concatenate([np.arange(count) for count in counts])
+    steps = epochs * -(-len(kind_of) // batch_size)
     schedule = torch.optim.lr_scheduler.LinearLR(optimizer, 1.0, 0.1, total_iters=max(steps - 1, 1))
     summary = {}
     for _ in range(epochs):
         totals = {"stop": [0.0, 0, 0], "discard": [0.0, 0, 0]}
-        permutation = generator.permutation(len(order))
+        permutation = generator.permutation(len(kind_of))
         for begin in range(0, len(permutation), batch_size):
             batch = permutation[begin:begin + batch_size]
             loss = torch.zeros(())
