@@ -123,6 +123,8 @@ class NeuralBot(Bot):
     random: given an observation it always decides the same way."""
 
     name = NAME
+    concurrent_batches = True
+    """``act_batch`` may run on parts of a batch on several threads at once (its kernel holds no GIL)."""
 
     def __init__(self, seed: int | None = None, *, model: str | None = None) -> None:
         super().__init__(seed)

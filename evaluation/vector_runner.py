@@ -15,8 +15,8 @@ the kernels, see :mod:`agents.batched.bots`) and decides as it does, so the bots
 games, move for move, on both engines (tests/evaluation/test_evaluate_vector.py), as do
 deterministic networks (argmax). On ``vector``, ms/action is the agent's share of the calls that
 chose its moves: for a kernel bot that includes stepping the engine, for a network its forward
-passes. ``workers`` are the threads of its deal and step kernels there (the kernel bots' own
-calls run on one thread). The batched engine keeps no action history, so it cannot save game
+passes. ``workers`` are the threads of its kernels there: the deals and steps, the kernel bots' turns,
+and the batches of a batch player that allows it (``concurrent_batches``, see :mod:`agents.batched.policies`). The batched engine keeps no action history, so it cannot save game
 records.
 """
 
@@ -118,9 +118,11 @@ class VectorTable:
                  rules: Rules, threads: int, seed: int) -> None:
         from agents.batched import bots
         from skipbo_env.vector import VectorGame
+        from skipbo_env.vector.engine import SEARCH_ROWS_PER_THREAD
         from agents.batched.policies import KernelBot, batch_policy
 
         self.kernel_bots = bots  # imported here: numba loads only when the vector engine plays
+        self.search_rows = SEARCH_ROWS_PER_THREAD
         self.specs, self.names = specs, names
         self.players = [batch_policy(agent if vector_kind(agent, policy) == "kernel bot" else policy,
                                      seed=derived_seed(seed, index, NETWORK_KEY))
@@ -187,8 +189,8 @@ class VectorTable:
         steps = np.zeros(len(rows), dtype=np.int64)
         self.controllers[rows, seats] = self.codes[agent]
         start = time.perf_counter()
-        self.kernel_bots.play_bots(batch.games, batch.action_mask, batch.cfg, self.controllers, self.streams, rows,
-                                   steps)
+        batch._run(self.kernel_bots.play_bots, rows, (batch.games, batch.action_mask, batch.cfg, self.controllers,
+                                                       self.streams), (steps,), min_rows=self.search_rows)
         seconds = time.perf_counter() - start
         self.controllers[rows, seats] = self.kernel_bots.OTHER
         self.seat_actions[rows, seats] += steps
@@ -201,7 +203,7 @@ class VectorTable:
         observations = batch.observe(rows)
         start = time.perf_counter()
         try:
-            actions = np.asarray(player.act_batch(observations, masks))
+            actions = self._actions_of(player, observations, masks)
         except Exception as error:  # the agent's own bug: reported with where it happened
             raise AgentError(f"{self._where(agent, rows[0], seats[0])} raised {type(error).__name__}: {error} "
                              f"(asked for {len(rows)} games at once)") from error
@@ -219,6 +221,14 @@ class VectorTable:
         batch.step_rows(rows, actions)
         self.seat_actions[rows, seats] += 1
         self.seat_seconds[rows, seats] += seconds / len(rows)
+
+    def _actions_of(self, player, observations: np.ndarray, masks: np.ndarray) -> np.ndarray:
+        """``player.act_batch`` of the batch: split among the kernel threads if the player allows it."""
+        if not getattr(player, "concurrent_batches", False):
+            return np.asarray(player.act_batch(observations, masks))
+        parts = self.batch.run_parts(lambda a, b: np.asarray(player.act_batch(observations[a:b], masks[a:b])),
+                                     len(observations))
+        return np.concatenate(parts)
 
     def _where(self, agent: int, row: int, seat: int) -> str:
         spec = self.specs[self.game_of_row[row]]

@@ -74,11 +74,12 @@ class ListData:
         return {name: getattr(self, name) for name in self.__dataclass_fields__}
 
 
-def teacher_parameters(code: int) -> np.ndarray:
-    """The parameters of the learned bot of kernel code ``code`` (the teacher must be one)."""
+def teacher_index(code: int) -> int:
+    """The index in ``agents.batched.learned.SHIPPED`` of the learned bot of kernel code ``code`` (the teacher must
+    be one)."""
     if not LEARNED_CODE <= code < LEARNED_CODE + len(SHIPPED):
         raise ValueError("the neural bot's teacher must be a learned bot (learned, pretrained-2p, pretrained-4p)")
-    return SHIPPED[code - LEARNED_CODE]
+    return code - LEARNED_CODE
 
 
 def play_list_games(rules: Rules, networks: list, seatings: list, seeds: np.ndarray, teacher: int, list_size: int,
@@ -89,7 +90,7 @@ def play_list_games(rules: Rules, networks: list, seatings: list, seeds: np.ndar
     stops). A recorded seat takes a uniformly random legal action with probability ``explore`` (drawn from a
     generator seeded by the hand's seed), so the lists also cover positions its own choices never reach.
     Returns the lists, hand by hand in the order of ``seeds``."""
-    parameters = teacher_parameters(teacher)
+    shipped = teacher_index(teacher)
     seeds = np.asarray(seeds, dtype=np.int64)
     width = len(networks[0].inputs)
     engine = VectorGame(rules, batch_size=min(BATCH, len(seeds)), auto_reset=False, threads=threads)
@@ -102,7 +103,7 @@ def play_list_games(rules: Rules, networks: list, seatings: list, seeds: np.ndar
     explorers: list = [None] * b
     lists: list[list] = [[] for _ in range(len(seeds))]
     results = np.zeros((len(seeds), rules.num_players), dtype=np.float32)
-    table = _Table(engine, networks, parameters, list_size, width, explore)
+    table = _Table(engine, networks, shipped, list_size, width, explore)
     next_hand = 0
     try:
         while True:
@@ -141,8 +142,8 @@ def play_list_games(rules: Rules, networks: list, seatings: list, seeds: np.ndar
 class _Table:
     """The moves of the seats that are not plain kernel bots, and the teacher's lists of the recorded ones."""
 
-    def __init__(self, engine, networks, parameters, list_size, width, explore) -> None:
-        self.engine, self.networks, self.parameters = engine, networks, parameters
+    def __init__(self, engine, networks, teacher, list_size, width, explore) -> None:
+        self.engine, self.networks, self.teacher = engine, networks, teacher
         self.list_size, self.width, self.explore = list_size, width, explore
 
     def move(self, rows, choosers, decision_seeds, explorers, lists) -> np.ndarray:
@@ -176,7 +177,7 @@ class _Table:
         stop_values = np.zeros((count, self.list_size), dtype=np.float64)
         discard_rows = np.zeros((count, MAX_DISCARDS, self.width), dtype=np.int64)
         lengths = np.zeros((count, 3), dtype=np.int64)
-        teacher_lists(engine.games, engine.action_mask, engine.cfg, rows[at], self.parameters,
+        teacher_lists(engine.games, engine.action_mask, engine.cfg, rows[at], self.teacher,
                       np.ascontiguousarray(observations[at]), self.networks[0].arrays, decision_seeds[at], taught,
                       stop_rows, stop_values, discard_rows, lengths)
         actions[at] = taught

@@ -10,13 +10,14 @@ from agents.batched import neural
 from agents.batched.policies import batch_policy
 from agents.batched.seating import BatchOpponents, Seating, batch_opponents
 
-__all__ = ["BatchOpponents", "Seating", "batch_opponents", "batch_policy", "compile_kernels"]
+__all__ = ["BatchOpponents", "Seating", "batch_opponents", "batch_policy", "compile_kernels", "start_compiling_bots"]
 
 
-def compile_kernels(decks: int = 1, bots: tuple[str, ...] | None = None) -> None:
+def compile_kernels(decks: int = 1, bots: tuple[str, ...] | None = None, with_neural: bool = True) -> None:
     """Compile (or load from numba's cache) every kernel a batch of ``decks``-deck hands uses: the
     deal, the rules, the mask, the observation, the kernel ``bots`` (all of
-    ``agents.registry.KERNEL_BOTS`` by default) and the neural bot's search (:func:`agents.batched.neural.warm_up`). A few seconds from a warm
+    ``agents.registry.KERNEL_BOTS`` by default) and, ``with_neural``, the neural bot's search
+    (:func:`agents.batched.neural.warm_up`). A few seconds from a warm
     cache; about a minute of one core from a cold one (``benchmarks/compile_time.py``). The test
     suite calls it once before its workers start, so they load the kernels instead of each
     compiling them."""
@@ -34,4 +35,18 @@ def compile_kernels(decks: int = 1, bots: tuple[str, ...] | None = None) -> None
     engine.reset(1)
     engine.observe(rows)
     engine.step(engine.action_mask.argmax(axis=1))
-    neural.warm_up(engine.observe(rows), engine.action_mask[rows].copy())
+    if with_neural:
+        neural.warm_up(engine.observe(rows), engine.action_mask[rows].copy())
+
+
+def start_compiling_bots(decks: int = 1):
+    """Start compiling (or loading) the kernel bots and the engine, as :func:`compile_kernels` without the
+    neural bot, in a second process; returns it (``subprocess.Popen``: ``wait()`` for it). The caller compiles
+    its own kernels meanwhile, on the other core, and then loads these from numba's cache: on two cores that
+    halves the wait of a cold start. Its output is dropped; should it fail, the caller compiles the bots itself
+    when it first plays them."""
+    import subprocess
+    import sys
+
+    code = f"from agents.batched import compile_kernels; compile_kernels(decks={int(decks)}, with_neural=False)"
+    return subprocess.Popen([sys.executable, "-c", code], stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)

@@ -20,7 +20,7 @@ from skipbo_env.actions import END_TURN, FIRST_DISCARD
 from skipbo_env.cards import HAND_SIZE, NUM_DISCARD_PILES
 from skipbo_env.vector.jit import jit
 from agents.batched.expert import ODDS_ROW, planned_discard
-from agents.batched.learned import learned_view, stop_value as teacher_value
+from agents.batched.learned import SHIPPED, learned_view, stop_value as teacher_value
 from agents.batched.neural import decision_arrays, stop_input_changes, turn_end_inputs
 from agents.batched.planner import legal_counts, turn_search
 from agents.learned_parameters import NUM_FEATURES
@@ -49,20 +49,23 @@ def list_stop(needs, hand, heights, done, needs0, heights0, value, listing):
             if left < 0:
                 return
             view_heights[side, p] = left
-    q, expected, changed_at, changed_by = root[1], root[3], root[4], root[5]
-    count = stop_input_changes(needs, hand, view_heights, done, needs0, view_heights0, view_piles, view_info, x,
-                               expected, net[6], q, changed_at, changed_by)
     serial = state[0]
     state[0] += 1
     room = rows.shape[0] - 1
     slot = serial + 1 if serial < room else 1 + next_draw(state) % (serial + 1)
+    best = serial == 0 or value > best_value[0]
+    if slot > room and not best:  # neither sampled nor the best: no need of its inputs
+        return
+    q, expected, changed_at, changed_by = root[1], root[3], root[4], root[5]
+    count = stop_input_changes(needs, hand, view_heights, done, needs0, view_heights0, view_piles, view_info, x,
+                               expected, net[6], q, changed_at, changed_by)
     if slot <= room:
         rows[slot] = q
         for k in range(count):
             rows[slot, changed_at[k]] += changed_by[k]
         values[slot] = value
         serials[slot] = serial
-    if serial == 0 or value > best_value[0]:
+    if best:
         best_value[0] = value
         best_row[:] = q
         for k in range(count):
@@ -140,11 +143,22 @@ def teacher_decision(r, legal, g, cfg, parameters, x, net, seed, stop_rows, stop
 
 
 @jit
-def teacher_lists(games, legal, cfg, rows, parameters, observations, net, seeds, actions, stop_rows, stop_values,
+def teacher_lists(games, legal, cfg, rows, teacher, observations, net, seeds, actions, stop_rows, stop_values,
                   discard_rows, lengths):
     """:func:`teacher_decision` in game ``rows[i]`` (observation ``observations[i]``, generator seed ``seeds[i]``)
-    into ``actions[i]`` and row ``i`` of the list arrays."""
+    into ``actions[i]`` and row ``i`` of the list arrays; ``teacher``: the index of the teacher's parameters in
+    ``agents.batched.learned.SHIPPED`` (the learned bot's own constants: one compile serves both)."""
     for i in range(rows.shape[0]):
         g = rows[i]
-        actions[i] = teacher_decision(games[g], legal, g, cfg, parameters, observations[i], net, seeds[i],
+        actions[i] = teacher_decision(games[g], legal, g, cfg, SHIPPED[teacher], observations[i], net, seeds[i],
                                       stop_rows[i], stop_values[i], discard_rows[i], lengths[i])
+
+
+def warm_up(games, legal, cfg, rows, observations, net) -> None:
+    """Compile (or load from numba's cache) :func:`teacher_lists` as the training calls it, on the games of
+    ``rows`` (their observations ``observations``), with the network arrays ``net``."""
+    count, width = len(rows), net[0].shape[0]
+    teacher_lists(games, legal, cfg, np.asarray(rows, dtype=np.int64), 0, np.ascontiguousarray(observations), net,
+                  np.arange(count, dtype=np.int64), np.empty(count, dtype=np.int64),
+                  np.zeros((count, 2, width), dtype=np.int64), np.zeros((count, 2)),
+                  np.zeros((count, MAX_DISCARDS, width), dtype=np.int64), np.zeros((count, 3), dtype=np.int64))

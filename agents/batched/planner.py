@@ -594,7 +594,7 @@ def turn_search(valuation, bot: str, max_positions: int = 0):
         keys = np.zeros(depth, dtype=np.int64)
         memo_keys = np.full(MEMO_START, EMPTY, dtype=np.int64)
         memo_values = np.empty(MEMO_START, dtype=np.float64)
-        memo_count = 0
+        memo_count = np.int64(0)  # not the literal 0: one compile of search_value
         work = np.empty(NUM_DISCARD_PILES, dtype=np.int64)
         needs[0] = needs0
         hand[0] = hand0

@@ -2,8 +2,9 @@
 
 A *batch policy* has ``act_batch(observations, masks) -> actions``: ``observations`` float32
 ``[k, OBS_SIZE]`` (``encode_observation`` of each game for the seat to act), ``masks`` bool
-``[k, 145]``, and it returns ``k`` legal ids. :func:`batch_policy` turns what a user has into
-one:
+``[k, 145]``, and it returns ``k`` legal ids; one whose ``concurrent_batches`` is true may be asked for
+parts of a batch from several threads at once (``agents.neural.NeuralBot``: its kernels run without the
+GIL). :func:`batch_policy` turns what a user has into one:
 
 - ``"random"``, ``"greedy"``, ``"planner"``, ``"expert"`` (with their options,
   ``"planner:avoid_feeding=false"``, ``"expert:threat=false"``) and ``"learned"``: the bots of

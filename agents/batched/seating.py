@@ -12,7 +12,7 @@ import numpy as np
 
 from skipbo_env.game import IllegalActionError
 from skipbo_env.rules import MAX_PLAYERS
-from skipbo_env.vector.engine import VectorGame
+from skipbo_env.vector.engine import SEARCH_ROWS_PER_THREAD, VectorGame
 from skipbo_env.vector.layout import CALLER
 from agents.batched import bots
 from agents.batched.policies import KernelBot, batch_policy, checked_actions
@@ -51,7 +51,7 @@ class Seating:
         while len(pending):
             steps = np.zeros(len(pending), dtype=np.int64)
             engine._run(bots.play_bots, pending, (games, engine.action_mask, engine.cfg, self.kernel_bots, self.streams),
-                        (steps,))
+                        (steps,), min_rows=SEARCH_ROWS_PER_THREAD)
             self.actions_taken += int(steps.sum())
             running = pending[games["outcome"][pending] == 0]
             player = self.players[running, games["seat"][running]]

@@ -27,7 +27,10 @@ from skipbo_env.vector.layout import (
 
 MAX_SEED = 2**63
 MIN_ROWS_PER_THREAD = 256
-"""Below this many games per thread a kernel call runs on the calling thread alone."""
+"""Below this many games per thread a call of the engine's own kernels (a deal, a step: cheap per game) runs
+on the calling thread alone."""
+SEARCH_ROWS_PER_THREAD = 8
+"""The same for a call that searches in every game (a bot's move: hundreds of positions per game)."""
 
 
 class Finished(NamedTuple):
@@ -94,7 +97,7 @@ class VectorGame:
         self._illegal = np.zeros(b, dtype=np.bool_)
         self._over = np.zeros(b, dtype=np.int64)  # room for the rows finished() reports
         self._offsets = observe.offsets()
-        self.threads = min(threads or os.cpu_count() or 1, max(1, b // MIN_ROWS_PER_THREAD))
+        self.threads = min(threads or os.cpu_count() or 1, max(1, b // SEARCH_ROWS_PER_THREAD))
         self._pool = ThreadPoolExecutor(self.threads) if self.threads > 1 else None
         self.reset(seed)
 
@@ -188,18 +191,23 @@ class VectorGame:
         if illegal.any():
             self._raise_illegal(rows[illegal], actions[illegal])
 
-    def _run(self, kernel, rows: np.ndarray, before: tuple, per_row: tuple, after: tuple = ()) -> None:
-        """``kernel(*before, rows, *per_row, *after)``, the rows split among the threads."""
-        if self._pool is None or len(rows) < 2 * MIN_ROWS_PER_THREAD:
-            kernel(*before, rows, *per_row, *after)
-            return
-        bounds = np.linspace(0, len(rows), self.threads + 1).astype(int)
-        futures = [
-            self._pool.submit(kernel, *before, rows[a:b], *(array[a:b] for array in per_row), *after)
-            for a, b in zip(bounds[:-1], bounds[1:])
-        ]
-        for future in futures:
-            future.result()
+    def _run(self, kernel, rows: np.ndarray, before: tuple, per_row: tuple, after: tuple = (),
+             min_rows: int = MIN_ROWS_PER_THREAD) -> None:
+        """``kernel(*before, rows, *per_row, *after)``, the rows split among the threads (at least ``min_rows``
+        in each part)."""
+        self.run_parts(lambda a, b: kernel(*before, rows[a:b], *(array[a:b] for array in per_row), *after),
+                       len(rows), min_rows)
+
+    def run_parts(self, function, count: int, min_rows: int = SEARCH_ROWS_PER_THREAD) -> list:
+        """``function(a, b)`` for consecutive parts ``[a, b)`` of ``range(count)``, one per kernel thread, each
+        of at least ``min_rows`` (one part, on this thread, when there are too few); the results in order. The
+        function must be safe to run on several threads at once (a numba kernel without the GIL is)."""
+        parts = 1 if self._pool is None else max(1, min(self.threads, count // min_rows))
+        if parts == 1:
+            return [function(0, count)]
+        bounds = np.linspace(0, count, parts + 1).astype(int)
+        futures = [self._pool.submit(function, a, b) for a, b in zip(bounds[:-1], bounds[1:])]
+        return [future.result() for future in futures]
 
     def _raise_illegal(self, rows: np.ndarray, actions: np.ndarray) -> None:
         row, action = int(rows[0]), int(actions[0])

@@ -16,13 +16,23 @@ numba also keeps a cached kernel while its own file is unchanged, even when a ke
 would run stale code. :class:`_WholeSourceStamp` makes every kernel's cache entry depend on the
 digest of every source a kernel compiles in (:data:`KERNEL_SOURCES`), so an edit there
 recompiles them.
+
+Several processes may compile into one cache at once (the test suite's workers, a training run's compile
+helper): :func:`_locked_save` keeps their entries apart.
 """
 
 from __future__ import annotations
 
+import contextlib
 import functools
 import hashlib
+import itertools
 from pathlib import Path
+
+try:
+    import fcntl
+except ImportError:  # not on Windows: one process at a time there
+    fcntl = None
 
 import numba as nb
 from llvmlite import ir
@@ -75,6 +85,40 @@ _PROJECT_LOCATORS = [type(f"Project{base.__name__}", (_WholeSourceStamp, base), 
                      for base in (caching.UserProvidedCacheLocator, caching.InTreeCacheLocator,
                                   caching.UserWideCacheLocator)]
 caching.CacheImpl._locator_classes[:0] = _PROJECT_LOCATORS
+
+
+@contextlib.contextmanager
+def _index_lock(index_path: str):
+    """An exclusive lock on a kernel's cache index, across processes."""
+    if fcntl is None:
+        yield
+        return
+    with open(f"{index_path}.lock", "a") as lock:
+        fcntl.flock(lock, fcntl.LOCK_EX)
+        try:
+            yield
+        finally:
+            fcntl.flock(lock, fcntl.LOCK_UN)
+
+
+def _locked_save(self, key, data) -> None:
+    """``IndexDataCacheFile.save`` under a lock on the index, the data written before the index names it.
+    numba's own reads the index, picks the first free data file name and writes the index, then the data: two
+    processes saving two signatures at once can both pick the same name, so that the index names one
+    signature's file and the file holds the other's code; and a process reading in between finds an index that
+    names a file of stale code."""
+    with _index_lock(self._index_path):
+        overloads = self._load_index()
+        name = overloads.get(key)
+        if name is None:
+            taken = set(overloads.values())
+            name = next(n for n in map(self._data_name, itertools.count(1)) if n not in taken)
+        self._save_data(name, data)
+        overloads[key] = name
+        self._save_index(overloads)
+
+
+caching.IndexDataCacheFile.save = _locked_save
 
 jit = nb.njit(cache=True, nogil=True, error_model="numpy")
 """Kernels use numpy's error model (a division by zero gives a value, not an exception): numba

@@ -12,7 +12,7 @@ from agents.batched.neural import PENDING
 from agents.batched.neural_teacher import MAX_DISCARDS, teacher_lists
 from skipbo_env.rules import Rules
 from skipbo_env.vector import VectorGame
-from training.value_games import ListData, Seat, play_list_games, teacher_parameters
+from training.value_games import ListData, Seat, play_list_games, teacher_index
 from training.value_net import zero_network
 
 RULES = Rules(num_players=2, stock_size=8)
@@ -40,7 +40,7 @@ def test_the_teacher_plays_its_own_moves_while_it_lists_them():
             expected = np.empty(len(rows), dtype=np.int64)
             bots.bot_actions(engine.games, engine.action_mask, engine.cfg, rows, streams, TEACHER, expected)
             listed = np.empty(len(rows), dtype=np.int64)
-            teacher_lists(engine.games, engine.action_mask, engine.cfg, rows, teacher_parameters(TEACHER),
+            teacher_lists(engine.games, engine.action_mask, engine.cfg, rows, teacher_index(TEACHER),
                           engine.observe(rows), NETWORK.arrays, np.arange(len(rows)), listed,
                           np.zeros((len(rows), 8, width), np.int64), np.zeros((len(rows), 8)),
                           np.zeros((len(rows), MAX_DISCARDS, width), np.int64), np.zeros((len(rows), 3), np.int64))
@@ -83,4 +83,4 @@ def test_a_network_seat_is_listed_by_the_teacher_and_plays_its_own_moves():
 
 def test_only_a_learned_bot_can_teach():
     with pytest.raises(ValueError, match="must be a learned bot"):
-        teacher_parameters(bots.kernel_bot_code("planner"))
+        teacher_index(bots.kernel_bot_code("planner"))
