@@ -269,9 +269,15 @@ class NeuralConfig:
     chunk: int = _field(250, "hands per work item (a thread's or a Ray task's share)", min=1)
     curve_every: int = _field(1, "generations between two points of the learning curve", min=1)
     curve_games: int = _field(400, "held-out duplicate games against each curve opponent per curve point", min=2)
-    curve_opponents: list[str] = _field(["greedy", "planner", "pretrained-2p"],
-                                        "kernel bots of the learning curve and of the final evaluation")
-    final_games: int = _field(4000, "held-out duplicate games against each curve opponent at the end", min=2)
+    curve_opponents: list[str] = _field(["greedy", "planner", "pretrained-2p"], "kernel bots of the learning curve")
+    final_opponents: Optional[list[str]] = _field(None, "kernel bots of the final evaluation (null: the curve "
+                                                        "opponents)")
+    final_games: int = _field(4000, "held-out duplicate games against each final opponent at the end", min=2)
+
+    @property
+    def final_bots(self) -> list[str]:
+        """The final evaluation's opponents."""
+        return self.curve_opponents if self.final_opponents is None else self.final_opponents
 
 
 @dataclasses.dataclass
@@ -604,12 +610,16 @@ def _check_neural(config: TrainConfig) -> None:
                 raise ConfigError(f"neural.tables[{index}]: {spec!r} is not allowed: use {SELF!r}, {PAST!r} or a "
                                   "kernel bot (random, greedy, planner[:options], expert[:options], learned, "
                                   "pretrained-2p, ...)")
-    if not settings.curve_opponents:
-        raise ConfigError("neural.curve_opponents is empty: give at least one kernel bot, e.g. [planner]")
-    for spec in settings.curve_opponents:
-        if not _is_kernel_bot(spec):
-            raise ConfigError(f"neural.curve_opponents: {spec!r} is not allowed: use kernel bots (random, greedy, "
-                              "planner[:options], expert[:options], learned, pretrained-2p, ...)")
+    for key in ("curve_opponents", "final_opponents"):
+        specs = getattr(settings, key)
+        if specs is None and key == "final_opponents":
+            continue
+        if not specs:
+            raise ConfigError(f"neural.{key} is empty: give at least one kernel bot, e.g. [planner]")
+        for spec in specs:
+            if not _is_kernel_bot(spec):
+                raise ConfigError(f"neural.{key}: {spec!r} is not allowed: use kernel bots (random, greedy, "
+                                  "planner[:options], expert[:options], learned, pretrained-2p, ...)")
 
 
 def _is_kernel_bot(spec: str) -> bool:

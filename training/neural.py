@@ -332,10 +332,10 @@ class NeuralTrainer:
         return reference
 
     def final_evaluation(self, state: dict, net, writer, bar) -> dict:
-        """The network against every curve opponent on ``final_games`` deals of their own: the run's result and
+        """The network against every final opponent on ``final_games`` deals of their own: the run's result and
         the curve's last point (no periodic point is measured at the budget's last generation)."""
         settings = self.settings
-        results = self.measure(net, settings.curve_opponents, settings.final_games, self.config.seed + FINAL_SEED)
+        results = self.measure(net, settings.final_bots, settings.final_games, self.config.seed + FINAL_SEED)
         self._record_point(state, results, settings.final_games, writer, bar, final=True)
         write_json_atomically(self.folder.evaluation_path, {
             "format": "skipbo-train-evaluation/1", "model": str(self.folder.path / MODEL_FILE),

@@ -246,11 +246,21 @@ def root_inputs(x, input_of, q, expected):
 
 @jit
 def sorted_needs(needs):
-    """The building piles' needs in increasing order: the piles are alike under the rules, so the network
-    reads them in one order (and the search's memo, which treats equal piles as one, stays exact)."""
-    order = needs.copy()
-    order.sort()
-    return order
+    """The building piles' needs in increasing order (a tuple: no allocation in the search): the piles are alike
+    under the rules, so the network reads them in one order (and the search's memo, which treats equal piles as
+    one, stays exact)."""
+    a, b, c, d = needs[0], needs[1], needs[2], needs[3]
+    if a > b:
+        a, b = b, a
+    if c > d:
+        c, d = d, c
+    if a > c:
+        a, c = c, a
+    if b > d:
+        b, d = d, b
+    if b > c:
+        b, c = c, b
+    return (a, b, c, d)
 
 
 # ---------------------------------------------------------------------------------- what a plan changes

@@ -21,7 +21,7 @@ TINY = {
     "neural": {"hidden": [8, 4], "teacher": "pretrained-2p", "teacher_games": 16, "games": 12, "explore": 0.05,
                "tables": [["self"], ["planner"]], "window": 2, "epochs": 1, "batch_size": 64,
                "generations": 2, "chunk": 8, "curve_games": 4, "curve_opponents": ["greedy", "planner"],
-               "final_games": 6},
+               "final_opponents": ["planner", "random"], "final_games": 6},
     "checkpoint": {"keep": 2},
 }
 
@@ -50,10 +50,14 @@ def test_a_run_leaves_a_playable_model_its_curve_and_evaluation(tmp_path, capsys
         assert (run / name).is_file(), name
     assert any((run / "tensorboard").iterdir())
     curve = json.loads((run / "learning_curve.json").read_text())
+    # a point after each generation but the last, whose point is the final evaluation
     assert [point["generation"] for point in curve["history"]] == [0, 1, 2]
+    assert [point.get("final", False) for point in curve["history"]] == [False, False, True]
+    assert set(curve["history"][0]["results"]) == {"greedy", "planner"}
+    assert curve["history"][-1]["results"] == curve["evaluation"]
     assert set(curve["teacher"]) == {"greedy", "planner"}  # the teacher's level on the same deals
     assert result.timesteps == 16 + 2 * 12
-    assert set(result.evaluation) == {"greedy", "planner"} and result.evaluation["planner"]["games"] == 6
+    assert set(result.evaluation) == {"planner", "random"} and result.evaluation["planner"]["games"] == 6
     out = capsys.readouterr().out
     assert "generation   0" in out and "final evaluation" in out
 
@@ -133,6 +137,8 @@ def test_a_spent_budget_names_the_key_to_raise(one_generation):
     ("neural.tables=[[self, self]]", "lists the 1 other seat"),
     ("neural.tables=[[nobody]]", "'nobody' is not allowed"),
     ("neural.curve_opponents=[self]", "neural.curve_opponents"),
+    ("neural.final_opponents=[]", "neural.final_opponents is empty"),
+    ("neural.final_opponents=[mybot.py:Bot]", "neural.final_opponents"),
     ("neural.explore=2", "neural.explore"),
 ])
 def test_bad_neural_settings_are_one_line(tmp_path, override, message):

@@ -165,7 +165,7 @@ def test_the_quickstart_config_is_a_two_player_neural_run_whose_budget_is_work()
     config = load_config("quickstart")
     assert config.make_rules().num_players == 2 and config.backend == "neural"
     assert config.neural.generations >= 1 and config.neural.teacher_games > 0  # the budget: hands, generations
-    assert set(config.neural.curve_opponents) >= {"greedy", "planner"} and config.neural.final_games >= 400
+    assert set(config.neural.final_bots) >= {"greedy", "planner"} and config.neural.final_games >= 400
 
 
 def test_the_ppo_config_is_a_short_two_player_sb3_run():
