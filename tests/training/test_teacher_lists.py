@@ -76,9 +76,20 @@ def test_the_same_seeds_give_the_same_lists_however_the_hands_are_split(lists):
 
 
 def test_a_network_seat_is_listed_by_the_teacher_and_plays_its_own_moves():
-    seats = (Seat(network=0, recorded=True), Seat(bot=bots.kernel_bot_code("greedy")))
-    data = play_list_games(RULES, [NETWORK], [seats] * 4, np.arange(4), TEACHER, 8)
-    assert data.lists > 20 and len(data.seat0_results) == 4
+    greedy = Seat(bot=bots.kernel_bot_code("greedy"))
+    deals = np.arange(12)
+
+    def play(seat):
+        return play_list_games(RULES, [NETWORK], [(seat, greedy)] * len(deals), deals, TEACHER, 8)
+
+    listed, unlisted = play(Seat(network=0, recorded=True)), play(Seat(network=0))
+    taught = play(Seat(bot=TEACHER, recorded=True))
+    assert listed.lists > 20 and unlisted.lists == 0
+    # the same hands as when nobody lists them: the network's moves, not the teacher's ...
+    assert listed.seat0_results.tolist() == unlisted.seat0_results.tolist()
+    # ... which reach other positions than the teacher's own moves do
+    assert listed.stop_inputs.shape != taught.stop_inputs.shape or not np.array_equal(listed.stop_inputs,
+                                                                                      taught.stop_inputs)
 
 
 def test_only_a_learned_bot_can_teach():
