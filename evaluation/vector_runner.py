@@ -189,7 +189,7 @@ class VectorTable:
         steps = np.zeros(len(rows), dtype=np.int64)
         self.controllers[rows, seats] = self.codes[agent]
         start = time.perf_counter()
-        batch._run(self.kernel_bots.play_bots, rows, (batch.games, batch.action_mask, batch.cfg, self.controllers,
+        batch.run_rows(self.kernel_bots.play_bots, rows, (batch.games, batch.action_mask, batch.cfg, self.controllers,
                                                        self.streams), (steps,), min_rows=self.search_rows)
         seconds = time.perf_counter() - start
         self.controllers[rows, seats] = self.kernel_bots.OTHER

@@ -124,7 +124,7 @@ class Arena:
             self.controllers[rows] = codes[chunk]
             bots.seed_rows(self.streams, rows, bots.streams_for(seeds[chunk]))
             steps = np.zeros(len(rows), dtype=np.int64)
-            engine._run(play_table, rows, (engine.games, engine.action_mask, engine.cfg, self.controllers,
+            engine.run_rows(play_table, rows, (engine.games, engine.action_mask, engine.cfg, self.controllers,
                                            self.streams), (steps,), (table,))
             out[chunk] = engine.games["winners"][rows, :self.players]
             actions += int(steps.sum())

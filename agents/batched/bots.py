@@ -77,7 +77,7 @@ def streams_for(seeds: np.ndarray, salt=0) -> np.ndarray:
 @jit
 def random_actions(games, legal, streams, rows, out):
     """``out[i]`` = a random legal action of game ``rows[i]`` (the rows, then the per-row output, as
-    ``VectorGame._run`` splits them among threads)."""
+    ``VectorGame.run_rows`` splits them among threads)."""
     for i in range(rows.shape[0]):
         prefetch_choice(games, legal, streams, rows, i)
         out[i] = random_action(games[rows[i]], legal, rows[i], streams)

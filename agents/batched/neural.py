@@ -41,7 +41,7 @@ from skipbo_env.encoding import (
 from skipbo_env.vector.jit import discard_value_of, jit
 from agents.batched.planner import (
     I_CAN_DRAW, I_EITHER, I_HAND_SIZE, I_PARTNER_SEAT, I_PARTNER_SIZE, I_PARTNER_TOP, I_PARTNERS, I_PILE_CARDS,
-    I_SHARED, I_STOCK_SIZE, I_STOCK_TOP, cards_in, legal_counts, position_arrays, turn_search,
+    I_SHARED, I_STOCK_SIZE, I_STOCK_TOP, cards_in, legal_counts, position_arrays, sorted_needs, turn_search,
 )
 
 NAME = "neural"
@@ -222,7 +222,9 @@ def read_observation(x, needs, hand, piles, heights, info):
 def root_inputs(x, input_of, q, expected):
     """``q`` := the integer inputs of the observation ``x`` as a stop (``pending_discard`` 1); ``expected[v]`` :=
     ``SUBUNITS`` times the chance that an unknown card is of value ``v`` (from the ``unseen`` counts). The
-    building piles are entered in the order of the value they need (:func:`sorted_needs`)."""
+    building piles are entered in the order of the value they need (``planner.sorted_needs``: the piles are
+    alike under the rules, so the network reads them in one order, and the search's memo, which treats equal
+    piles as one, stays exact)."""
     for i in range(OBS_SIZE):
         k = input_of[i]
         if k >= 0:
@@ -242,25 +244,6 @@ def root_inputs(x, input_of, q, expected):
     expected[0] = 0
     for value in range(1, WILD + 1):
         expected[value] = (SUBUNITS * raw(x, UNSEEN_AT + value - 1)) // total if total > 0 else 0
-
-
-@jit
-def sorted_needs(needs):
-    """The building piles' needs in increasing order (a tuple: no allocation in the search): the piles are alike
-    under the rules, so the network reads them in one order (and the search's memo, which treats equal piles as
-    one, stays exact)."""
-    a, b, c, d = needs[0], needs[1], needs[2], needs[3]
-    if a > b:
-        a, b = b, a
-    if c > d:
-        c, d = d, c
-    if a > c:
-        a, c = c, a
-    if b > d:
-        b, d = d, b
-    if b > c:
-        b, c = c, b
-    return (a, b, c, d)
 
 
 # ---------------------------------------------------------------------------------- what a plan changes

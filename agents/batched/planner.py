@@ -356,19 +356,26 @@ def list_moves(needs, hand, heights, done, piles, info, moves):
 
 
 @jit
-def position_key(needs, hand, heights, done, hand0, heights0):
-    """One integer per search position (``_Turn.value``'s memo key: the needs as a multiset, the rest as is)."""
-    a, b, c, e = needs[0], needs[1], needs[2], needs[3]
+def sorted_needs(needs):
+    """The building piles' needs in increasing order, as a tuple (a sorting network: no allocation in a search)."""
+    a, b, c, d = needs[0], needs[1], needs[2], needs[3]
     if a > b:
         a, b = b, a
-    if c > e:
-        c, e = e, c
+    if c > d:
+        c, d = d, c
     if a > c:
         a, c = c, a
-    if b > e:
-        b, e = e, b
+    if b > d:
+        b, d = d, b
     if b > c:
         b, c = c, b
+    return (a, b, c, d)
+
+
+@jit
+def position_key(needs, hand, heights, done, hand0, heights0):
+    """One integer per search position (``_Turn.value``'s memo key: the needs as a multiset, the rest as is)."""
+    a, b, c, e = sorted_needs(needs)
     key = np.int64(((a * 13 + b) * 13 + c) * 13 + e)
     for value in range(1, WILD + 1):
         key = key * (hand0[value] + 1) + hand[value]

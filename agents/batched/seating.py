@@ -50,7 +50,7 @@ class Seating:
         pending = np.asarray(rows, dtype=np.int64)
         while len(pending):
             steps = np.zeros(len(pending), dtype=np.int64)
-            engine._run(bots.play_bots, pending, (games, engine.action_mask, engine.cfg, self.kernel_bots, self.streams),
+            engine.run_rows(bots.play_bots, pending, (games, engine.action_mask, engine.cfg, self.kernel_bots, self.streams),
                         (steps,), min_rows=SEARCH_ROWS_PER_THREAD)
             self.actions_taken += int(steps.sum())
             running = pending[games["outcome"][pending] == 0]

@@ -134,7 +134,7 @@ class VectorGame:
         if seeds.shape != rows.shape or (seeds < 0).any():
             raise ValueError(f"seeds must be non-negative integers, one per row; got {seeds!r}")
         self.seeds[rows] = seeds
-        self._run(observe.deal_and_observe, rows, (self.games, self.action_mask, self.cfg, self._offsets, observe.SCALE),
+        self.run_rows(observe.deal_and_observe, rows, (self.games, self.action_mask, self.cfg, self._offsets, observe.SCALE),
                   (seeds,), (self._obs_out(),))
 
     def _obs_out(self) -> np.ndarray:
@@ -186,12 +186,12 @@ class VectorGame:
             raise IllegalActionError(f"{bad!r} is not an action id: use integers from 0 to {NUM_ACTIONS - 1}")
         actions = actions.astype(np.int64, copy=False)
         illegal = self._illegal[:len(rows)]
-        self._run(observe.step_and_observe, rows, (self.games, self.action_mask, self.cfg, self._offsets, observe.SCALE),
+        self.run_rows(observe.step_and_observe, rows, (self.games, self.action_mask, self.cfg, self._offsets, observe.SCALE),
                   (actions, illegal), (self._obs_out(),))
         if illegal.any():
             self._raise_illegal(rows[illegal], actions[illegal])
 
-    def _run(self, kernel, rows: np.ndarray, before: tuple, per_row: tuple, after: tuple = (),
+    def run_rows(self, kernel, rows: np.ndarray, before: tuple, per_row: tuple, after: tuple = (),
              min_rows: int = MIN_ROWS_PER_THREAD) -> None:
         """``kernel(*before, rows, *per_row, *after)``, the rows split among the threads (at least ``min_rows``
         in each part)."""
