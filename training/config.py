@@ -70,6 +70,8 @@ SELF = "self"
 the search distribution's current mean."""
 PAST = "past"
 """A seat of ``snes.tables``: the mean of an earlier generation, drawn each generation."""
+TABLE_JOIN = "+"
+"""Joins the bots of one table in ``neural.curve_opponents`` (``planner+greedy+greedy``: the other three seats)."""
 
 
 class ConfigError(ValueError):
@@ -264,14 +266,20 @@ class NeuralConfig:
     batch_size: int = _field(256, "lists per gradient step", min=1)
     learning_rate: float = _field(1e-3, "Adam's step size (a fresh Adam each generation)", min_exclusive=0.0)
     weight_decay: float = _field(0.0, "Adam's weight decay", min=0.0)
+    outcome_weight: float = _field(0.0, "weight of the hands' results in the fit: each decision's position is also "
+                                        "fitted to the result of its hand for the seat that decided (a Monte-Carlo "
+                                        "return, beside the teacher's lists); 0: the lists alone", min=0.0)
     generations: int = _field(8, "generations after generation 0: the run's budget (work, not time)", min=1)
     past_networks: int = _field(5, "earlier generations kept for 'past' seats", min=1)
     chunk: int = _field(250, "hands per work item (a thread's or a Ray task's share)", min=1)
     curve_every: int = _field(1, "generations between two points of the learning curve", min=1)
     curve_games: int = _field(400, "held-out duplicate games against each curve opponent per curve point", min=2)
-    curve_opponents: list[str] = _field(["greedy", "planner", "pretrained-2p"], "kernel bots of the learning curve")
-    final_opponents: Optional[list[str]] = _field(None, "kernel bots of the final evaluation (null: the curve "
-                                                        "opponents)")
+    curve_opponents: list[str] = _field(["greedy", "planner", "pretrained-2p"],
+                                        "opponents of the learning curve: kernel bots (one bot takes every other "
+                                        "seat in turn), or tables of the other seats' bots joined by '+' "
+                                        "(planner+greedy+greedy at four seats)")
+    final_opponents: Optional[list[str]] = _field(None, "opponents of the final evaluation, as curve_opponents "
+                                                        "(null: the curve opponents)")
     final_games: int = _field(4000, "held-out duplicate games against each final opponent at the end", min=2)
 
     @property
@@ -617,9 +625,14 @@ def _check_neural(config: TrainConfig) -> None:
         if not specs:
             raise ConfigError(f"neural.{key} is empty: give at least one kernel bot, e.g. [planner]")
         for spec in specs:
-            if not _is_kernel_bot(spec):
+            bots = spec.split(TABLE_JOIN)
+            if not all(_is_kernel_bot(bot) for bot in bots):
                 raise ConfigError(f"neural.{key}: {spec!r} is not allowed: use kernel bots (random, greedy, "
-                                  "planner[:options], expert[:options], learned, pretrained-2p, ...)")
+                                  "planner[:options], expert[:options], learned, pretrained-2p, ...), or a table "
+                                  f"of the {seats} other seats' bots joined by {TABLE_JOIN!r} (planner+greedy+greedy)")
+            if len(bots) > 1 and len(bots) != seats:
+                raise ConfigError(f"neural.{key}: the table {spec!r} is not allowed: a table of rules.num_players="
+                                  f"{seats + 1} lists the {seats} other seat(s), joined by {TABLE_JOIN!r}")
 
 
 def _is_kernel_bot(spec: str) -> bool:

@@ -15,6 +15,10 @@ network's softmax over the list is fitted to the teacher's; at a discard, to the
    generation's; or any kernel bot), in every seat in turn; the teacher lists the network's decisions and
    the network is fitted again (from where it was) to the lists of the last ``neural.window`` generations.
 
+With ``neural.outcome_weight`` > 0 each fit also takes the hands' results: every recorded decision's position,
+fitted to the result of its hand for the seat that decided (a Monte-Carlo return of the seat's own play, beside
+the teacher's lists; :func:`training.value_net.fit_lists`).
+
 The budget is work: ``neural.generations``; ``budget.max_minutes`` is only a guard. Every random choice comes
 from one seeded ``numpy`` Generator (the deals, the order the lists are fitted in, the first weights), the
 games are deterministic given their seeds and networks, and each generation starts a fresh optimiser, so a
@@ -52,7 +56,7 @@ from training.state_checks import (
     COUNT, LIST, MAPPING, SECONDS, CheckpointError, Field, check_fields, generator_state, list_of, optional,
     read_json_object,
 )
-from training.config import PAST, SELF, ConfigError, TrainConfig
+from training.config import PAST, SELF, TABLE_JOIN, ConfigError, TrainConfig
 from training.distributed import WorkPool
 from agents.loading import short_name
 from training.common import TrainResult, clock, print_results_table, progress_bar
@@ -185,7 +189,8 @@ class NeuralTrainer:
         fitted = time.perf_counter()
         fit = fit_lists(net, data, epochs=settings.teacher_epochs if number == 0 else settings.epochs,
                         batch_size=settings.batch_size, learning_rate=settings.learning_rate,
-                        temperature=settings.temperature, generator=rng, weight_decay=settings.weight_decay)
+                        temperature=settings.temperature, generator=rng, weight_decay=settings.weight_decay,
+                        outcome_weight=settings.outcome_weight)
         state["generation"] = number
         state["archive"].append(quantize(net).to_dict())
         state["archive"] = state["archive"][-settings.past_networks:]
@@ -279,16 +284,26 @@ class NeuralTrainer:
     # ------------------------------------------------------------------ measuring
     def measure(self, net, opponents: list[str], games: int, seed: int) -> dict:
         """The quantized network's results against each opponent on duplicate deals (``skipbo evaluate``'s)."""
-        from evaluation.tournament import run_tournament
         from training.value_net import quantize
 
         bot = NeuralBot.of(quantize(net), label="the run's network")
-        results = {}
-        for opponent in opponents:
-            result = run_tournament([bot, opponent], self.rules, games=games, seed=seed, engine="vector",
-                                    workers=self.config.threads, names=["neural", opponent])
-            results[opponent] = stats_of(result, "neural")
-        return results
+        return {opponent: self._play_against(bot, "neural", opponent, games, seed) for opponent in opponents}
+
+    def _play_against(self, player, name: str, opponent: str, games: int, seed: int) -> dict:
+        """``player``'s stats in ``games`` duplicate games against ``opponent``: one bot, or a table of the other
+        seats (``planner+greedy+greedy``, :func:`table_seats`)."""
+        from evaluation.tournament import agent_names, run_tournament
+
+        others = table_seats(opponent)
+        names = agent_names(others)
+        result = run_tournament([player, *others], self.rules, games=games, seed=seed, engine="vector",
+                                workers=self.config.threads, names=[name, *names])
+        stats = stats_of(result, name)
+        if len(others) > 1:  # at a table, how each other seat did beside it
+            shares = result.agent_stats()
+            stats["others"] = {other: round(shares[other]["wins"] / max(shares[other]["games"], 1), 4)
+                               for other in names}
+        return stats
 
     def _curve_point(self, state: dict, net, writer, bar) -> None:
         settings = self.settings
@@ -319,17 +334,10 @@ class NeuralTrainer:
 
     def teacher_reference(self) -> dict:
         """The teacher's own results on the curve's deals (its line on the curve)."""
-        from evaluation.tournament import run_tournament
-
-        reference = {}
-        for opponent in self.settings.curve_opponents:
-            if opponent == self.settings.teacher:
-                continue
-            result = run_tournament([self.settings.teacher, opponent], self.rules, games=self.settings.curve_games,
-                                    seed=self.config.seed + CURVE_SEED, engine="vector", workers=self.config.threads,
-                                    names=["teacher", opponent])
-            reference[opponent] = stats_of(result, "teacher")
-        return reference
+        settings = self.settings
+        return {opponent: self._play_against(settings.teacher, "teacher", opponent, settings.curve_games,
+                                             self.config.seed + CURVE_SEED)
+                for opponent in settings.curve_opponents if opponent != settings.teacher}
 
     def final_evaluation(self, state: dict, net, writer, bar) -> dict:
         """The network against every final opponent on ``final_games`` deals of their own: the run's result and
@@ -445,6 +453,12 @@ def play_work_item(shared, item) -> ListData:
                            list_size, explore)
 
 
+def table_seats(opponent: str) -> list[str]:
+    """The other seats' bots of a curve or final opponent: ``planner`` (one bot, in every other seat in turn) or a
+    table, ``planner+greedy+greedy`` (the other seats in turn order)."""
+    return opponent.split(TABLE_JOIN)
+
+
 def stats_of(result, name: str) -> dict:
     """``skipbo evaluate``'s stats of agent ``name`` in a two-agent tournament (games, wins, draws, ...)."""
     stats = result.agent_stats()[name]
@@ -465,12 +479,18 @@ def npz_bytes(arrays: dict) -> bytes:
     return buffer.getvalue()
 
 
+ROOT_ARRAYS = {"root_inputs": lambda width: np.zeros((0, width), dtype=np.int16),
+               "root_results": lambda width: np.zeros(0, dtype=np.float32)}
+"""The decisions' positions, absent from the data files of runs before ``neural.outcome_weight``: read as none."""
+
+
 def read_data_file(path: Path, width: int) -> ListData:
     """A generation's data file (the arrays of :class:`training.value_games.ListData`, ``width`` inputs a row),
     read without pickles, every array checked against the others."""
     try:
         with np.load(path, allow_pickle=False) as data:
-            arrays = {name: data[name] for name in ListData.__dataclass_fields__}
+            arrays = {name: data[name] if name in data.files or name not in ROOT_ARRAYS else ROOT_ARRAYS[name](width)
+                      for name in ListData.__dataclass_fields__}
     except Exception as error:  # numpy raises ValueError, OSError, KeyError, zipfile errors for a broken file
         raise CheckpointError(f"cannot resume: {path} is not a readable data file ({type(error).__name__}: "
                               f"{error})") from None
@@ -492,9 +512,12 @@ def list_data_problem(arrays: dict, width: int) -> str | None:
     chosen = arrays["discard_chosen"].astype(np.int64)
     if chosen.shape != discards.shape or (chosen < 0).any() or (chosen >= discards).any():
         return "a discard list's choice is not one of its rows"
-    results = arrays["seat0_results"]
-    if not np.isfinite(results).all() or ((results < 0) | (results > 1)).any():
-        return "the hands' results must be 0, 0.5 or 1"
+    if arrays["root_inputs"].shape != (len(arrays["root_results"]), width):
+        return f"the decisions' positions are not {width} inputs wide or not one per result"
+    for name in ("seat0_results", "root_results"):
+        results = arrays[name]
+        if not np.isfinite(results).all() or ((results < 0) | (results > 1)).any():
+            return "the hands' results must be 0, 0.5 or 1"
     return None
 
 

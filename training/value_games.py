@@ -3,7 +3,8 @@
 :func:`play_list_games` plays a list of hands (each a deal seed and who sits in each seat). At every
 decision of a *recorded* seat the teacher (a learned bot, ``pretrained-2p`` ...) searches the position and
 lists where the turn could stop, with its value of each, and which discard it would make
-(:mod:`agents.batched.neural_teacher`); the seat then plays its own move. A recorded seat is the teacher
+(:mod:`agents.batched.neural_teacher`); the seat then plays its own move. The position of every recorded decision is kept too, with the hand's
+result for its seat (the Monte-Carlo return ``neural.outcome_weight`` fits). A recorded seat is the teacher
 itself (generation 0: the network learns the teacher's choices on the teacher's games) or the network
 being trained (later generations: the teacher labels the positions the network's own play reaches, as in
 DAgger, so the network learns what to do where its own mistakes lead). Other seats are a frozen network
@@ -23,7 +24,7 @@ import numpy as np
 from agents.batched import bots
 from agents.batched.learned import LEARNED_CODE, SHIPPED
 from agents.batched.neural import decide_rows
-from agents.batched.neural_teacher import MAX_DISCARDS, teacher_lists
+from agents.batched.neural_teacher import MAX_DISCARDS, decision_roots, teacher_lists
 from skipbo_env.rules import Rules
 from skipbo_env.vector import VectorGame
 from skipbo_env.vector.layout import RUNNING
@@ -51,8 +52,9 @@ class Seat:
 class ListData:
     """The teacher's lists of the recorded seats' decisions: the stop lists' rows (int16 ``[rows, inputs]``,
     the teacher's best first in each list) with the teacher's values, the discard lists' rows with the index
-    of the teacher's choice, each list's length, and per hand the result of seat 0 (1 won, 0.5 drawn or cut
-    off, 0 lost)."""
+    of the teacher's choice, each list's length; the position of every recorded decision (its inputs as a
+    stop) with the result of the hand for the seat that decided; per hand the result of seat 0. A result is
+    1 won, 0.5 drawn or cut off, 0 lost."""
 
     stop_inputs: np.ndarray
     stop_values: np.ndarray
@@ -60,6 +62,8 @@ class ListData:
     discard_inputs: np.ndarray
     discard_lengths: np.ndarray
     discard_chosen: np.ndarray
+    root_inputs: np.ndarray
+    root_results: np.ndarray
     seat0_results: np.ndarray
 
     @classmethod
@@ -129,7 +133,7 @@ def play_list_games(rules: Rules, networks: list, seatings: list, seeds: np.ndar
             if len(live):
                 seats = engine.games["seat"][live]
                 choosers = [seating_of_row[row][seat] for row, seat in zip(live.tolist(), seats.tolist())]
-                actions = table.move(live, choosers, seeds[hand_of_row[live]] * DECISION_SEEDS + decisions[live],
+                actions = table.move(live, seats, choosers, seeds[hand_of_row[live]] * DECISION_SEEDS + decisions[live],
                                      explorers, [lists[hand] for hand in hand_of_row[live].tolist()])
                 decisions[live] += 1
                 engine.step_rows(live, actions)
@@ -146,14 +150,14 @@ class _Table:
         self.engine, self.networks, self.teacher = engine, networks, teacher
         self.list_size, self.width, self.explore = list_size, width, explore
 
-    def move(self, rows, choosers, decision_seeds, explorers, lists) -> np.ndarray:
+    def move(self, rows, seats, choosers, decision_seeds, explorers, lists) -> np.ndarray:
         engine = self.engine
         masks = engine.action_mask
         observations = engine.observe(rows)  # fresh: kernel bots may have moved since the last step
         actions = np.empty(len(rows), dtype=np.int64)
         recorded = np.array([seat.recorded for seat in choosers])
         if recorded.any():
-            self._listed(rows, recorded, observations, decision_seeds, actions, lists)
+            self._listed(rows, seats, recorded, observations, decision_seeds, actions, lists)
         for index in sorted({seat.network for seat in choosers if seat.network >= 0}):
             mine = np.flatnonzero([seat.network == index for seat in choosers])
             chosen = np.empty(len(mine), dtype=np.int64)
@@ -167,8 +171,9 @@ class _Table:
                     actions[i] = legal[explorer.integers(len(legal))]
         return actions
 
-    def _listed(self, rows, recorded, observations, decision_seeds, actions, lists) -> None:
-        """The teacher's lists of the recorded rows (and its action, which a network seat then replaces)."""
+    def _listed(self, rows, seats, recorded, observations, decision_seeds, actions, lists) -> None:
+        """The teacher's lists of the recorded rows (and its action, which a network seat then replaces), and the
+        position each decides in (with its seat: the hand's result is its target)."""
         engine = self.engine
         at = np.flatnonzero(recorded)
         count = len(at)
@@ -181,7 +186,11 @@ class _Table:
                       np.ascontiguousarray(observations[at]), self.networks[0].arrays, decision_seeds[at], taught,
                       stop_rows, stop_values, discard_rows, lengths)
         actions[at] = taught
+        roots = np.zeros((count, self.width), dtype=np.int64)
+        decision_roots(np.ascontiguousarray(observations[at]), self.networks[0].arrays, roots)
+        roots = checked_int16(roots)
         for k, i in enumerate(at.tolist()):
+            lists[i].append(("root", roots[k:k + 1], int(seats[i])))
             stops, discards, chosen = lengths[k].tolist()
             if stops > 1:
                 lists[i].append(("stop", checked_int16(stop_rows[k, :stops]),
@@ -214,6 +223,8 @@ def checked_int16(positions: np.ndarray) -> np.ndarray:
 def _list_data(lists, results, width) -> ListData:
     stops = [entry for hand in lists for entry in hand if entry[0] == "stop"]
     discards = [entry for hand in lists for entry in hand if entry[0] == "discard"]
+    roots = [("root", entry[1], results[hand, entry[2]]) for hand, entries in enumerate(lists)
+             for entry in entries if entry[0] == "root"]
 
     def rows(entries):
         return np.concatenate([e[1] for e in entries]) if entries else np.zeros((0, width), dtype=np.int16)
@@ -221,4 +232,5 @@ def _list_data(lists, results, width) -> ListData:
     return ListData(rows(stops), np.concatenate([e[2] for e in stops]) if stops else np.zeros(0, np.float32),
                     np.array([len(e[1]) for e in stops], dtype=np.int16), rows(discards),
                     np.array([len(e[1]) for e in discards], dtype=np.int16),
-                    np.array([e[2] for e in discards], dtype=np.int16), results[:, 0].copy())
+                    np.array([e[2] for e in discards], dtype=np.int16), rows(roots),
+                    np.array([e[2] for e in roots], dtype=np.float32), results[:, 0].copy())

@@ -10,6 +10,8 @@ fixed-point units.
 
 from __future__ import annotations
 
+import math
+
 import numpy as np
 import torch
 from torch import nn
@@ -18,6 +20,14 @@ from agents.batched.neural import (
     FIRST_BITS, FIRST_SHIFT, INPUT_SCALE, OUTPUT_BITS, SECOND_BITS, input_indices,
 )
 from agents.neural import Network
+
+
+INITIAL_OUTCOME_SCALE = 0.05
+"""The first ``a`` of the outcome's ``sigmoid(a * value + b)``: the lists fit the values to the teacher's over a
+temperature of 10, so a stockpile card is worth some 10 units of value; 0.05 makes it half a logit of the
+chance to win."""
+CALIBRATION_RATE = 10.0
+"""``a`` and ``b``'s step size, in units of the network's."""
 
 
 class ValueNet(nn.Module):
@@ -80,16 +90,27 @@ def list_log_softmax(values: torch.Tensor, owner: np.ndarray, within: np.ndarray
 
 
 def fit_lists(net: ValueNet, data, *, epochs: int, batch_size: int, learning_rate: float, temperature: float,
-              generator: np.random.Generator, weight_decay: float = 0.0) -> dict:
+              generator: np.random.Generator, weight_decay: float = 0.0, outcome_weight: float = 0.0) -> dict:
     """Fit ``net`` to the teacher's lists (``training.value_games.ListData``): on each stop list, the cross-entropy
     of the network's softmax over the list to the softmax of the teacher's values over ``temperature``; on
-    each discard list, the cross-entropy to the teacher's choice. Adam; the lists in an order drawn from
+    each discard list, the cross-entropy to the teacher's choice. With ``outcome_weight`` > 0, also on each
+    decision's position (a list of one) ``outcome_weight`` times the binary cross-entropy of the hand's result
+    for the seat to ``sigmoid(a * value + b)`` (a Monte-Carlo return; ``a`` > 0 and ``b`` are fitted with it:
+    the lists fix the values only up to a constant per list, and in units of the teacher's). Adam; the lists in an order drawn from
     ``generator``; ``batch_size`` lists a step, the step size falling linearly from ``learning_rate`` to a tenth
     of it over the fit. Returns the last epoch's mean losses and how often the network's best is the
     teacher's."""
-    optimizer = torch.optim.Adam(net.parameters(), lr=learning_rate, weight_decay=weight_decay)
+    share = float(np.clip(data.root_results.mean(), 0.01, 0.99)) if len(data.root_results) else 0.5
+    calibration = nn.Parameter(torch.tensor([math.log(INITIAL_OUTCOME_SCALE), math.log(share / (1 - share))]))
+    groups = [{"params": list(net.parameters())}]
+    if outcome_weight > 0:  # log a (a > 0) and b, from a fair start: faster, two numbers fitted to many positions
+        groups.append({"params": [calibration], "lr": CALIBRATION_RATE * learning_rate, "weight_decay": 0.0})
+    optimizer = torch.optim.Adam(groups, lr=learning_rate, weight_decay=weight_decay)
     kinds = [("stop", data.stop_inputs, data.stop_lengths.astype(np.int64)),
              ("discard", data.discard_inputs, data.discard_lengths.astype(np.int64))]
+    if outcome_weight > 0:
+        kinds.append(("outcome", data.root_inputs, np.ones(len(data.root_results), dtype=np.int64)))
+    outcomes = torch.from_numpy(data.root_results.astype(np.float32))
     tables = []
     for kind, inputs, lengths in kinds:
         starts = np.cumsum(lengths) - lengths
@@ -103,7 +124,7 @@ def fit_lists(net: ValueNet, data, *, epochs: int, batch_size: int, learning_rat
     schedule = torch.optim.lr_scheduler.LinearLR(optimizer, 1.0, 0.1, total_iters=max(steps - 1, 1))
     summary = {}
     for _ in range(epochs):
-        totals = {"stop": [0.0, 0, 0], "discard": [0.0, 0, 0]}
+        totals = {kind: [0.0, 0, 0] for kind, _, _ in kinds}
         permutation = generator.permutation(len(kind_of))
         for begin in range(0, len(permutation), batch_size):
             batch = permutation[begin:begin + batch_size]
@@ -111,6 +132,17 @@ def fit_lists(net: ValueNet, data, *, epochs: int, batch_size: int, learning_rat
             for k, (kind, inputs, lengths, starts) in enumerate(tables):
                 picked = index_of[batch[kind_of[batch] == k]]
                 if not len(picked):
+                    continue
+                if kind == "outcome":
+                    logits = calibration[0].exp() * net(inputs[torch.from_numpy(picked)]) + calibration[1]
+                    target = outcomes[torch.from_numpy(picked)]
+                    part = outcome_weight * nn.functional.binary_cross_entropy_with_logits(logits, target,
+                                                                                           reduction="none")
+                    agree = ((logits > 0) == (target > 0.5)).sum().item()
+                    loss = loss + part.sum() / len(batch)
+                    totals[kind][0] += part.sum().item() / outcome_weight
+                    totals[kind][1] += len(picked)
+                    totals[kind][2] += agree
                     continue
                 rows, owner, within = list_rows(starts[picked], lengths[picked])
                 width = int(lengths[picked].max())
@@ -135,4 +167,7 @@ def fit_lists(net: ValueNet, data, *, epochs: int, batch_size: int, learning_rat
         summary = {f"{kind}_loss": round(total / max(count, 1), 5) for kind, (total, count, _) in totals.items()}
         summary.update({f"{kind}_agreement": round(agree / max(count, 1), 4)
                         for kind, (_, count, agree) in totals.items()})
+    if outcome_weight > 0:
+        summary["outcome_scale"] = round(float(calibration[0].detach().exp()), 5)
+        summary["outcome_bias"] = round(float(calibration[1].detach()), 5)
     return summary

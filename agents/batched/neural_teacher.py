@@ -6,6 +6,8 @@ teacher's move and writes, for that decision, a *stop list*: the neural bot's in
 values most (row 0) and of up to ``K - 1`` other stops drawn uniformly (a reservoir sample in the search's
 order, from a generator seeded per decision), each with the teacher's value. When the teacher discards, a
 *discard list*: the inputs of the turn end each legal discard reaches, and which one it chose.
+:func:`decision_roots` writes the inputs of the position a decision is made in, as a stop (what the hand's
+result is fitted to, as a Monte-Carlo return).
 
 A stop whose plays took a discard-pile card the observation does not show (below its top
 ``skipbo_env.encoding.DISCARD_DEPTH``) is valued by the teacher but not listed: the neural bot cannot
@@ -17,11 +19,11 @@ from __future__ import annotations
 import numpy as np
 
 from skipbo_env.actions import END_TURN, FIRST_DISCARD
-from skipbo_env.cards import HAND_SIZE, NUM_DISCARD_PILES
+from skipbo_env.cards import HAND_SIZE, NUM_DISCARD_PILES, WILD
 from skipbo_env.vector.jit import jit
 from agents.batched.expert import ODDS_ROW, planned_discard
 from agents.batched.learned import SHIPPED, learned_view, stop_value as teacher_value
-from agents.batched.neural import decision_arrays, stop_input_changes, turn_end_inputs
+from agents.batched.neural import decision_arrays, root_inputs, stop_input_changes, turn_end_inputs
 from agents.batched.planner import legal_counts, turn_search
 from agents.learned_parameters import NUM_FEATURES
 
@@ -154,6 +156,16 @@ def teacher_lists(games, legal, cfg, rows, teacher, observations, net, seeds, ac
                                       stop_rows[i], stop_values[i], discard_rows[i], lengths[i])
 
 
+@jit
+def decision_roots(observations, net, out):
+    """``out[i]`` := the network's inputs of the position of observation ``observations[i]``, as a stop (its
+    discard still to make: the root of the decision's search)."""
+    input_of = net[6]
+    expected = np.zeros(WILD + 1, dtype=np.int64)
+    for i in range(observations.shape[0]):
+        root_inputs(observations[i], input_of, out[i], expected)
+
+
 def warm_up(games, legal, cfg, rows, observations, net) -> None:
     """Compile (or load from numba's cache) :func:`teacher_lists` as the training calls it, on the games of
     ``rows`` (their observations ``observations``), with the network arrays ``net``."""
@@ -162,3 +174,4 @@ def warm_up(games, legal, cfg, rows, observations, net) -> None:
                   np.arange(count, dtype=np.int64), np.empty(count, dtype=np.int64),
                   np.zeros((count, 2, width), dtype=np.int64), np.zeros((count, 2)),
                   np.zeros((count, MAX_DISCARDS, width), dtype=np.int64), np.zeros((count, 3), dtype=np.int64))
+    decision_roots(np.ascontiguousarray(observations), net, np.zeros((count, width), dtype=np.int64))

@@ -126,6 +126,44 @@ def test_damaged_weights_or_data_are_refused(one_generation, tmp_path):
         train(None, ["neural.generations=2"], resume=run, progress=False)
 
 
+def test_data_files_without_the_decisions_positions_resume_and_damaged_ones_are_refused(one_generation, tmp_path):
+    """A run of a release before ``neural.outcome_weight`` resumes (its data hold no decisions' positions); a
+    position's result outside 0..1 is refused."""
+    import shutil
+
+    from training.neural import npz_bytes
+
+    def rewrite(run, change):
+        for path in (run / "data").glob("*.npz"):
+            with np.load(path) as data:
+                arrays = {name: data[name] for name in data.files}
+            change(arrays)
+            path.write_bytes(npz_bytes(arrays))
+
+    run = tmp_path / "old"
+    shutil.copytree(one_generation.run_dir, run)
+    rewrite(run, lambda arrays: [arrays.pop(name) for name in ("root_inputs", "root_results")])
+    assert train(None, ["neural.generations=2"], resume=run, progress=False).timesteps == 16 + 2 * 12
+    run = tmp_path / "damaged"
+    shutil.copytree(one_generation.run_dir, run)
+    rewrite(run, lambda arrays: arrays["root_results"].__setitem__(0, 2.0))
+    with pytest.raises(CheckpointError, match="results must be 0, 0.5 or 1"):
+        train(None, ["neural.generations=2"], resume=run, progress=False)
+
+
+def test_a_four_seat_run_is_measured_at_its_tables_with_how_each_other_seat_did(tmp_path):
+    config = tiny_config(tmp_path, teacher="pretrained-4p", tables=[["self", "greedy", "greedy"]], generations=1,
+                         curve_opponents=["planner+greedy+greedy"], final_opponents=["pretrained-4p+greedy+greedy"])
+    result = train(config, ["rules.num_players=4"], progress=False)
+    stats = result.evaluation["pretrained-4p+greedy+greedy"]
+    assert stats["games"] == 8  # 6 rounded up to whole rotations of the four seats
+    assert set(stats["others"]) == {"pretrained-4p", "greedy", "greedy#2"}
+    shares = stats["win_rate"] + sum(stats["others"].values()) + stats["draws"] / stats["games"]
+    assert shares == pytest.approx(1.0)
+    curve = json.loads((result.run_dir / "learning_curve.json").read_text())
+    assert set(curve["teacher"]) == {"planner+greedy+greedy"}  # the teacher in the network's seat, same deals
+
+
 def test_a_spent_budget_names_the_key_to_raise(one_generation):
     with pytest.raises(ConfigError, match="neural.generations=2"):
         train(None, [], resume=one_generation.run_dir, progress=False)
@@ -140,6 +178,9 @@ def test_a_spent_budget_names_the_key_to_raise(one_generation):
     ("neural.final_opponents=[]", "neural.final_opponents is empty"),
     ("neural.final_opponents=[mybot.py:Bot]", "neural.final_opponents"),
     ("neural.explore=2", "neural.explore"),
+    ("neural.curve_opponents=[planner+greedy]", "lists the 1 other seat"),
+    ("neural.final_opponents=[planner+nobody]", "'planner\\+nobody' is not allowed"),
+    ("neural.outcome_weight=-1", "neural.outcome_weight"),
 ])
 def test_bad_neural_settings_are_one_line(tmp_path, override, message):
     with pytest.raises(ConfigError, match=message):

@@ -8,8 +8,8 @@ import numpy as np
 import pytest
 
 from agents.batched import bots
-from agents.batched.neural import PENDING
-from agents.batched.neural_teacher import MAX_DISCARDS, teacher_lists
+from agents.batched.neural import PENDING, root_inputs
+from agents.batched.neural_teacher import MAX_DISCARDS, decision_roots, teacher_lists
 from skipbo_env.rules import Rules
 from skipbo_env.vector import VectorGame
 from training.value_games import ListData, Seat, play_list_games, teacher_index
@@ -90,6 +90,35 @@ def test_a_network_seat_is_listed_by_the_teacher_and_plays_its_own_moves():
     # ... which reach other positions than the teacher's own moves do
     assert listed.stop_inputs.shape != taught.stop_inputs.shape or not np.array_equal(listed.stop_inputs,
                                                                                       taught.stop_inputs)
+
+
+def test_a_decisions_position_is_its_observation_as_a_stop():
+    engine = VectorGame(RULES, batch_size=3, auto_reset=False)
+    engine.deal(np.arange(3), np.arange(3) + 40)
+    try:
+        observations = engine.observe(np.arange(3))
+        roots = np.zeros((3, len(NETWORK.inputs)), dtype=np.int64)
+        decision_roots(observations, NETWORK.arrays, roots)
+    finally:
+        engine.close()
+    for observation, root in zip(observations, roots):
+        expected = np.zeros(len(NETWORK.inputs), dtype=np.int64)
+        root_inputs(observation, NETWORK.arrays[6], expected, np.zeros(14, dtype=np.int64))
+        assert root.tolist() == expected.tolist() and root[PENDING_INPUT] == 1
+
+
+def test_every_recorded_decision_keeps_its_position_with_its_seats_result():
+    """A recorded network seat against greedy, hand by hand: one position per decision the seat made (at least
+    one per list it was given), each with that hand's result for the seat; greedy's decisions none."""
+    greedy = Seat(bot=bots.kernel_bot_code("greedy"))
+    for deal in range(6):
+        for seating, seat in (((Seat(network=0, recorded=True), greedy), 0), ((greedy, Seat(network=0, recorded=True)), 1)):
+            data = play_list_games(RULES, [NETWORK], [seating], np.array([deal]), TEACHER, 8)
+            result = data.seat0_results[0] if seat == 0 else 1.0 - data.seat0_results[0]
+            assert len(data.root_results) >= max(len(data.stop_lengths), len(data.discard_lengths)) > 0
+            assert data.root_inputs.shape == (len(data.root_results), len(NETWORK.inputs))
+            assert (data.root_results == result).all(), (deal, seat)
+            assert (data.root_inputs[:, PENDING_INPUT] == 1).all()
 
 
 def test_only_a_learned_bot_can_teach():
