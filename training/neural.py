@@ -254,7 +254,7 @@ class NeuralTrainer:
         chunk = self.settings.chunk
         settings = self.settings
         shared = (self.rules.to_dict(), [n.to_dict() for n in networks], kernel_bot_code(settings.teacher),
-                  settings.list_size, settings.explore)
+                  settings.list_size, settings.explore, settings.outcome_weight > 0)
         items = [(seatings[start:start + chunk], seeds[start:start + chunk]) for start in range(0, len(seeds), chunk)]
         if self.pool.on_ray:
             parts = self.pool.map(play_work_item, items, shared=shared)
@@ -444,13 +444,13 @@ class NeuralTrainer:
 
 def play_work_item(shared, item) -> ListData:
     """One chunk of a generation's hands (the work function of :mod:`training.distributed`): ``shared`` is
-    ``(rules dict, network dicts, the teacher's kernel code, stop list size, exploring share)``, ``item``
-    ``(seatings, deal seeds)``."""
-    rules_dict, network_dicts, teacher, list_size, explore = shared
+    ``(rules dict, network dicts, the teacher's kernel code, stop list size, exploring share, whether the
+    decisions' positions are kept)``, ``item`` ``(seatings, deal seeds)``."""
+    rules_dict, network_dicts, teacher, list_size, explore, positions = shared
     seatings, seeds = item
     networks = [network_from_dict(d) for d in network_dicts]
     return play_list_games(Rules.from_dict(rules_dict), networks, list(seatings), np.asarray(seeds), teacher,
-                           list_size, explore)
+                           list_size, explore, positions=positions)
 
 
 def table_seats(opponent: str) -> list[str]:

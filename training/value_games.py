@@ -87,13 +87,14 @@ def teacher_index(code: int) -> int:
 
 
 def play_list_games(rules: Rules, networks: list, seatings: list, seeds: np.ndarray, teacher: int, list_size: int,
-                    explore: float = 0.0, threads: int = 1) -> ListData:
+                    explore: float = 0.0, threads: int = 1, positions: bool = True) -> ListData:
     """Play hand ``i`` from deal seed ``seeds[i]`` with ``seatings[i]`` (a tuple of :class:`Seat`, one per seat);
     ``networks``: the networks (``agents.neural.Network``; all read the same inputs); ``teacher``: the kernel
     code of the learned bot that lists the recorded seats' decisions (stop lists of at most ``list_size``
     stops). A recorded seat takes a uniformly random legal action with probability ``explore`` (drawn from a
     generator seeded by the hand's seed), so the lists also cover positions its own choices never reach.
-    Returns the lists, hand by hand in the order of ``seeds``."""
+    ``positions``: also keep each recorded decision's position with its hand's result for the seat (else
+    none). Returns the lists, hand by hand in the order of ``seeds``."""
     shipped = teacher_index(teacher)
     seeds = np.asarray(seeds, dtype=np.int64)
     width = len(networks[0].inputs)
@@ -107,7 +108,7 @@ def play_list_games(rules: Rules, networks: list, seatings: list, seeds: np.ndar
     explorers: list = [None] * b
     lists: list[list] = [[] for _ in range(len(seeds))]
     results = np.zeros((len(seeds), rules.num_players), dtype=np.float32)
-    table = _Table(engine, networks, shipped, list_size, width, explore)
+    table = _Table(engine, networks, shipped, list_size, width, explore, positions)
     next_hand = 0
     try:
         while True:
@@ -146,9 +147,9 @@ def play_list_games(rules: Rules, networks: list, seatings: list, seeds: np.ndar
 class _Table:
     """The moves of the seats that are not plain kernel bots, and the teacher's lists of the recorded ones."""
 
-    def __init__(self, engine, networks, teacher, list_size, width, explore) -> None:
+    def __init__(self, engine, networks, teacher, list_size, width, explore, positions) -> None:
         self.engine, self.networks, self.teacher = engine, networks, teacher
-        self.list_size, self.width, self.explore = list_size, width, explore
+        self.list_size, self.width, self.explore, self.positions = list_size, width, explore, positions
 
     def move(self, rows, seats, choosers, decision_seeds, explorers, lists) -> np.ndarray:
         engine = self.engine
@@ -186,11 +187,13 @@ class _Table:
                       np.ascontiguousarray(observations[at]), self.networks[0].arrays, decision_seeds[at], taught,
                       stop_rows, stop_values, discard_rows, lengths)
         actions[at] = taught
-        roots = np.zeros((count, self.width), dtype=np.int64)
-        decision_roots(np.ascontiguousarray(observations[at]), self.networks[0].arrays, roots)
-        roots = checked_int16(roots)
+        if self.positions:
+            roots = np.zeros((count, self.width), dtype=np.int64)
+            decision_roots(np.ascontiguousarray(observations[at]), self.networks[0].arrays, roots)
+            roots = checked_int16(roots)
+            for k, i in enumerate(at.tolist()):
+                lists[i].append(("root", roots[k:k + 1], int(seats[i])))
         for k, i in enumerate(at.tolist()):
-            lists[i].append(("root", roots[k:k + 1], int(seats[i])))
             stops, discards, chosen = lengths[k].tolist()
             if stops > 1:
                 lists[i].append(("stop", checked_int16(stop_rows[k, :stops]),

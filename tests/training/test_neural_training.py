@@ -127,11 +127,15 @@ def test_damaged_weights_or_data_are_refused(one_generation, tmp_path):
 
 
 def test_data_files_without_the_decisions_positions_resume_and_damaged_ones_are_refused(one_generation, tmp_path):
-    """A run of a release before ``neural.outcome_weight`` resumes (its data hold no decisions' positions); a
-    position's result outside 0..1 is refused."""
+    """Without ``neural.outcome_weight`` no decisions' positions are kept; a run of a release before it
+    resumes (its files lack the arrays); a position's result outside 0..1 is refused."""
     import shutil
 
     from training.neural import npz_bytes
+
+    for path in (one_generation.run_dir / "data").glob("*.npz"):
+        with np.load(path) as data:
+            assert data["root_inputs"].shape[0] == 0 and data["root_results"].shape == (0,)
 
     def rewrite(run, change):
         for path in (run / "data").glob("*.npz"):
@@ -146,15 +150,20 @@ def test_data_files_without_the_decisions_positions_resume_and_damaged_ones_are_
     assert train(None, ["neural.generations=2"], resume=run, progress=False).timesteps == 16 + 2 * 12
     run = tmp_path / "damaged"
     shutil.copytree(one_generation.run_dir, run)
-    rewrite(run, lambda arrays: arrays["root_results"].__setitem__(0, 2.0))
+    rewrite(run, lambda arrays: arrays.update(root_inputs=arrays["stop_inputs"][:1],
+                                              root_results=np.array([2.0], np.float32)))
     with pytest.raises(CheckpointError, match="results must be 0, 0.5 or 1"):
         train(None, ["neural.generations=2"], resume=run, progress=False)
 
 
-def test_a_four_seat_run_is_measured_at_its_tables_with_how_each_other_seat_did(tmp_path):
+def test_a_four_seat_run_with_the_outcome_weight_is_measured_at_its_tables_with_each_other_seats_share(tmp_path):
     config = tiny_config(tmp_path, teacher="pretrained-4p", tables=[["self", "greedy", "greedy"]], generations=1,
-                         curve_opponents=["planner+greedy+greedy"], final_opponents=["pretrained-4p+greedy+greedy"])
+                         curve_opponents=["planner+greedy+greedy"], final_opponents=["pretrained-4p+greedy+greedy"],
+                         outcome_weight=1.0)
     result = train(config, ["rules.num_players=4"], progress=False)
+    for path in (result.run_dir / "data").glob("*.npz"):  # the outcome weight keeps every decision's position
+        with np.load(path) as data:
+            assert data["root_inputs"].shape[0] == len(data["root_results"]) > 0
     stats = result.evaluation["pretrained-4p+greedy+greedy"]
     assert stats["games"] == 8  # 6 rounded up to whole rotations of the four seats
     assert set(stats["others"]) == {"pretrained-4p", "greedy", "greedy#2"}
