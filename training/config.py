@@ -74,6 +74,12 @@ TABLE_JOIN = "+"
 """Joins the bots of one table in ``neural.curve_opponents`` (``planner+greedy+greedy``: the other three seats)."""
 
 
+def table_seats(opponent: str) -> list[str]:
+    """The other seats' bots of a ``neural`` curve or final opponent: ``planner`` (one bot, in every other seat in
+    turn) or a table, ``planner+greedy+greedy`` (the other seats in turn order)."""
+    return opponent.split(TABLE_JOIN)
+
+
 class ConfigError(ValueError):
     """A configuration that cannot run; the message names the key and the allowed values."""
 
@@ -625,7 +631,7 @@ def _check_neural(config: TrainConfig) -> None:
         if not specs:
             raise ConfigError(f"neural.{key} is empty: give at least one kernel bot, e.g. [planner]")
         for spec in specs:
-            bots = spec.split(TABLE_JOIN)
+            bots = table_seats(spec)
             if not all(_is_kernel_bot(bot) for bot in bots):
                 raise ConfigError(f"neural.{key}: {spec!r} is not allowed: use kernel bots (random, greedy, "
                                   "planner[:options], expert[:options], learned, pretrained-2p, ...), or a table "

@@ -56,7 +56,7 @@ from training.state_checks import (
     COUNT, LIST, MAPPING, SECONDS, CheckpointError, Field, check_fields, generator_state, list_of, optional,
     read_json_object,
 )
-from training.config import PAST, SELF, TABLE_JOIN, ConfigError, TrainConfig
+from training.config import PAST, SELF, ConfigError, TrainConfig, table_seats
 from training.distributed import WorkPool
 from agents.loading import short_name
 from training.common import TrainResult, clock, print_results_table, progress_bar
@@ -453,12 +453,6 @@ def play_work_item(shared, item) -> ListData:
                            list_size, explore, positions=positions)
 
 
-def table_seats(opponent: str) -> list[str]:
-    """The other seats' bots of a curve or final opponent: ``planner`` (one bot, in every other seat in turn) or a
-    table, ``planner+greedy+greedy`` (the other seats in turn order)."""
-    return opponent.split(TABLE_JOIN)
-
-
 def stats_of(result, name: str) -> dict:
     """``skipbo evaluate``'s stats of agent ``name`` in a two-agent tournament (games, wins, draws, ...)."""
     stats = result.agent_stats()[name]
@@ -489,8 +483,10 @@ def read_data_file(path: Path, width: int) -> ListData:
     read without pickles, every array checked against the others."""
     try:
         with np.load(path, allow_pickle=False) as data:
-            arrays = {name: data[name] if name in data.files or name not in ROOT_ARRAYS else ROOT_ARRAYS[name](width)
-                      for name in ListData.__dataclass_fields__}
+            arrays = {name: data[name] for name in ListData.__dataclass_fields__
+                      if name in data.files or name not in ROOT_ARRAYS}
+        for name, empty in ROOT_ARRAYS.items():
+            arrays.setdefault(name, empty(width))
     except Exception as error:  # numpy raises ValueError, OSError, KeyError, zipfile errors for a broken file
         raise CheckpointError(f"cannot resume: {path} is not a readable data file ({type(error).__name__}: "
                               f"{error})") from None

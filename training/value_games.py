@@ -187,13 +187,14 @@ class _Table:
                       np.ascontiguousarray(observations[at]), self.networks[0].arrays, decision_seeds[at], taught,
                       stop_rows, stop_values, discard_rows, lengths)
         actions[at] = taught
+        roots = None
         if self.positions:
             roots = np.zeros((count, self.width), dtype=np.int64)
             decision_roots(np.ascontiguousarray(observations[at]), self.networks[0].arrays, roots)
             roots = checked_int16(roots)
-            for k, i in enumerate(at.tolist()):
-                lists[i].append(("root", roots[k:k + 1], int(seats[i])))
         for k, i in enumerate(at.tolist()):
+            if roots is not None:
+                lists[i].append(("root", roots[k:k + 1], int(seats[i])))
             stops, discards, chosen = lengths[k].tolist()
             if stops > 1:
                 lists[i].append(("stop", checked_int16(stop_rows[k, :stops]),

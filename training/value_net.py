@@ -139,25 +139,22 @@ def fit_lists(net: ValueNet, data, *, epochs: int, batch_size: int, learning_rat
                     part = outcome_weight * nn.functional.binary_cross_entropy_with_logits(logits, target,
                                                                                            reduction="none")
                     agree = ((logits > 0) == (target > 0.5)).sum().item()
-                    loss = loss + part.sum() / len(batch)
-                    totals[kind][0] += part.sum().item() / outcome_weight
-                    totals[kind][1] += len(picked)
-                    totals[kind][2] += agree
-                    continue
-                rows, owner, within = list_rows(starts[picked], lengths[picked])
-                width = int(lengths[picked].max())
-                log_q = list_log_softmax(net(inputs[torch.from_numpy(rows)]), owner, within, len(picked), width)
-                if kind == "stop":
-                    log_p = list_log_softmax(stop_targets[torch.from_numpy(rows)], owner, within, len(picked), width)
-                    p = log_p.exp()
-                    part = -(p * torch.where(p > 0, log_q, torch.zeros_like(log_q))).sum(1)
-                    agree = (log_q.argmax(1) == 0).sum().item()
                 else:
-                    target = chosen[torch.from_numpy(picked)]
-                    part = -log_q.gather(1, target[:, None])[:, 0]
-                    agree = (log_q.argmax(1) == target).sum().item()
+                    rows, owner, within = list_rows(starts[picked], lengths[picked])
+                    width = int(lengths[picked].max())
+                    log_q = list_log_softmax(net(inputs[torch.from_numpy(rows)]), owner, within, len(picked), width)
+                    if kind == "stop":
+                        log_p = list_log_softmax(stop_targets[torch.from_numpy(rows)], owner, within, len(picked),
+                                                 width)
+                        p = log_p.exp()
+                        part = -(p * torch.where(p > 0, log_q, torch.zeros_like(log_q))).sum(1)
+                        agree = (log_q.argmax(1) == 0).sum().item()
+                    else:
+                        target = chosen[torch.from_numpy(picked)]
+                        part = -log_q.gather(1, target[:, None])[:, 0]
+                        agree = (log_q.argmax(1) == target).sum().item()
                 loss = loss + part.sum() / len(batch)
-                totals[kind][0] += part.sum().item()
+                totals[kind][0] += part.sum().item() / (outcome_weight if kind == "outcome" else 1)  # unweighted
                 totals[kind][1] += len(picked)
                 totals[kind][2] += agree
             optimizer.zero_grad()
