@@ -46,7 +46,9 @@ def _header_lines(result: TournamentResult, command: str) -> list[str]:
         f"rules: {json.dumps(result.rules.to_dict())}",
         f"{len(result.games)} games ("
         + (f"duplicate deals: {deals} deals" if result.duplicate else "one deal each")
-        + f", {len(result.seatings)} seatings per set) in {result.elapsed_s:.1f} s "
+        + f", {len(result.seatings)} seatings per set"
+        + (", every order of the agents" if result.seat_orders == "all" else "")
+        + f") in {result.elapsed_s:.1f} s "
         + f"({len(result.games) / max(result.elapsed_s, 1e-9):,.0f} games/s) with {result.workers} "
         + ("kernel thread(s)" if result.engine == "vector" else "worker(s)"),
         f"engine: {result.engine} ({result.engine_reason})",

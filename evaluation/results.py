@@ -58,6 +58,7 @@ class TournamentResult:
     games_scheduled: int
     seatings: list[tuple[int, ...]]
     games: list[GameResult]
+    seat_orders: str = "rotations"
     error: str | None = None
     interrupted: bool = False
     elapsed_s: float = 0.0
@@ -160,6 +161,7 @@ class TournamentResult:
             "rules": self.rules.to_dict(),
             "num_players": self.rules.num_players,
             "duplicate": self.duplicate,
+            "seat_orders": self.seat_orders,
             "seatings": [[self.names[a] for a in seating] for seating in self.seatings],
             "seating_rule": SEATING_RULE,
             "seed": self.seed,

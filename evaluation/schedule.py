@@ -12,7 +12,12 @@ How seats are filled
       greedy, planner), so every agent holds as many seats as every other.
 
     Every lineup is played in every rotation (unit ``k`` gets the lineup's agent ``k + r``), so
-    each agent sits in each position equally often.
+    each agent sits in each position equally often. Rotations keep the order around the table:
+    at (net, planner, greedy, greedy) the network always plays just before the planner and just
+    after a greedy seat, and at more than two units who sits next to whom is worth more than
+    the seat. ``seat_orders="all"`` plays every distinct order of each lineup's agents instead
+    (every permutation, so the rotations too, each once): 12 seatings for net, planner, greedy,
+    greedy at four seats, 24 for four distinct agents.
 
 Duplicate deals (default)
     A *deal* is one game seed, so one shuffle and one dealer. With duplicate deals every deal is
@@ -48,8 +53,10 @@ SEATING_RULE = (
     "seatings lists the agent in every seat for each game of one set; with duplicate deals every deal is "
     "played once in each. Units are seats (teams in partners); as many agents as units: one lineup; more: "
     "every combination; fewer: the agents repeated in turn, one lineup per starting agent; each lineup in "
-    "every rotation"
+    "every rotation (seat_orders 'rotations') or in every distinct order of its agents (seat_orders 'all')"
 )
+SEAT_ORDERS = ("rotations", "all")
+"""How a lineup is seated: its rotations only (the default), or every distinct order of its agents."""
 POLICY_KEY = 1
 """The last key of a seat's policy seed: ``derived_seed(seed, game, seat, POLICY_KEY)``."""
 NETWORK_KEY = 2
@@ -78,22 +85,32 @@ def lineups(num_agents: int, num_units: int) -> list[tuple[int, ...]]:
     return [tuple((start + k) % num_agents for k in range(num_units)) for start in range(num_agents)]
 
 
-def seatings(num_agents: int, rules: Rules) -> list[tuple[int, ...]]:
-    """Every lineup in every rotation, as the agent index of every seat: one duplicate set."""
-    units = rules.num_teams
-    result = []
-    for lineup in lineups(num_agents, units):
-        for rotation in range(units):
-            by_unit = [lineup[(unit + rotation) % units] for unit in range(units)]
-            result.append(tuple(by_unit[rules.team_of(seat)] for seat in range(rules.num_players)))
-    return result
+def unit_orders(lineup: tuple[int, ...], seat_orders: str) -> list[tuple[int, ...]]:
+    """The agent of every unit in each seating of ``lineup``: its rotations, or every distinct permutation (the
+    lineup's own order first)."""
+    if seat_orders not in SEAT_ORDERS:
+        raise ValueError(f"seat_orders={seat_orders!r} is not allowed: use one of {', '.join(SEAT_ORDERS)}")
+    units = len(lineup)
+    if seat_orders == "rotations":
+        return [tuple(lineup[(unit + rotation) % units] for unit in range(units)) for rotation in range(units)]
+    return list(dict.fromkeys(itertools.permutations(lineup)))
 
 
-def schedule(num_agents: int, rules: Rules, games: int, seed: int, duplicate: bool = True) -> list[GameSpec]:
+def seatings(num_agents: int, rules: Rules, seat_orders: str = "rotations") -> list[tuple[int, ...]]:
+    """Every lineup in every rotation, or every distinct order of every lineup (``seat_orders="all"``, each order
+    once), as the agent index of every seat: one duplicate set."""
+    by_units = [order for lineup in lineups(num_agents, rules.num_teams) for order in unit_orders(lineup, seat_orders)]
+    if seat_orders == "all":
+        by_units = list(dict.fromkeys(by_units))
+    return [tuple(by_unit[rules.team_of(seat)] for seat in range(rules.num_players)) for by_unit in by_units]
+
+
+def schedule(num_agents: int, rules: Rules, games: int, seed: int, duplicate: bool = True,
+             seat_orders: str = "rotations") -> list[GameSpec]:
     """The games of a tournament, rounded up to whole duplicate sets (see the module docstring)."""
     if not isinstance(games, int) or games < 1:
         raise ValueError(f"games={games!r} is not allowed: use an integer >= 1")
-    one_set = seatings(num_agents, rules)
+    one_set = seatings(num_agents, rules, seat_orders)
     num_sets = math.ceil(games / len(one_set))
     specs = []
     for index in range(num_sets * len(one_set)):

@@ -53,6 +53,7 @@ def run_tournament(
     seed: int = 0,
     *,
     duplicate: bool = True,
+    seat_orders: str = "rotations",
     workers: int = 1,
     progress: bool = False,
     save_dir: str | None = None,
@@ -67,7 +68,8 @@ def run_tournament(
     (vector engine only, see :mod:`evaluation.vector_runner`). With ``workers > 1`` games run in
     that many processes (see :func:`evaluation.python_runner.start_method`; policy objects
     must pickle); on the vector engine they are the threads of its deal and step kernels.
-    ``engine``: ``"python"`` (the default here: the reference, and the results seeded calls had
+    ``seat_orders``: ``"rotations"`` (each lineup in its rotations) or ``"all"`` (in every distinct order of its
+    agents: who sits beside whom evens out too; :mod:`evaluation.schedule`). ``engine``: ``"python"`` (the default here: the reference, and the results seeded calls had
     before), ``"vector"`` or ``"auto"`` (see :mod:`evaluation.vector_runner`; ``skipbo evaluate`` defaults to
     ``auto``); :class:`EngineError` when ``vector`` cannot play the agents. An agent
     that raises or returns an illegal action stops the tournament: the result keeps every
@@ -83,14 +85,14 @@ def run_tournament(
     names = _checked_names(agents, workers, names)
     policies = [agent if is_batch_player(agent) else load_policy(agent) for agent in agents]  # a bad spec fails here
     engine, engine_reason = _engine_for(engine, names, agents, policies, save_dir, ray_address)
-    specs = schedule(len(agents), rules, games, seed, duplicate)
+    specs = schedule(len(agents), rules, games, seed, duplicate, seat_orders)
     if save_dir is not None:
         clear_game_files(save_dir, overwrite)
         os.makedirs(save_dir, exist_ok=True)
     result = TournamentResult(
         names=names, specs=[a if isinstance(a, str) else repr(a) for a in agents], rules=rules, seed=seed,
         duplicate=duplicate, games_requested=games, games_scheduled=len(specs),
-        seatings=seatings(len(agents), rules), games=[], workers=workers, engine=engine,
+        seatings=seatings(len(agents), rules, seat_orders), seat_orders=seat_orders, games=[], workers=workers, engine=engine,
         engine_reason=engine_reason,
     )
     start = time.perf_counter()

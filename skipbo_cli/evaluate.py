@@ -14,6 +14,7 @@ import sys
 
 from agents.loading import RUNS_CODE
 from evaluation import ENGINES, run_tournament
+from evaluation.schedule import SEAT_ORDERS
 from evaluation.report import print_report, write_json, write_plot
 from skipbo_cli import arguments
 from skipbo_cli.rule_flags import add_rule_flags, rule_settings, rules_from_args
@@ -34,6 +35,10 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                         help=f"processes, 1 to {MAX_WORKERS} (default 1)")
     parser.add_argument("--no-duplicate", dest="duplicate", action="store_false",
                         help="give every game its own deal instead of replaying each deal in every seating")
+    parser.add_argument("--seat-orders", choices=SEAT_ORDERS, default="rotations",
+                        help="rotations (default): each lineup in its rotations, the order around the table kept; "
+                             "all: in every distinct order of its agents, so who sits after whom evens out too "
+                             "(12 seatings for A B C C at four seats)")
     parser.add_argument("--json", metavar="PATH", type=arguments.output_file(".json"),
                         help="write every figure, the rules, seeds and versions to PATH (.json)")
     parser.add_argument("--plot", metavar="PATH", type=arguments.output_file(*arguments.PLOT_SUFFIXES),
@@ -64,6 +69,7 @@ def run(args: argparse.Namespace) -> int:
         if path is not None and os.path.exists(path) and not args.overwrite:
             raise ValueError(f"{flag} {path!r} already exists: give another file name, or replace it with --overwrite")
     result = run_tournament(args.agents, rules, args.games, args.seed, duplicate=args.duplicate,
+                            seat_orders=args.seat_orders,
                             workers=args.workers, progress=args.progress, save_dir=args.save_games,
                             engine=args.engine, ray_address=args.ray, overwrite=args.overwrite)
     print_report(result, command)
@@ -87,6 +93,8 @@ def _describe_args(args: argparse.Namespace) -> str:
             parts += [flag, shlex.quote(str(value))]
     if not args.duplicate:
         parts.append("--no-duplicate")
+    if args.seat_orders != "rotations":
+        parts += ["--seat-orders", args.seat_orders]
     if args.overwrite:
         parts.append("--overwrite")
     if args.engine != "auto":

@@ -314,6 +314,8 @@ def _cases():
         ("evaluate too many games", ["evaluate", "--agents", "greedy", "--games", "10000000000"], "1,000,000"),
         ("evaluate too many workers", ["evaluate", "--agents", "greedy", "--workers", "100000"], "1 to 256"),
         ("evaluate unknown engine", ["evaluate", "--agents", "greedy", "--engine", "gpu"], "invalid choice"),
+        ("evaluate unknown seat orders", ["evaluate", "--agents", "greedy", "--seat-orders", "every"],
+         "choose from 'rotations', 'all'"),
         ("evaluate unknown flag", ["evaluate", "--agents", "greedy", "--fast"], "unrecognized arguments"),
         ("evaluate without agents", ["evaluate"], "--agents"),
         ("unknown command", ["fly"], "invalid choice"),

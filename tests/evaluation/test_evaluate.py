@@ -55,6 +55,32 @@ def test_in_partners_an_agent_holds_both_seats_of_a_team():
         assert seating[0] == seating[2] and seating[1] == seating[3] and seating[0] != seating[1]
 
 
+def test_rotations_keep_the_order_around_the_table_and_all_orders_even_out_the_neighbours():
+    rules = Rules(num_players=4)
+    net, bot, greedy, greedy2 = range(4)
+
+    def follows(orders, first, second):  # seatings where `second` sits right after `first`
+        return sum(seating[(seating.index(first) + 1) % 4] == second for seating in orders)
+
+    rotations = seatings(4, rules)
+    assert len(rotations) == 4 and follows(rotations, net, bot) == 4  # always the same neighbour
+    every = seatings(4, rules, "all")
+    assert len(every) == len(set(every)) == 24 and every[:1] == [(0, 1, 2, 3)]
+    assert follows(every, net, bot) == follows(every, net, greedy) == follows(every, net, greedy2) == 8
+    for agent in range(4):
+        assert sorted(seating.index(agent) for seating in every) == sorted(list(range(4)) * 6)
+
+
+def test_all_orders_of_a_lineup_with_repeated_agents_are_each_played_once():
+    rules = Rules(num_players=4)
+    assert seatings(2, rules, "all") == [(0, 1, 0, 1), (0, 1, 1, 0), (0, 0, 1, 1), (1, 0, 0, 1), (1, 0, 1, 0),
+                                         (1, 1, 0, 0)]
+    assert seatings(2, Rules(stock_size=5), "all") == seatings(2, Rules(stock_size=5)) == [(0, 1), (1, 0)]
+    assert len(schedule(4, rules, games=25, seed=0, seat_orders="all")) == 48  # whole sets of 24
+    with pytest.raises(ValueError, match="seat_orders='mirror' is not allowed: use one of rotations, all"):
+        seatings(2, rules, "mirror")
+
+
 def test_duplicate_deals_give_every_agent_every_seat_with_the_same_cards():
     rules = Rules(num_players=3, stock_size=5)
     specs = schedule(3, rules, games=12, seed=5)
@@ -150,6 +176,22 @@ def test_the_command_writes_json_plot_and_replayable_games(tmp_path, capsys):
     record = json.loads(records[0].read_text())
     replayed = Game.replay(record)
     assert replayed.outcome == record["outcome"] and list(replayed.winners) == record["winners"]
+
+
+def test_the_command_plays_every_order_of_the_agents_on_either_engine(tmp_path, capsys):
+    outputs = {}
+    for engine in ("python", "vector"):
+        out = tmp_path / f"{engine}.json"
+        code = main(["evaluate", "--agents", "planner", "greedy", "random", "random", "--players", "4",
+                     "--games", "24", "--seed", "3", "--stock-size", "4", "--seat-orders", "all", "--engine", engine,
+                     "--json", str(out)])
+        assert code == 0
+        assert "24 seatings per set, every order of the agents" in capsys.readouterr().out
+        outputs[engine] = json.loads(out.read_text())
+    data = outputs["vector"]
+    assert data["seat_orders"] == "all" and "--seat-orders all" in data["command"]
+    assert len(data["seatings"]) == 24 and ["random#2", "random", "greedy", "planner"] in data["seatings"]
+    assert [g["winners"] for g in data["games"]] == [g["winners"] for g in outputs["python"]["games"]]
 
 
 def test_the_command_marks_the_json_incomplete_after_an_agent_error(tmp_path, capsys):
