@@ -287,6 +287,9 @@ class NeuralConfig:
     final_opponents: Optional[list[str]] = _field(None, "opponents of the final evaluation, as curve_opponents "
                                                         "(null: the curve opponents)")
     final_games: int = _field(4000, "held-out duplicate games against each final opponent at the end", min=2)
+    seat_orders: str = _field("rotations", "how the curve's and the final evaluation's tables are seated: "
+                                           "'rotations' (each in its rotations, the order around the table kept) or "
+                                           "'all' (every distinct order: who sits after whom evens out too)")
 
     @property
     def final_bots(self) -> list[str]:
@@ -624,6 +627,11 @@ def _check_neural(config: TrainConfig) -> None:
                 raise ConfigError(f"neural.tables[{index}]: {spec!r} is not allowed: use {SELF!r}, {PAST!r} or a "
                                   "kernel bot (random, greedy, planner[:options], expert[:options], learned, "
                                   "pretrained-2p, ...)")
+    from evaluation.schedule import SEAT_ORDERS
+
+    if settings.seat_orders not in SEAT_ORDERS:
+        raise ConfigError(f"neural.seat_orders={settings.seat_orders!r} is not allowed: use one of "
+                          f"{', '.join(SEAT_ORDERS)}")
     for key in ("curve_opponents", "final_opponents"):
         specs = getattr(settings, key)
         if specs is None and key == "final_opponents":

@@ -297,7 +297,8 @@ class NeuralTrainer:
         others = table_seats(opponent)
         names = agent_names(others)
         result = run_tournament([player, *others], self.rules, games=games, seed=seed, engine="vector",
-                                workers=self.config.threads, names=[name, *names])
+                                workers=self.config.threads, names=[name, *names],
+                                seat_orders=self.settings.seat_orders)
         stats = stats_of(result, name)
         if len(others) > 1:  # at a table, how each other seat did beside it
             shares = result.agent_stats()

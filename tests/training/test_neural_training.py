@@ -159,13 +159,13 @@ def test_data_files_without_the_decisions_positions_resume_and_damaged_ones_are_
 def test_a_four_seat_run_with_the_outcome_weight_is_measured_at_its_tables_with_each_other_seats_share(tmp_path):
     config = tiny_config(tmp_path, teacher="pretrained-4p", tables=[["self", "greedy", "greedy"]], generations=1,
                          curve_opponents=["planner+greedy+greedy"], final_opponents=["pretrained-4p+greedy+greedy"],
-                         outcome_weight=1.0)
+                         outcome_weight=1.0, seat_orders="all")
     result = train(config, ["rules.num_players=4"], progress=False)
     for path in (result.run_dir / "data").glob("*.npz"):  # the outcome weight keeps every decision's position
         with np.load(path) as data:
             assert data["root_inputs"].shape[0] == len(data["root_results"]) > 0
     stats = result.evaluation["pretrained-4p+greedy+greedy"]
-    assert stats["games"] == 8  # 6 rounded up to whole rotations of the four seats
+    assert stats["games"] == 24  # 6 rounded up to a whole set of the 24 orders of the four seats
     assert set(stats["others"]) == {"pretrained-4p", "greedy", "greedy#2"}
     shares = stats["win_rate"] + sum(stats["others"].values()) + stats["draws"] / stats["games"]
     assert shares == pytest.approx(1.0)
@@ -190,6 +190,7 @@ def test_a_spent_budget_names_the_key_to_raise(one_generation):
     ("neural.curve_opponents=[planner+greedy]", "lists the 1 other seat"),
     ("neural.final_opponents=[planner+nobody]", "'planner\\+nobody' is not allowed"),
     ("neural.outcome_weight=-1", "neural.outcome_weight"),
+    ("neural.seat_orders=mirror", "neural.seat_orders='mirror' is not allowed: use one of rotations, all"),
 ])
 def test_bad_neural_settings_are_one_line(tmp_path, override, message):
     with pytest.raises(ConfigError, match=message):
