@@ -276,6 +276,17 @@ class NeuralConfig:
                                         "fitted to the result of its hand for the seat that decided (a Monte-Carlo "
                                         "return, beside the teacher's lists); 0: the lists alone", min=0.0)
     generations: int = _field(8, "generations after generation 0: the run's budget (work, not time)", min=1)
+    es_generations: int = _field(0, "generations of an evolution strategy (sNES) on the network's output layer after "
+                                    "the fitted generations: candidates play neural.es_games duplicate games against "
+                                    "each of neural.es_opponents, the mean moves toward the winners (0: none)",
+                                 min=0)
+    es_population: int = _field(12, "candidate output layers per sNES generation (even: mirrored pairs)", min=2)
+    es_games: int = _field(300, "duplicate games of each candidate against each of neural.es_opponents (the same "
+                                "deals for every candidate of a generation, new deals every generation)", min=2)
+    es_opponents: list[str] = _field(["pretrained-2p", "planner"], "the sNES fitness: the mean win rate against "
+                                     "these kernel bots (or tables joined by '+', as curve_opponents)")
+    es_sigma: float = _field(0.1, "the first spread of each output weight, as a share of their root mean square",
+                             min_exclusive=0.0)
     past_networks: int = _field(5, "earlier generations kept for 'past' seats", min=1)
     chunk: int = _field(250, "hands per work item (a thread's or a Ray task's share)", min=1)
     curve_every: int = _field(1, "generations between two points of the learning curve", min=1)
@@ -632,7 +643,7 @@ def _check_neural(config: TrainConfig) -> None:
     if settings.seat_orders not in SEAT_ORDERS:
         raise ConfigError(f"neural.seat_orders={settings.seat_orders!r} is not allowed: use one of "
                           f"{', '.join(SEAT_ORDERS)}")
-    for key in ("curve_opponents", "final_opponents"):
+    for key in ("curve_opponents", "final_opponents", "es_opponents"):
         specs = getattr(settings, key)
         if specs is None and key == "final_opponents":
             continue

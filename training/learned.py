@@ -200,6 +200,23 @@ def utilities(count: int) -> np.ndarray:
     return raw / raw.sum() - 1.0 / count
 
 
+def mirrored_noise(rng: np.random.Generator, population: int, dimensions: int) -> np.ndarray:
+    """sNES's search directions: ``population // 2`` standard normal draws, then each negated (mirrored pairs)."""
+    z = rng.standard_normal((population // 2, dimensions))
+    return np.concatenate([z, -z])
+
+
+def snes_step(mu: np.ndarray, sigma: np.ndarray, z: np.ndarray, fitness: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """One sNES update of the mean ``mu`` and the spreads ``sigma`` from the candidates ``mu + sigma * z`` and their
+    ``fitness`` (higher is better; ties keep the candidates' order): the rank-based utilities move the mean by
+    ``sigma * (u @ z)`` and the spreads by ``exp(eta / 2 * u @ (z**2 - 1))``, ``eta = (3 + ln d) / (5 sqrt d)``."""
+    order = np.argsort(-fitness, kind="stable")
+    u = np.zeros(len(z))
+    u[order] = utilities(len(z))
+    eta_sigma = (3 + math.log(z.shape[1])) / (5 * math.sqrt(z.shape[1]))
+    return mu + sigma * (u @ z), sigma * np.exp(eta_sigma / 2 * (u @ (z ** 2 - 1)))
+
+
 def table_name(table: list[str]) -> str:
     """How reports name a table: its other seats in turn order, ``planner+greedy+greedy``."""
     return "+".join(table)
@@ -343,9 +360,7 @@ class SNESTrainer:
         """One sNES generation (see the module docstring); returns its log entry and updates ``state``."""
         settings = self.settings
         mu, sigma = np.array(state["mu"]), np.array(state["sigma"])
-        half = settings.population // 2
-        z = rng.standard_normal((half, NUM_PARAMETERS))
-        z = np.concatenate([z, -z])
+        z = mirrored_noise(rng, settings.population, NUM_PARAMETERS)
         z[:, FIXED] = 0.0
         candidates = mu + sigma * z
         past = np.array(state["archive"][rng.integers(len(state["archive"]))])
@@ -370,12 +385,7 @@ class SNESTrainer:
         if not feasible.any():  # nothing to rank: the distribution stays
             state["archive"].append(mu.tolist())
             return {"generation": state["generation"], "refused": len(candidates), **placement}
-        order = np.argsort(-fitness, kind="stable")
-        u = np.zeros(len(candidates))
-        u[order] = utilities(len(candidates))
-        eta_sigma = (3 + math.log(NUM_PARAMETERS)) / (5 * math.sqrt(NUM_PARAMETERS))
-        mu = mu + sigma * (u @ z)
-        sigma = sigma * np.exp(eta_sigma / 2 * (u @ (z ** 2 - 1)))
+        mu, sigma = snes_step(mu, sigma, z, fitness)
         state["mu"], state["sigma"] = mu.tolist(), sigma.tolist()
         state["archive"].append(mu.tolist())
         return {"generation": state["generation"], "best_fitness": float(fitness.max()),

@@ -19,6 +19,15 @@ With ``neural.outcome_weight`` > 0 each fit also takes the hands' results: every
 fitted to the result of its hand for the seat that decided (a Monte-Carlo return of the seat's own play, beside
 the teacher's lists; :func:`training.value_net.fit_lists`).
 
+3. **Evolution** (``neural.es_generations`` > 0): the lists can teach the network no more than the teacher knows,
+   so the run ends by optimising what the network plays for, its wins. A separable natural evolution strategy
+   (sNES, as ``backend: snes``) searches the output layer (the weights of the last hidden layer's features; the
+   layers below stay as fitted): each generation ``neural.es_population`` candidates (mirrored pairs around the
+   mean) play the same ``neural.es_games`` duplicate deals against each of ``neural.es_opponents``, and the mean
+   and spreads move toward the better ranked (:func:`training.learned.snes_step`). Both bots of a game are
+   deterministic, so two candidates that decide alike play the same game: only the decisions they differ in
+   tell them apart.
+
 The budget is work: ``neural.generations``; ``budget.max_minutes`` is only a guard. Every random choice comes
 from one seeded ``numpy`` Generator (the deals, the order the lists are fitted in, the first weights), the
 games are deterministic given their seeds and networks, and each generation starts a fresh optimiser, so a
@@ -53,13 +62,14 @@ from skipbo_env.provenance import versions
 from skipbo_env.rules import Rules
 from training.checkpoint import RunFolder
 from training.state_checks import (
-    COUNT, LIST, MAPPING, SECONDS, CheckpointError, Field, check_fields, generator_state, list_of, optional,
-    read_json_object,
+    COUNT, LIST, MAPPING, SECONDS, CheckpointError, Field, check_fields, finite_numbers, generator_state, list_of,
+    optional, read_json_object, record,
 )
 from training.config import PAST, SELF, ConfigError, TrainConfig, table_seats
 from training.distributed import WorkPool
 from agents.loading import short_name
 from training.common import TrainResult, clock, print_results_table, progress_bar
+from training.learned import mirrored_noise, snes_step
 from training.value_games import ListData, Seat, play_list_games
 
 MODEL_FILE = "model.json"
@@ -93,7 +103,7 @@ class NeuralTrainer:
     # ------------------------------------------------------------------ state
     def fresh_state(self) -> dict:
         return {"generation": -1, "games": 0, "decisions": 0, "wall_seconds": 0.0, "history": [], "log": [],
-                "data_files": [], "archive": [], "evaluation": None, "teacher": None,
+                "data_files": [], "archive": [], "evaluation": None, "teacher": None, "es": dict(FRESH_ES),
                 "rng": np.random.default_rng(self.config.seed).bit_generator.state}
 
     def load_state(self):
@@ -104,6 +114,7 @@ class NeuralTrainer:
             return self.fresh_state(), None
         path = checkpoint / "state.json"
         state = read_json_object(path)
+        state.setdefault("es", dict(FRESH_ES))  # a run of a release before neural.es_generations
         checked_state(state, path, self.settings.window)
         for name in state["data_files"]:
             if not (self.data_dir / name).is_file():
@@ -119,10 +130,12 @@ class NeuralTrainer:
         torch.set_num_threads(self.config.threads)
         state, net = self.load_state()
         settings = self.settings
-        if state["generation"] >= settings.generations:
-            raise ConfigError(f"{self.folder.path} already trained {state['generation']} of neural.generations="
-                              f"{settings.generations}: give more, e.g. skipbo train --resume {self.folder.path} "
-                              f"neural.generations={2 * settings.generations}")
+        if state["generation"] >= settings.generations and state["es"]["generation"] >= settings.es_generations:
+            key, done = (("es_generations", state["es"]["generation"]) if settings.es_generations
+                         else ("generations", state["generation"]))
+            raise ConfigError(f"{self.folder.path} already trained {done} of neural.{key}={getattr(settings, key)}: "
+                              f"give more, e.g. skipbo train --resume {self.folder.path} "
+                              f"neural.{key}={2 * max(done, 1)}")
         rng = np.random.default_rng()
         rng.bit_generator.state = state["rng"]
         minutes = self.config.budget.max_minutes
@@ -131,6 +144,7 @@ class NeuralTrainer:
                     f"{settings.teacher}'s lists for generation 0, "
                     f"{settings.games:,} hands a generation at {', '.join('+'.join(t) for t in settings.tables)}; "
                     f"budget {settings.generations} generations"
+                    f"{f', then {settings.es_generations} of sNES on the output layer' if settings.es_generations else ''}"
                     f"{'' if minutes is None else f' (guard: {minutes:g} minutes)'}")
         self._warm_up()
         self.pool = WorkPool(self.config.ray.address, self.config.ray.workers)
@@ -139,15 +153,13 @@ class NeuralTrainer:
         bar = self.bar = self._bar(state)
         started = time.perf_counter()
         try:
-            while state["generation"] < settings.generations:
-                if time.perf_counter() - started > guard:
-                    self._print(f"budget.max_minutes={minutes:g} reached: stopping after generation "
-                                f"{state['generation']} (resume to go on)")
-                    break
+            while not self._spent(state, started, guard):
                 begin = time.perf_counter()
-                net = self.generation(state, net, rng, bar)
+                fitting = state["generation"] < settings.generations
+                net = self.generation(state, net, rng, bar) if fitting else self.es_generation(state, net, rng)
                 state["wall_seconds"] += time.perf_counter() - begin
-                if state["generation"] % settings.curve_every == 0 and state["generation"] < settings.generations:
+                done = state["generation"] if fitting else state["es"]["generation"]
+                if done % settings.curve_every == 0 and not self._spent(state, started, math.inf):
                     begin = time.perf_counter()
                     self._curve_point(state, net, writer, bar)
                     state["wall_seconds"] += time.perf_counter() - begin
@@ -169,6 +181,17 @@ class NeuralTrainer:
         write_json_atomically(model, self.model_document(state, net))
         self._finish(state)
         return TrainResult(self.folder.path, model, state["games"], state["evaluation"], state["history"])
+
+    def _spent(self, state: dict, started: float, guard: float) -> bool:
+        """Whether the budget is spent: every generation trained, or the time guard passed (then said)."""
+        settings = self.settings
+        if state["generation"] >= settings.generations and state["es"]["generation"] >= settings.es_generations:
+            return True
+        if time.perf_counter() - started > guard:
+            self._print(f"budget.max_minutes={self.config.budget.max_minutes:g} reached: stopping after generation "
+                        f"{state['generation']} (resume to go on)")
+            return True
+        return False
 
     def generation(self, state: dict, net, rng: np.random.Generator, bar):
         """Play one generation's hands, store its data, fit the network; returns the float network."""
@@ -201,6 +224,45 @@ class NeuralTrainer:
                     f"decisions listed; fitted on {data.lists:,}: the teacher's best stop is the network's in "
                     f"{fit['stop_agreement']:.1%}, its discard in {fit['discard_agreement']:.1%} "
                     f"({entry['play_seconds']:.0f} s playing, {entry['fit_seconds']:.0f} s fitting)")
+        return net
+
+    def es_generation(self, state: dict, net, rng: np.random.Generator):
+        """One sNES generation on ``net``'s output layer (the module docstring, 3.); returns ``net`` with the new mean."""
+        import torch
+
+        from training.value_net import quantize
+
+        settings, es = self.settings, state["es"]
+        begin = time.perf_counter()
+        mean = net.output.weight.detach().double().numpy()[0].copy()
+        if es["sigma"] is None:
+            es["sigma"] = [settings.es_sigma * float(np.sqrt(np.mean(mean ** 2)))] * len(mean)
+        sigma = np.array(es["sigma"])
+        z = mirrored_noise(rng, settings.es_population, len(mean))
+        seeds = [int(seed) for seed in rng.integers(0, 2**62, size=len(settings.es_opponents))]
+        threads = 1 if self.pool.on_ray else self.config.threads
+        shared = (self.rules.to_dict(), quantize(net).to_dict(), settings.es_opponents, settings.es_games, seeds,
+                  threads, settings.seat_orders)
+        results = self.pool.map(play_es_candidate, [candidate.tolist() for candidate in mean + sigma * z], shared)
+        rates = np.array([[score for score, _ in by_opponent] for by_opponent in results])
+        games = sum(count for by_opponent in results for _, count in by_opponent)
+        mean, sigma = snes_step(mean, sigma, z, rates.mean(axis=1))
+        with torch.no_grad():
+            net.output.weight[0] = torch.from_numpy(mean.astype(np.float32))
+        es["generation"] += 1
+        es["sigma"] = sigma.tolist()
+        state["games"] += games
+        self.bar.update(games)
+        placement = {"nodes": dict(Counter(self.pool.last_nodes))} if self.pool.on_ray else {}
+        entry = {"es_generation": es["generation"], "games": games, "mean_fitness": round(float(rates.mean()), 4),
+                 "best_fitness": round(float(rates.mean(axis=1).max()), 4),
+                 "by_opponent": {name: round(float(rate), 4) for name, rate in zip(settings.es_opponents, rates.mean(axis=0))},
+                 "sigma": round(float(sigma.mean()), 5), "seconds": round(time.perf_counter() - begin, 1), **placement}
+        state["log"].append(entry)
+        by_opponent = ", ".join(f"{short_name(name)} {rate:.1%}" for name, rate in entry["by_opponent"].items())
+        self._print(f"sNES generation {es['generation']:>3}: {settings.es_population} candidates, {games:,} games; "
+                    f"mean win rate {entry['mean_fitness']:.1%} ({by_opponent}), the best candidate's "
+                    f"{entry['best_fitness']:.1%}; spread {entry['sigma']:.4f} ({entry['seconds']:.0f} s)")
         return net
 
     def play(self, number: int, current: Network, state: dict, rng: np.random.Generator, bar) -> Generation:
@@ -315,22 +377,28 @@ class NeuralTrainer:
         """A point of the learning curve: ``results`` (opponent -> stats) of ``games`` games each."""
         if state["teacher"] is None:
             state["teacher"] = self.teacher_reference()
-        record = {"timesteps": state["games"], "generation": state["generation"], "decisions": state["decisions"],
-                  "wall_seconds": round(state["wall_seconds"], 1), "results": results, **({"final": True} if final else {})}
-        state["history"].append(record)
+        es = state["es"]["generation"]
+        point = {"timesteps": state["games"], "generation": state["generation"], "decisions": state["decisions"],
+                 "wall_seconds": round(state["wall_seconds"], 1), "results": results,
+                 **({"es_generation": es} if es else {}), **({"final": True} if final else {})}
+        state["history"].append(point)
         rates = ", ".join(f"vs {name} {s['win_rate']:.1%} [{s['ci95'][0]:.1%}, {s['ci95'][1]:.1%}]"
                           for name, s in results.items())
         bar.set_postfix({f"vs {short_name(name)}": f"{s['win_rate']:.0%}" for name, s in results.items()})
         what = "final evaluation, " if final else ""
-        self._print(f"generation {state['generation']:>3} ({clock(state['wall_seconds'])}, {state['games']:,} hands): "
+        where = f"generation {state['generation']:>3}" + (f", sNES generation {es}" if es else "")
+        self._print(f"{where} ({clock(state['wall_seconds'])}, {state['games']:,} hands): "
                     f"{what}{games} held-out duplicate games each: {rates}")
         if writer is not None:
             for name, stats in results.items():
                 writer.add_scalar(f"win_rate/{name}", stats["win_rate"], state["games"])
-            if state["log"]:
-                writer.add_scalar("lists/stop_loss", state["log"][-1]["stop_loss"], state["games"])
-                writer.add_scalar("lists/stop_agreement", state["log"][-1]["stop_agreement"], state["games"])
-                writer.add_scalar("lists/discard_agreement", state["log"][-1]["discard_agreement"], state["games"])
+            last = state["log"][-1] if state["log"] else {}
+            for key in ("stop_loss", "stop_agreement", "discard_agreement"):
+                if key in last:
+                    writer.add_scalar(f"lists/{key}", last[key], state["games"])
+            for key in ("mean_fitness", "best_fitness", "sigma"):
+                if key in last:
+                    writer.add_scalar(f"es/{key}", last[key], state["games"])
             writer.flush()
 
     def teacher_reference(self) -> dict:
@@ -357,7 +425,10 @@ class NeuralTrainer:
     def model_document(self, state: dict, net) -> dict:
         from training.value_net import quantize
 
-        return {**quantize(net).to_dict(), "method": "fitted to the teacher's lists, then DAgger (training/neural.py)", "teacher": self.settings.teacher,
+        method = "fitted to the teacher's lists, then DAgger" + (
+            f", then {state['es']['generation']} sNES generations on the output layer" if state["es"]["generation"] else "")
+        return {**quantize(net).to_dict(), "method": f"{method} (training/neural.py)", "teacher": self.settings.teacher,
+                "es_generations": state["es"]["generation"],
                 "rules": self.rules.to_dict(), "generation": state["generation"], "games": state["games"],
                 "positions": state["decisions"], "wall_seconds": round(state["wall_seconds"], 1),
                 "seed": self.config.seed, "command": self.folder.run_info().get("command"), "versions": versions()}
@@ -367,7 +438,7 @@ class NeuralTrainer:
         model = json.dumps(self.model_document(state, net)).encode()
         buffer = io.BytesIO()
         np.savez(buffer, **{name: tensor.detach().numpy() for name, tensor in net.state_dict().items()})
-        self.folder.save_checkpoint(max(state["generation"], 0), {MODEL_FILE: model, WEIGHTS_FILE: buffer.getvalue()},
+        self.folder.save_checkpoint(max(state["generation"], 0) + state["es"]["generation"], {MODEL_FILE: model, WEIGHTS_FILE: buffer.getvalue()},
                                     state, self.config.checkpoint.keep)
         kept = set(state["data_files"])
         for old in self.data_dir.glob("gen-*.npz"):
@@ -385,8 +456,10 @@ class NeuralTrainer:
                             reference_label=f"{self.settings.teacher} (teacher)")
         write_json_atomically(self.folder.path / "learning_curve.json", {
             "history": state["history"], "teacher": state["teacher"], "evaluation": state["evaluation"]})
+        es = state["es"]["generation"]
         print_results_table(state["evaluation"], f"{self.config.name}: the network after {state['generation']} "
-                            f"generations ({clock(state['wall_seconds'])}, {state['games']:,} hands)", self.out)
+                            f"generations{f' and {es} of sNES' if es else ''} ({clock(state['wall_seconds'])}, "
+                            f"{state['games']:,} hands)", self.out)
         model = self.folder.path / MODEL_FILE
         self._print(f"model:       {model}")
         self._print(f"             play it: skipbo play --opponents neural:model={model}; measure it: "
@@ -431,7 +504,8 @@ class NeuralTrainer:
     def _bar(self, state: dict):
         """Hands played of the budget's (generation 0's and every later generation's): what ends the run."""
         settings = self.settings
-        total = settings.teacher_games + settings.games * settings.generations
+        total = (settings.teacher_games + settings.games * settings.generations
+                 + settings.es_generations * settings.es_population * len(settings.es_opponents) * settings.es_games)
         return progress_bar(total, "hands (budget)", "hand", state["games"], self.progress, self.out)
 
     def _print(self, line: str) -> None:
@@ -452,6 +526,27 @@ def play_work_item(shared, item) -> ListData:
     networks = [network_from_dict(d) for d in network_dicts]
     return play_list_games(Rules.from_dict(rules_dict), networks, list(seatings), np.asarray(seeds), teacher,
                            list_size, explore, positions=positions)
+
+
+def play_es_candidate(shared, output: list) -> list[tuple[float, int]]:
+    """One sNES candidate's games (the work function of :mod:`training.distributed`): ``shared`` is ``(rules dict,
+    the quantized network's dict, opponents, games, one tournament seed per opponent, engine threads, seat
+    orders)``, ``output`` the candidate's float output weights. Returns its score against each opponent (wins, and
+    half the draws, per game) with the games played."""
+    from evaluation.tournament import agent_names, run_tournament
+    from training.value_net import quantize_output
+
+    rules_dict, network, opponents, games, seeds, threads, seat_orders = shared
+    bot = NeuralBot.of(network_from_dict({**network, "output": quantize_output(np.asarray(output))}), "a candidate")
+    rules = Rules.from_dict(rules_dict)
+    scores = []
+    for opponent, seed in zip(opponents, seeds):
+        others = table_seats(opponent)
+        result = run_tournament([bot, *others], rules, games=games, seed=seed, engine="vector", workers=threads,
+                                names=["neural", *agent_names(others)], seat_orders=seat_orders)
+        stats = result.agent_stats()["neural"]
+        scores.append(((stats["wins"] + stats["draws"] / 2) / stats["games"], stats["games"]))
+    return scores
 
 
 def stats_of(result, name: str) -> dict:
@@ -547,8 +642,11 @@ def read_float_weights(path: Path, players: int, hidden: tuple):
 
 DATA_FILE = Field("a data file name gen-NNNN.npz",
                   lambda value: isinstance(value, str) and re.fullmatch(r"gen-\d{4,}\.npz", value) is not None)
+FRESH_ES = {"generation": 0, "sigma": None}
+"""The evolution's state before its first generation (the mean is the float network's output layer)."""
 STATE_FIELDS = {"generation": COUNT, "games": COUNT, "decisions": COUNT, "wall_seconds": SECONDS, "history": LIST,
                 "log": LIST, "archive": LIST, "teacher": optional(MAPPING), "evaluation": optional(MAPPING),
+                "es": record({"generation": COUNT, "sigma": optional(finite_numbers(minimum=0.0))}),
                 "rng": generator_state()}
 """What a ``backend: neural`` checkpoint's ``state.json`` holds (``data_files`` and the archive are checked
 against the run's settings)."""

@@ -59,10 +59,15 @@ def quantize(net: ValueNet) -> Network:
         hidden_unit = 2.0 ** (FIRST_BITS - FIRST_SHIFT)  # the first layer's outputs, in units of 2**-12
         second = np.rint(net.second.weight.double().numpy() * 2.0 ** SECOND_BITS)
         second_bias = np.rint(net.second.bias.double().numpy() * hidden_unit * 2.0 ** SECOND_BITS)
-        output = np.rint(net.output.weight.double().numpy()[0] * 2.0 ** OUTPUT_BITS)
+        output = np.asarray(quantize_output(net.output.weight.double().numpy()[0]))
         output_bias = int(np.rint(float(net.output.bias.double()) * hidden_unit * 2.0 ** OUTPUT_BITS))
     return Network(net.num_players, net.inputs, first.astype(np.int64), first_bias.astype(np.int64),
                    second.astype(np.int64), second_bias.astype(np.int64), output.astype(np.int64), output_bias)
+
+
+def quantize_output(weights: np.ndarray) -> list[int]:
+    """The output layer's float weights in the kernels' units."""
+    return [int(w) for w in np.rint(np.asarray(weights, dtype=np.float64) * 2.0 ** OUTPUT_BITS)]
 
 
 def zero_network(num_players: int, hidden: tuple[int, int]) -> Network:

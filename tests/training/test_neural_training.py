@@ -72,6 +72,28 @@ def test_the_same_seed_gives_the_same_weights_and_a_resumed_run_ends_where_an_un
     assert resumed.evaluation == whole.evaluation
 
 
+ES = {"generations": 1, "es_population": 4, "es_games": 4, "es_opponents": ["planner", "greedy"]}
+
+
+def test_the_evolution_moves_only_the_output_layer_and_resumes_to_the_weights_of_an_uninterrupted_run(tmp_path):
+    fitted = train(tiny_config(tmp_path / "a", generations=1), progress=False)
+    whole = train(tiny_config(tmp_path / "b", es_generations=2, **ES), progress=False)
+    before, after = weights_of(fitted), weights_of(whole)
+    assert all(after[key] == before[key] for key in ("first", "first_bias", "second", "second_bias", "output_bias"))
+    assert after["output"] != before["output"]
+    model = json.loads(whole.model_path.read_text())
+    assert model["es_generations"] == 2 and "2 sNES generations" in model["method"]
+    assert model["games"] == 16 + 12 + 2 * 4 * 2 * 4  # teacher, one fitted generation, two of 4 candidates x 2 x 4
+    curve = json.loads((whole.run_dir / "learning_curve.json").read_text())["history"]
+    assert [(p["generation"], p.get("es_generation", 0), p.get("final", False)) for p in curve] == [
+        (0, 0, False), (1, 0, False), (1, 1, False), (1, 2, True)]  # the fitted network's point, then the evolution's
+    first = train(tiny_config(tmp_path / "c", es_generations=1, **ES), progress=False)
+    resumed = train(None, ["neural.es_generations=2"], resume=first.run_dir, progress=False)
+    assert weights_of(resumed) == after and resumed.evaluation == whole.evaluation
+    with pytest.raises(ConfigError, match="already trained 2 of neural.es_generations=1: .* neural.es_generations=4"):
+        train(None, [], resume=resumed.run_dir, progress=False)
+
+
 @pytest.fixture(scope="module")
 def one_generation(tmp_path_factory):
     tmp = tmp_path_factory.mktemp("neural-run")
@@ -91,6 +113,7 @@ def one_generation(tmp_path_factory):
     ("archive", [{"format": "skipbo-neural/1"}], "num_players must be"),
     ("rng", {"state": 1}, "'rng' must be"),
     ("history", None, "'history' must be a list"),
+    ("es", {"generation": 1, "sigma": [math.nan]}, "'es' must be an object"),
 ])
 def test_a_damaged_state_field_is_refused_naming_the_file_and_the_field(one_generation, tmp_path, field, value,
                                                                         message):
@@ -190,6 +213,9 @@ def test_a_spent_budget_names_the_key_to_raise(one_generation):
     ("neural.curve_opponents=[planner+greedy]", "lists the 1 other seat"),
     ("neural.final_opponents=[planner+nobody]", "'planner\\+nobody' is not allowed"),
     ("neural.outcome_weight=-1", "neural.outcome_weight"),
+    ("neural.es_population=1", "neural.es_population"),
+    ("neural.es_opponents=[self]", "neural.es_opponents: 'self' is not allowed"),
+    ("neural.es_sigma=0", "neural.es_sigma"),
     ("neural.seat_orders=mirror", "neural.seat_orders='mirror' is not allowed: use one of rotations, all"),
 ])
 def test_bad_neural_settings_are_one_line(tmp_path, override, message):
