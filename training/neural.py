@@ -202,6 +202,8 @@ class NeuralTrainer:
         settings = self.settings
         number = state["generation"] + 1
         begin = time.perf_counter()
+        if number == 0 and settings.start is not None:
+            return self._start(state)
         if number == 0:
             torch.manual_seed(int(rng.integers(2**62)))
             net = ValueNet(self.players, self.hidden)
@@ -225,6 +227,18 @@ class NeuralTrainer:
                     f"{fit['stop_agreement']:.1%}, its discard in {fit['discard_agreement']:.1%} "
                     f"({entry['play_seconds']:.0f} s playing, {entry['fit_seconds']:.0f} s fitting)")
         return net
+
+    def _start(self, state: dict):
+        """Generation 0 of a run with ``neural.start``: the float network of that model file."""
+        from agents.neural import read_model
+        from training.value_net import dequantize
+
+        network = read_model(self.settings.start)
+        state["generation"] = 0
+        state["archive"].append(network.to_dict())
+        state["log"].append({"generation": 0, "start": self.settings.start})
+        self._print(f"generation   0: the network of {self.settings.start}")
+        return dequantize(network, self.hidden)
 
     def es_generation(self, state: dict, net, rng: np.random.Generator):
         """One sNES generation on ``net``'s output layer (the module docstring, 3.); returns ``net`` with the new mean."""
@@ -425,8 +439,12 @@ class NeuralTrainer:
     def model_document(self, state: dict, net) -> dict:
         from training.value_net import quantize
 
-        method = "fitted to the teacher's lists, then DAgger" + (
-            f", then {state['es']['generation']} sNES generations on the output layer" if state["es"]["generation"] else "")
+        start, es = self.settings.start, state["es"]["generation"]
+        steps = [f"started from {start}" if start else "fitted to the teacher's lists"]
+        dagger = state["generation"]
+        steps += [f"{dagger} DAgger generation{'s' * (dagger != 1)}"] if dagger > 0 else []
+        steps += [f"{es} sNES generation{'s' * (es != 1)} on the output layer"] if es else []
+        method = ", then ".join(steps)
         return {**quantize(net).to_dict(), "method": f"{method} (training/neural.py)", "teacher": self.settings.teacher,
                 "es_generations": state["es"]["generation"],
                 "rules": self.rules.to_dict(), "generation": state["generation"], "games": state["games"],
@@ -504,7 +522,7 @@ class NeuralTrainer:
     def _bar(self, state: dict):
         """Hands played of the budget's (generation 0's and every later generation's): what ends the run."""
         settings = self.settings
-        total = (settings.teacher_games + settings.games * settings.generations
+        total = ((settings.teacher_games if settings.start is None else 0) + settings.games * settings.generations
                  + settings.es_generations * settings.es_population * len(settings.es_opponents) * settings.es_games)
         return progress_bar(total, "hands (budget)", "hand", state["games"], self.progress, self.out)
 
@@ -654,7 +672,7 @@ against the run's settings)."""
 
 def checked_state(state: dict, path: Path, window: int) -> None:
     """Refuse (``CheckpointError`` naming the file and the field) a state whose values are not what a run writes."""
-    check_fields(state, {**STATE_FIELDS, "data_files": list_of(DATA_FILE, 1, window)}, path)
+    check_fields(state, {**STATE_FIELDS, "data_files": list_of(DATA_FILE, 0, window)}, path)
     for index, network in enumerate(state["archive"]):
         try:
             network_from_dict(network, f"archive[{index}]")

@@ -65,6 +65,23 @@ def quantize(net: ValueNet) -> Network:
                    second.astype(np.int64), second_bias.astype(np.int64), output.astype(np.int64), output_bias)
 
 
+def dequantize(network: Network, hidden: tuple[int, int]) -> ValueNet:
+    """The float network whose :func:`quantize` is ``network`` (each weight its integer over the layer's units)."""
+    net = ValueNet(network.num_players, hidden)
+    if network.hidden != tuple(hidden):
+        raise ValueError(f"the model's layers are {list(network.hidden)} wide, neural.hidden is {list(hidden)}")
+    first, first_bias, second, second_bias, output, output_bias, _ = (a.astype(np.float64) for a in network.arrays)
+    hidden_unit = 2.0 ** (FIRST_BITS - FIRST_SHIFT)
+    layers = {"first.weight": first.T / (INPUT_SCALE[net.inputs][None, :] * 2.0 ** FIRST_BITS),
+              "first.bias": first_bias / 2.0 ** FIRST_BITS, "second.weight": second / 2.0 ** SECOND_BITS,
+              "second.bias": second_bias / (hidden_unit * 2.0 ** SECOND_BITS),
+              "output.weight": output[None, :] / 2.0 ** OUTPUT_BITS,
+              "output.bias": output_bias / (hidden_unit * 2.0 ** OUTPUT_BITS)}
+    net.load_state_dict({name: torch.from_numpy(np.ascontiguousarray(value, dtype=np.float32))
+                         for name, value in layers.items()})
+    return net
+
+
 def quantize_output(weights: np.ndarray) -> list[int]:
     """The output layer's float weights in the kernels' units."""
     return [int(w) for w in np.rint(np.asarray(weights, dtype=np.float64) * 2.0 ** OUTPUT_BITS)]

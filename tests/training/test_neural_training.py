@@ -10,7 +10,7 @@ import numpy as np
 import pytest
 
 from agents import load_policy
-from agents.neural import NeuralBot
+from agents.neural import SHIPPED_MODELS, NeuralBot
 from training.config import ConfigError, load_config
 from training.state_checks import CheckpointError
 from training.run import train
@@ -82,7 +82,8 @@ def test_the_evolution_moves_only_the_output_layer_and_resumes_to_the_weights_of
     assert all(after[key] == before[key] for key in ("first", "first_bias", "second", "second_bias", "output_bias"))
     assert after["output"] != before["output"]
     model = json.loads(whole.model_path.read_text())
-    assert model["es_generations"] == 2 and "2 sNES generations" in model["method"]
+    assert model["es_generations"] == 2
+    assert model["method"] == "fitted to the teacher's lists, then 1 DAgger generation, then 2 sNES generations on the output layer (training/neural.py)"
     assert model["games"] == 16 + 12 + 2 * 4 * 2 * 4  # teacher, one fitted generation, two of 4 candidates x 2 x 4
     curve = json.loads((whole.run_dir / "learning_curve.json").read_text())["history"]
     assert [(p["generation"], p.get("es_generation", 0), p.get("final", False)) for p in curve] == [
@@ -92,6 +93,31 @@ def test_the_evolution_moves_only_the_output_layer_and_resumes_to_the_weights_of
     assert weights_of(resumed) == after and resumed.evaluation == whole.evaluation
     with pytest.raises(ConfigError, match="already trained 2 of neural.es_generations=1: .* neural.es_generations=4"):
         train(None, [], resume=resumed.run_dir, progress=False)
+
+
+def test_a_run_can_start_from_a_model_file_and_plays_it_as_it_was(one_generation, tmp_path):
+    model = str(one_generation.model_path)
+    started = train(tiny_config(tmp_path, start=model, generations=0), progress=False)
+    assert weights_of(started) == weights_of(one_generation)
+    assert started.evaluation == one_generation.evaluation  # the same network on the same final deals
+    document = json.loads(started.model_path.read_text())
+    assert document["method"] == f"started from {model} (training/neural.py)" and document["games"] == 0
+    assert not list((started.run_dir / "data").glob("*.npz"))
+    resumed = train(None, ["neural.es_generations=1", "neural.es_population=2", "neural.es_games=2"],
+                    resume=started.run_dir, progress=False)  # a checkpoint without data files resumes
+    assert weights_of(resumed)["first"] == weights_of(one_generation)["first"]
+
+
+@pytest.mark.parametrize("start, message", [
+    ("{tmp}/missing.json", "neural.start: neural model .* cannot be read: No such file"),
+    ("{tmp}/bad.json", "neural.start: neural model .* is not valid JSON"),
+    (SHIPPED_MODELS["neural-2p"], "a 2-seat network of layers \\[128, 32\\]: the run needs 2 seats and "
+                                         "neural.hidden=\\[8, 4\\]"),
+])
+def test_a_bad_start_model_is_one_line(tmp_path, start, message):
+    (tmp_path / "bad.json").write_text("{nope")
+    with pytest.raises(ConfigError, match=message):
+        load_config(tiny_config(tmp_path, start=start.format(tmp=tmp_path)))
 
 
 @pytest.fixture(scope="module")
@@ -107,7 +133,7 @@ def one_generation(tmp_path_factory):
     ("decisions", 1.5, "'decisions' must be an integer >= 0"),
     ("wall_seconds", -1.0, "'wall_seconds' must be a finite number"),
     ("wall_seconds", math.inf, "'wall_seconds' must be a finite number"),
-    ("data_files", [], "'data_files' must be"),
+    ("data_files", ["gen-0000.npz"] * 3, "'data_files' must be a list of 0 to 2"),
     ("data_files", ["../../etc/passwd"], "'data_files' must be"),
     ("archive", "x", "'archive' must be a list"),
     ("archive", [{"format": "skipbo-neural/1"}], "num_players must be"),
