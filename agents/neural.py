@@ -105,6 +105,11 @@ def _integer_array(value, shape: tuple, name: str, fail) -> np.ndarray:
     return flat.astype(np.int64).reshape(shape)
 
 
+def model_path(name: str) -> str:
+    """The file of a shipped network's name (:data:`SHIPPED_MODELS`), else ``name`` itself (a path)."""
+    return SHIPPED_MODELS.get(name, name)
+
+
 def read_model(path: str) -> Network:
     """The network of a model file (JSON numbers only, at most :data:`MAX_MODEL_BYTES`); ``ValueError`` with the
     reason for a file that is not one."""
@@ -159,4 +164,4 @@ class NeuralBot(Bot):
         return out
 
 
-__all__ = ["SHIPPED_MODELS", "NeuralBot", "Network", "network_from_dict", "read_model"]
+__all__ = ["SHIPPED_MODELS", "NeuralBot", "Network", "model_path", "network_from_dict", "read_model"]

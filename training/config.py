@@ -276,9 +276,9 @@ class NeuralConfig:
                                         "fitted to the result of its hand for the seat that decided (a Monte-Carlo "
                                         "return, beside the teacher's lists); 0: the lists alone", min=0.0)
     generations: int = _field(8, "generations after generation 0: the run's budget (work, not time)", min=0)
-    start: Optional[str] = _field(None, "a neural model file the network starts from instead of generation 0's "
-                                        "teacher lists (a run's model.json, agents/pretrained/neural-2p.json): "
-                                        "later generations and the evolution go on from it")
+    start: Optional[str] = _field(None, "a neural model the network starts from instead of generation 0's teacher "
+                                        "lists (a run's model.json, or a shipped one: neural-2p): later "
+                                        "generations and the evolution go on from it")
     es_generations: int = _field(0, "generations of an evolution strategy (sNES) on the network's output layer after "
                                     "the fitted generations: candidates play neural.es_games duplicate games against "
                                     "each of neural.es_opponents, the mean moves toward the winners (0: none)",
@@ -642,10 +642,10 @@ def _check_neural(config: TrainConfig) -> None:
                                   "kernel bot (random, greedy, planner[:options], expert[:options], learned, "
                                   "pretrained-2p, ...)")
     if settings.start is not None:
-        from agents.neural import read_model
+        from agents.neural import model_path, read_model
 
         try:
-            network = read_model(settings.start)
+            network = read_model(model_path(settings.start))
         except (OSError, ValueError) as error:
             raise ConfigError(f"neural.start: {error}") from None
         if network.num_players != seats + 1 or list(network.hidden) != list(settings.hidden):

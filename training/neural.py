@@ -230,10 +230,10 @@ class NeuralTrainer:
 
     def _start(self, state: dict):
         """Generation 0 of a run with ``neural.start``: the float network of that model file."""
-        from agents.neural import read_model
+        from agents.neural import model_path, read_model
         from training.value_net import dequantize
 
-        network = read_model(self.settings.start)
+        network = read_model(model_path(self.settings.start))
         state["generation"] = 0
         state["archive"].append(network.to_dict())
         state["log"].append({"generation": 0, "start": self.settings.start})

@@ -10,7 +10,7 @@ import numpy as np
 import pytest
 
 from agents import load_policy
-from agents.neural import SHIPPED_MODELS, NeuralBot
+from agents.neural import NeuralBot
 from training.config import ConfigError, load_config
 from training.state_checks import CheckpointError
 from training.run import train
@@ -111,7 +111,7 @@ def test_a_run_can_start_from_a_model_file_and_plays_it_as_it_was(one_generation
 @pytest.mark.parametrize("start, message", [
     ("{tmp}/missing.json", "neural.start: neural model .* cannot be read: No such file"),
     ("{tmp}/bad.json", "neural.start: neural model .* is not valid JSON"),
-    (SHIPPED_MODELS["neural-2p"], "a 2-seat network of layers \\[128, 32\\]: the run needs 2 seats and "
+    ("neural-2p", "a 2-seat network of layers \\[128, 32\\]: the run needs 2 seats and "
                                          "neural.hidden=\\[8, 4\\]"),
 ])
 def test_a_bad_start_model_is_one_line(tmp_path, start, message):
