@@ -368,18 +368,14 @@ class NeuralTrainer:
     def _play_against(self, player, name: str, opponent: str, games: int, seed: int) -> dict:
         """``player``'s stats in ``games`` duplicate games against ``opponent``: one bot, or a table of the other
         seats (``planner+greedy+greedy``, :func:`table_seats`)."""
-        from evaluation.tournament import agent_names, run_tournament
-
-        others = table_seats(opponent)
-        names = agent_names(others)
-        result = run_tournament([player, *others], self.rules, games=games, seed=seed, engine="vector",
-                                workers=self.config.threads, names=[name, *names],
-                                seat_orders=self.settings.seat_orders)
+        result = play_table(player, name, opponent, self.rules, games, seed, self.config.threads,
+                            self.settings.seat_orders)
         stats = stats_of(result, name)
+        others = [other for other in result.names if other != name]
         if len(others) > 1:  # at a table, how each other seat did beside it
             shares = result.agent_stats()
             stats["others"] = {other: round(shares[other]["wins"] / max(shares[other]["games"], 1), 4)
-                               for other in names}
+                               for other in others}
         return stats
 
     def _curve_point(self, state: dict, net, writer, bar) -> None:
@@ -546,12 +542,22 @@ def play_work_item(shared, item) -> ListData:
                            list_size, explore, positions=positions)
 
 
+def play_table(player, name: str, opponent: str, rules: Rules, games: int, seed: int, threads: int,
+               seat_orders: str):
+    """The tournament of ``games`` duplicate games on the batched engine between ``player`` (named ``name``) and
+    ``opponent``: one bot, or a table of the other seats (``planner+greedy+greedy``, :func:`table_seats`)."""
+    from evaluation.tournament import agent_names, run_tournament
+
+    others = table_seats(opponent)
+    return run_tournament([player, *others], rules, games=games, seed=seed, engine="vector", workers=threads,
+                          names=[name, *agent_names(others)], seat_orders=seat_orders)
+
+
 def play_es_candidate(shared, output: list) -> list[tuple[float, int]]:
     """One sNES candidate's games (the work function of :mod:`training.distributed`): ``shared`` is ``(rules dict,
     the quantized network's dict, opponents, games, one tournament seed per opponent, engine threads, seat
     orders)``, ``output`` the candidate's float output weights. Returns its score against each opponent (wins, and
     half the draws, per game) with the games played."""
-    from evaluation.tournament import agent_names, run_tournament
     from training.value_net import quantize_output
 
     rules_dict, network, opponents, games, seeds, threads, seat_orders = shared
@@ -559,10 +565,7 @@ def play_es_candidate(shared, output: list) -> list[tuple[float, int]]:
     rules = Rules.from_dict(rules_dict)
     scores = []
     for opponent, seed in zip(opponents, seeds):
-        others = table_seats(opponent)
-        result = run_tournament([bot, *others], rules, games=games, seed=seed, engine="vector", workers=threads,
-                                names=["neural", *agent_names(others)], seat_orders=seat_orders)
-        stats = result.agent_stats()["neural"]
+        stats = play_table(bot, "neural", opponent, rules, games, seed, threads, seat_orders).agent_stats()["neural"]
         scores.append(((stats["wins"] + stats["draws"] / 2) / stats["games"], stats["games"]))
     return scores
 
