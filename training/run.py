@@ -20,6 +20,7 @@ to ``--resume``: train only configs and run folders you trust.
 
 from __future__ import annotations
 
+import os
 import shutil
 import sys
 from pathlib import Path
@@ -71,8 +72,22 @@ def train(config: TrainConfig | str | Path | None, overrides: list[str] = (), *,
         raise
 
 
+def busy_machine_note(threads: int) -> str | None:
+    """A note when the machine's cores are already busy and ``threads`` torch threads would share them: threads
+    that wait on each other fit many times slower (two runs of ``threads: 2`` on two cores: 10 to 40 times)."""
+    cores = os.cpu_count() or 1
+    load = os.getloadavg()[0] if hasattr(os, "getloadavg") else 0.0
+    if threads <= 1 or load + threads <= cores + 0.5:
+        return None
+    return (f"note: this machine is busy (load {load:.1f} on {cores} cores), and threads={threads} will wait on the "
+            "other work's threads: beside another run, give each threads=1")
+
+
 def run_backend(config: TrainConfig, folder: RunFolder, progress: bool, out: TextIO) -> TrainResult:
     """Run (or continue, when ``folder`` holds a checkpoint) the run with the trainer of ``config.backend``."""
+    note = busy_machine_note(config.threads)
+    if note:
+        print(note, file=out, flush=True)
     if config.backend == "neural":
         from training.neural import NeuralTrainer
 

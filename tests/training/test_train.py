@@ -308,3 +308,14 @@ def test_reports_show_short_names_and_tensorboard_tags_are_sanitised(tmp_path, c
     tags = tensorboard_tags(folder)
     assert {"eval/win_rate_vs_rival", "final/win_rate_vs_rival",
             "selfplay/win_rate_vs_agents.random_bot_RandomBot"} <= tags
+
+
+def test_a_busy_machine_gets_a_note_before_torch_threads_oversubscribe_it(monkeypatch):
+    from training.run import busy_machine_note
+
+    monkeypatch.setattr("os.cpu_count", lambda: 2)
+    monkeypatch.setattr("os.getloadavg", lambda: (1.9, 1.0, 1.0))
+    assert "load 1.9 on 2 cores" in busy_machine_note(2) and "threads=1" in busy_machine_note(2)
+    assert busy_machine_note(1) is None  # one thread waits on nobody
+    monkeypatch.setattr("os.getloadavg", lambda: (0.2, 0.1, 0.1))
+    assert busy_machine_note(2) is None
