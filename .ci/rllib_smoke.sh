@@ -3,7 +3,7 @@
 # `ray start --address`, one CPU each); on it `skipbo train rllib_2p` for 2 iterations
 # with 2 env runners, the exported policy loaded and evaluated locally and with `skipbo evaluate
 # --ray` on the cluster (the two must agree), and a short sNES run (`backend: snes`, its candidate
-# games as Ray tasks) and a short neural run (`backend: neural`, its hands as Ray tasks), whose tasks must
+# games as Ray tasks) and a short neural run (`backend: neural`, its hands and its sNES candidates as Ray tasks), whose tasks must
 # land on both nodes and whose weights must equal the same run's in one process; then the cluster is stopped, on failure too. Only the nodes this script started
 # are stopped (each `ray start --block` process ends the processes it started); other Ray instances
 # on the machine are untouched.
@@ -92,7 +92,8 @@ print(f"sNES on 2 Ray nodes: {sum(sum(e['nodes'].values()) for e in on_ray['log'
 PY
 echo "sNES on the cluster ($(( $(date +%s) - START )) s)"
 NEURAL=(quickstart rules.stock_size=5 neural.teacher_games=16 neural.teacher_epochs=1 neural.games=16
-        neural.generations=1 neural.chunk=4 neural.curve_games=2 neural.final_games=2 'neural.curve_opponents=[greedy]')
+        neural.generations=1 neural.chunk=4 neural.curve_games=2 neural.final_games=2 'neural.curve_opponents=[greedy]'
+        neural.es_generations=1 neural.es_population=4 neural.es_games=2 'neural.es_opponents=[greedy]')
 "$BIN/skipbo" train "${NEURAL[@]}" output_dir="$WORK/neural-ray" ray.address="$ADDRESS" --no-progress | grep "hands:"
 "$BIN/skipbo" train "${NEURAL[@]}" output_dir="$WORK/neural-local" --no-progress >/dev/null
 "$BIN/python" - "$WORK"/neural-ray/quickstart-* "$WORK"/neural-local/quickstart-* <<'PY'
@@ -107,8 +108,9 @@ assert len(nodes) == 2, f"the neural hands ran on {len(nodes)} node(s), not 2: {
 weights = [{k: v for k, v in json.loads((Path(run) / "model.json").read_text()).items()
             if k in ("first", "second", "output")} for run in sys.argv[1:]]
 assert weights[0] == weights[1], "the neural network trained on ray != in one process"
-print(f"neural on 2 Ray nodes: {sum(sum(e['nodes'].values()) for e in on_ray['log'])} tasks on both nodes, "
-      "the same network as in one process")
+assert any("es_generation" in entry and entry["nodes"] for entry in on_ray["log"]), "no sNES candidate ran on Ray"
+print(f"neural on 2 Ray nodes: {sum(sum(e['nodes'].values()) for e in on_ray['log'])} tasks (hands and sNES "
+      "candidates) on both nodes, the same network as in one process")
 PY
 echo "neural on the cluster ($(( $(date +%s) - START )) s)"
 echo "ray smoke test passed in $(( $(date +%s) - START )) s"
