@@ -238,7 +238,7 @@ class NeuralTrainer:
         state["archive"].append(network.to_dict())
         state["log"].append({"generation": 0, "start": self.settings.start})
         self._print(f"generation   0: the network of {self.settings.start}")
-        return dequantize(network, self.hidden)
+        return dequantize(network)
 
     def es_generation(self, state: dict, net, rng: np.random.Generator):
         """One sNES generation on ``net``'s output layer (the module docstring, 3.); returns ``net`` with the new mean."""

@@ -65,11 +65,9 @@ def quantize(net: ValueNet) -> Network:
                    second.astype(np.int64), second_bias.astype(np.int64), output.astype(np.int64), output_bias)
 
 
-def dequantize(network: Network, hidden: tuple[int, int]) -> ValueNet:
+def dequantize(network: Network) -> ValueNet:
     """The float network whose :func:`quantize` is ``network`` (each weight its integer over the layer's units)."""
-    net = ValueNet(network.num_players, hidden)
-    if network.hidden != tuple(hidden):
-        raise ValueError(f"the model's layers are {list(network.hidden)} wide, neural.hidden is {list(hidden)}")
+    net = ValueNet(network.num_players, network.hidden)
     first, first_bias, second, second_bias, output, output_bias, _ = (a.astype(np.float64) for a in network.arrays)
     hidden_unit = 2.0 ** (FIRST_BITS - FIRST_SHIFT)
     layers = {"first.weight": first.T / (INPUT_SCALE[net.inputs][None, :] * 2.0 ** FIRST_BITS),
