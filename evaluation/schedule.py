@@ -105,15 +105,20 @@ def seatings(num_agents: int, rules: Rules, seat_orders: str = "rotations") -> l
     return [tuple(by_unit[rules.team_of(seat)] for seat in range(rules.num_players)) for by_unit in by_units]
 
 
+def scheduled_games(num_agents: int, rules: Rules, games: int, seat_orders: str = "rotations") -> int:
+    """How many games :func:`schedule` plays for ``games``: rounded up to whole duplicate sets."""
+    one_set = len(seatings(num_agents, rules, seat_orders))
+    return math.ceil(games / one_set) * one_set
+
+
 def schedule(num_agents: int, rules: Rules, games: int, seed: int, duplicate: bool = True,
              seat_orders: str = "rotations") -> list[GameSpec]:
     """The games of a tournament, rounded up to whole duplicate sets (see the module docstring)."""
     if not isinstance(games, int) or games < 1:
         raise ValueError(f"games={games!r} is not allowed: use an integer >= 1")
     one_set = seatings(num_agents, rules, seat_orders)
-    num_sets = math.ceil(games / len(one_set))
     specs = []
-    for index in range(num_sets * len(one_set)):
+    for index in range(scheduled_games(num_agents, rules, games, seat_orders)):
         deal = index // len(one_set) if duplicate else index
         seating = one_set[index % len(one_set)]
         policy_seeds = tuple(derived_seed(seed, index, seat, POLICY_KEY) for seat in range(rules.num_players))

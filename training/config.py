@@ -652,6 +652,9 @@ def _check_neural(config: TrainConfig) -> None:
             raise ConfigError(f"neural.start {settings.start!r} is a {network.num_players}-seat network of layers "
                               f"{list(network.hidden)}: the run needs {seats + 1} seats and neural.hidden="
                               f"{list(settings.hidden)}")
+    if settings.es_population % 2:
+        raise ConfigError(f"neural.es_population={settings.es_population} is not allowed: use an even number "
+                          "(mirrored pairs)")
     from evaluation.schedule import SEAT_ORDERS
 
     if settings.seat_orders not in SEAT_ORDERS:

@@ -57,6 +57,7 @@ from agents.batched.bots import kernel_bot_code
 from agents.batched.neural import input_indices
 from agents.neural import Network, NeuralBot, network_from_dict
 from evaluation.results import wilson_interval
+from evaluation.schedule import scheduled_games
 from skipbo_env.files import write_bytes_atomically, write_json_atomically
 from skipbo_env.provenance import versions
 from skipbo_env.rules import Rules
@@ -518,8 +519,10 @@ class NeuralTrainer:
     def _bar(self, state: dict):
         """Hands played of the budget's (generation 0's and every later generation's): what ends the run."""
         settings = self.settings
+        es_games = sum(scheduled_games(1 + len(table_seats(opponent)), self.rules, settings.es_games,
+                                       settings.seat_orders) for opponent in settings.es_opponents)
         total = ((settings.teacher_games if settings.start is None else 0) + settings.games * settings.generations
-                 + settings.es_generations * settings.es_population * len(settings.es_opponents) * settings.es_games)
+                 + settings.es_generations * settings.es_population * es_games)
         return progress_bar(total, "hands (budget)", "hand", state["games"], self.progress, self.out)
 
     def _print(self, line: str) -> None:

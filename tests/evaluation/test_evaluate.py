@@ -12,6 +12,7 @@ from agents import PolicySpecError
 from skipbo_env import Game, Rules
 from skipbo_cli.main import main
 from evaluation import lineups, run_tournament, schedule, seatings, wilson_interval
+from evaluation.schedule import scheduled_games
 
 SMALL = Rules(stock_size=5)
 
@@ -47,6 +48,15 @@ def test_fewer_agents_than_seats_take_turns_so_each_holds_as_many_seats():
         for agent in lineup:
             counts[agent] += 1
     assert set(counts.values()) == {4}
+
+
+@pytest.mark.parametrize("agents, players, games, seat_orders", [
+    (2, 2, 3, "rotations"), (2, 2, 4, "rotations"), (3, 4, 5, "rotations"), (4, 4, 30, "all"), (2, 3, 1, "all")])
+def test_the_games_a_schedule_plays_are_rounded_up_to_whole_sets(agents, players, games, seat_orders):
+    rules = Rules(num_players=players)
+    played = scheduled_games(agents, rules, games, seat_orders)
+    assert played == len(schedule(agents, rules, games, seed=1, seat_orders=seat_orders)) >= games
+    assert played % len(seatings(agents, rules, seat_orders)) == 0 and played - games < len(seatings(agents, rules, seat_orders))
 
 
 def test_in_partners_an_agent_holds_both_seats_of_a_team():

@@ -95,6 +95,20 @@ def test_the_evolution_moves_only_the_output_layer_and_resumes_to_the_weights_of
         train(None, [], resume=resumed.run_dir, progress=False)
 
 
+def test_the_progress_bar_counts_the_evolution_games_as_played(tmp_path, monkeypatch):
+    import training.neural
+
+    totals, original = [], training.neural.progress_bar
+
+    def bar(total, *args):
+        totals.append(total)
+        return original(total, *args)
+
+    monkeypatch.setattr(training.neural, "progress_bar", bar)
+    run = train(tiny_config(tmp_path, es_generations=1, **{**ES, "es_games": 3}), progress=False)
+    assert totals == [json.loads(run.model_path.read_text())["games"]] == [16 + 12 + 4 * 2 * 4]  # 3 games: 4 seatings
+
+
 def test_a_run_can_start_from_a_model_file_and_plays_it_as_it_was(one_generation, tmp_path):
     model = str(one_generation.model_path)
     started = train(tiny_config(tmp_path, start=model, generations=0), progress=False)
@@ -240,6 +254,7 @@ def test_a_spent_budget_names_the_key_to_raise(one_generation):
     ("neural.final_opponents=[planner+nobody]", "'planner\\+nobody' is not allowed"),
     ("neural.outcome_weight=-1", "neural.outcome_weight"),
     ("neural.es_population=1", "neural.es_population"),
+    ("neural.es_population=5", "neural.es_population=5 is not allowed: use an even number"),
     ("neural.es_opponents=[self]", "neural.es_opponents: 'self' is not allowed"),
     ("neural.es_sigma=0", "neural.es_sigma"),
     ("neural.seat_orders=mirror", "neural.seat_orders='mirror' is not allowed: use one of rotations, all"),
