@@ -19,7 +19,7 @@ All candidates meet the same deals (common random numbers), so the ranking compa
 candidates, not luck. Each candidate's games are one work item of :mod:`training.distributed`
 (:func:`play_candidate`): played in this process, or as Ray tasks on a local instance or a cluster
 when ``ray.address`` names one; the deals come from the driver's generator, so a generation is
-the same wherever its games ran. A candidate too slow to play (:data:`SLOW`) is refused. Every
+the same wherever its games ran. A candidate whose search explodes (:data:`MAX_POSITIONS`) is refused. Every
 ``snes.curve_every`` generations the mean plays the ``snes.curve_tables`` on held-out deals (the
 training curve); at the end it plays them on ``snes.final_deals`` other deals (the evaluation).
 Every random choice comes from one seeded ``numpy`` Generator whose state is saved in each
@@ -38,7 +38,7 @@ from typing import TextIO
 import numpy as np
 
 from agents.batched import bots
-from agents.batched.learned import TABLE_CODES, learned_action
+from agents.batched.learned import TABLE_CODES, learned_decision
 from agents.learned_parameters import NUM_PARAMETERS, PARAMETERS, parameter_dict, read_parameters
 from evaluation.results import wilson_interval
 from skipbo_env.files import write_json_atomically
@@ -57,12 +57,13 @@ from training.state_checks import (COUNT, MAPPING, SECONDS, finite_numbers, gene
 
 FIXED = PARAMETERS.index("stock_cards")
 """The parameter held at 1 (the unit the others are measured in)."""
-SLOW = 1e-3
-"""CPU seconds per action (every seat's actions, stepping included, the training thread's own CPU time, so
-other processes on the machine do not count) above which a candidate is refused: the expert takes 4e-5.
-Weights that never play from the discard piles pile up runs there, and the whole-turn search over them
-then takes seconds per decision; such a candidate ranks last and its games stop. This is the one choice
-of a run that depends on the machine, not the seed (the log counts the refused candidates)."""
+MAX_POSITIONS = 1000
+"""Positions the learned seats' searches value per action (every seat's actions counted) above which a
+candidate is refused. Weights that never play from the discard piles pile up runs there, and the whole-turn
+search over them then values hundreds of thousands of positions a decision (seconds); such a candidate ranks
+last and its games stop. A count of the search's work, not a time, so the refusals (the log counts them)
+depend on the seed alone, never on the machine or its load: 1000 is about 1.2 ms of CPU an action on the
+2-core machine of ``agents/pretrained/README.md``; the shipped weights value about 45."""
 CHUNK = 8
 """Deals played per call while a candidate's speed is watched."""
 MODEL_FILE = "model.json"
@@ -83,22 +84,26 @@ the final evaluation's deals are never trained on and never the same."""
 
 
 @jit
-def play_table(games, legal, cfg, controllers, streams, rows, steps, table):
+def play_table(games, legal, cfg, controllers, streams, rows, steps, positions, table):
     """Play the hands of ``rows`` to their end: ``controllers[g, seat]`` a kernel bot code, or
-    ``TABLE_CODES + k`` for the learned bot with parameters ``table[k]``."""
+    ``TABLE_CODES + k`` for the learned bot with parameters ``table[k]``; ``steps[i]``: the actions of hand
+    ``rows[i]``, ``positions[i]``: the positions the learned seats' searches valued in it."""
     for i in range(rows.shape[0]):
         g = rows[i]
         r = games[g]
         taken = 0
+        valued = 0
         while r.outcome == RUNNING:
             bot = controllers[g, r.seat]
             if bot >= TABLE_CODES:
-                action = learned_action(r, legal, g, cfg, table[bot - TABLE_CODES])
+                action, searched = learned_decision(r, legal, g, cfg, table[bot - TABLE_CODES])
+                valued += searched
             else:
                 action = bots.bot_action(r, legal, g, cfg, streams, bot)
             step_game(r, legal, cfg, g, action)
             taken += 1
         steps[i] = taken
+        positions[i] = valued
 
 
 class Arena:
@@ -113,10 +118,11 @@ class Arena:
 
     def play(self, codes: np.ndarray, seeds: np.ndarray, table: np.ndarray) -> tuple[np.ndarray, float]:
         """float[n, players]: the winners (1 for each winning seat) of hand ``i`` dealt from ``seeds[i]`` with
-        seat ``s`` played by ``codes[i, s]``, and the CPU seconds per action it took."""
+        seat ``s`` played by ``codes[i, s]``, and the positions the learned seats' searches valued per action
+        (every seat's actions counted)."""
         engine = self.engine
         out = np.zeros((len(seeds), self.players))
-        began, actions = time.thread_time(), 0
+        actions = valued = 0
         for start in range(0, len(seeds), engine.batch_size):
             rows = np.arange(min(engine.batch_size, len(seeds) - start))
             chunk = slice(start, start + len(rows))
@@ -124,52 +130,46 @@ class Arena:
             self.controllers[rows] = codes[chunk]
             bots.seed_rows(self.streams, rows, bots.streams_for(seeds[chunk]))
             steps = np.zeros(len(rows), dtype=np.int64)
+            positions = np.zeros(len(rows), dtype=np.int64)
             engine.run_rows(play_table, rows, (engine.games, engine.action_mask, engine.cfg, self.controllers,
-                                           self.streams), (steps,), (table,))
+                                           self.streams), (steps, positions), (table,))
             out[chunk] = engine.games["winners"][rows, :self.players]
             actions += int(steps.sum())
+            valued += int(positions.sum())
         self.games_played += len(seeds)
-        return out, (time.thread_time() - began) / max(actions, 1)
+        return out, valued / max(actions, 1)
 
     def rotations(self, roles: list[int], seeds: np.ndarray, table: np.ndarray) -> tuple[np.ndarray, float]:
         """float[players, len(seeds), players]: ``[s, i, k]`` is 1 when role ``k`` (played by ``roles[k]``) won
-        deal ``i`` with role 0 in seat ``s`` and the others after it in turn order; and the seconds per action."""
+        deal ``i`` with role 0 in seat ``s`` and the others after it in turn order; and the positions valued per
+        action (:meth:`play`)."""
         n, players = len(seeds), self.players
         codes = np.empty((players * n, players), dtype=np.int64)
         for shift in range(players):
             for role, code in enumerate(roles):
                 codes[shift * n:(shift + 1) * n, (shift + role) % players] = code
-        winners, seconds = self.play(codes, np.tile(seeds, players), table)
+        winners, positions = self.play(codes, np.tile(seeds, players), table)
         by_role = np.empty((players, n, players))
         for shift in range(players):
             seats = [(shift + role) % players for role in range(players)]
             by_role[shift] = winners[shift * n:(shift + 1) * n][:, seats]
-        return by_role, seconds
+        return by_role, positions
 
     def fitness(self, roles_of_tables: list[list[int]], seeds: np.ndarray, table: np.ndarray,
-                slow: float) -> list[float] | None:
+                max_positions: float) -> list[float] | None:
         """Role 0's mean score (a win 1, a hand nobody wins ``1 / players``) at each table, ``CHUNK`` deals at a
-        time; ``None`` as soon as its games take more than ``slow`` CPU seconds an action."""
+        time; ``None`` as soon as its games' searches value more than ``max_positions`` positions an action."""
         rates = []
         for roles in roles_of_tables:
             total = 0.0
             for start in range(0, len(seeds), CHUNK):
-                by_role, seconds = self.rotations(roles, seeds[start:start + CHUNK], table)
-                if seconds > slow:
+                by_role, positions = self.rotations(roles, seeds[start:start + CHUNK], table)
+                if positions > max_positions:
                     return None
                 undecided = by_role.sum(axis=2) == 0
                 total += (by_role[:, :, 0] + undecided / self.players).sum()
             rates.append(total / (len(seeds) * self.players))
         return rates
-
-    def warm_up(self) -> None:
-        """Load (or compile) the kernels before any play is timed: one hand of greedy bots, not counted. In a
-        new process the first call of a kernel reads it from numba's cache (seconds), which the speed limit
-        (:data:`SLOW`) would otherwise charge to the first candidate after a resume."""
-        games = self.games_played
-        codes = np.full((1, self.players), bots.GREEDY_BOT, dtype=np.int64)
-        self.play(codes, np.zeros(1, dtype=np.int64), np.zeros((1, NUM_PARAMETERS)))
-        self.games_played = games
 
     def close(self) -> None:
         self.engine.close()
@@ -178,17 +178,16 @@ class Arena:
 def play_candidate(shared: tuple[dict, np.ndarray, float, int | None], item: tuple[list[list[int]], np.ndarray]):
     """The work function of a generation (:mod:`training.distributed`): one candidate's games.
 
-    ``shared``: the rules (as a dict), the parameter table, the CPU seconds an action above which the
-    candidate is refused and the engine's threads (``None``: the machine's cores; 1 in a Ray task, which
+    ``shared``: the rules (as a dict), the parameter table, the positions valued per action above which the
+    candidate is refused (:data:`MAX_POSITIONS`) and the engine's threads (``None``: the machine's cores; 1 in a Ray task, which
     reserves one CPU); ``item``: the seat codes of each table (the candidate's row first) and the deal
     seeds. Returns role 0's score at each table (``None``: refused) and the games played. Its arena is
     its own (20 ms to build, a fraction of a percent of a candidate's games)."""
-    rules, table, slow, threads = shared
+    rules, table, max_positions, threads = shared
     roles_of_tables, seeds = item
     arena = Arena(Rules.from_dict(rules), threads=threads)
     try:
-        arena.warm_up()  # a new Ray worker loads the kernels here: not charged to the candidate's speed
-        return arena.fitness(roles_of_tables, seeds, table, slow), arena.games_played
+        return arena.fitness(roles_of_tables, seeds, table, max_positions), arena.games_played
     finally:
         arena.close()
 
@@ -307,7 +306,6 @@ class SNESTrainer:
         rng.bit_generator.state = state["rng"]
         self.pool = self.candidate_pool()
         arena = Arena(self.rules)
-        arena.warm_up()
         self._print(f"sNES self-play: {self.settings.population} candidates a generation, each at "
                     f"{len(self.settings.tables)} tables ({', '.join(map(table_name, self.settings.tables))}) on "
                     f"{self.settings.deals} deals x {self.rules.num_players} seats; budget "
@@ -367,12 +365,12 @@ class SNESTrainer:
         table = np.vstack([candidates, mu, past])
         extra = {SELF: TABLE_CODES + len(candidates), PAST: TABLE_CODES + len(candidates) + 1}
         seeds = rng.integers(0, 2**62, size=settings.deals)
-        fitness = np.full(len(candidates), -1.0)  # a refused (too slow) candidate ranks last
+        fitness = np.full(len(candidates), -1.0)  # a refused candidate (its search too big) ranks last
         by_table = {table_name(seats): [] for seats in settings.tables}
         items = [([[TABLE_CODES + k] + [extra.get(spec, self.kernel_codes.get(spec)) for spec in seats]
                    for seats in settings.tables], seeds) for k in range(len(candidates))]
         threads = 1 if self.pool.on_ray else None
-        played = self.pool.map(play_candidate, items, shared=(self.rules.to_dict(), table, SLOW, threads))
+        played = self.pool.map(play_candidate, items, shared=(self.rules.to_dict(), table, MAX_POSITIONS, threads))
         state["games"] += sum(games for _, games in played)
         for k, (rates, _) in enumerate(played):
             if rates is not None:
@@ -474,7 +472,7 @@ class SNESTrainer:
         if not self.progress:
             return
         if "best_fitness" not in entry:
-            self._print(f"generation {entry['generation']:>4}: every candidate was too slow (refused); the "
+            self._print(f"generation {entry['generation']:>4}: every candidate's search was too big (refused); the "
                         "distribution stays")
             return
         tables = ", ".join(f"{name} {rate:.2f}" for name, rate in entry["mean_by_table"].items() if rate is not None)

@@ -377,7 +377,7 @@ def expert_action(r, legal, g, cfg, switches):
     weights = np.zeros(MAX_OPPONENTS, dtype=np.float64)
     read_turn(r, cfg, switches, needs, hand, piles, heights, info, chances, weights)
     if plays:
-        best = best_first_play(True, legal, g, needs, hand, piles, heights, info, chances, weights)
+        best, _ = best_first_play(True, legal, g, needs, hand, piles, heights, info, chances, weights)
         if best >= 0:
             return best
     if not discards:

@@ -156,21 +156,29 @@ def learned_view(r, cfg, parameters):
 
 
 @jit
+def learned_decision(r, legal, g, cfg, parameters):
+    """The learned bot's action (parameters ``parameters``) for the seat to act in game ``g`` (-1 when nothing
+    is legal) and the positions its search valued to choose it (0 when it did not search)."""
+    count, first, plays, discards = legal_counts(legal, g)
+    if count <= 1:
+        return first, 0
+    needs, hand, piles, heights, info, chances, buffer = learned_view(r, cfg, parameters)
+    positions = 0
+    if plays:
+        best, positions = best_first_play(True, legal, g, needs, hand, piles, heights, info, chances, buffer)
+        if best >= 0:
+            return best, positions
+    if not discards:
+        return (END_TURN if legal[g, END_TURN] else first), positions
+    return planned_discard(legal, g, needs, hand, piles, heights, info, chances[ODDS_ROW],
+                           parameters[NUM_FEATURES:]), positions
+
+
+@jit
 def learned_action(r, legal, g, cfg, parameters):
     """The learned bot's action (parameters ``parameters``) for the seat to act in game ``g``; -1 when nothing
     is legal."""
-    count, first, plays, discards = legal_counts(legal, g)
-    if count <= 1:
-        return first
-    needs, hand, piles, heights, info, chances, buffer = learned_view(r, cfg, parameters)
-    if plays:
-        best = best_first_play(True, legal, g, needs, hand, piles, heights, info, chances, buffer)
-        if best >= 0:
-            return best
-    if not discards:
-        return END_TURN if legal[g, END_TURN] else first
-    return planned_discard(legal, g, needs, hand, piles, heights, info, chances[ODDS_ROW],
-                           parameters[NUM_FEATURES:])
+    return learned_decision(r, legal, g, cfg, parameters)[0]
 
 
 @jit

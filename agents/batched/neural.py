@@ -467,7 +467,7 @@ def decide(x, mask, g, net):
         return first_legal
     needs, hand, piles, heights, info, root = decision_arrays(x, net)
     if plays:
-        best = best_first_play(True, mask, g, needs, hand, piles, heights, info, net, root)
+        best, _ = best_first_play(True, mask, g, needs, hand, piles, heights, info, net, root)
         if best >= 0:
             return best
     if not discards:

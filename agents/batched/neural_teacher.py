@@ -124,7 +124,7 @@ def teacher_decision(r, legal, g, cfg, parameters, x, net, seed, stop_rows, stop
         listing = (x, net, root, view_piles, view_heights, view_info, np.zeros((k, width), dtype=np.int64),
                    np.zeros(k, dtype=np.float64), np.full(k, -1, dtype=np.int64), state,
                    np.zeros(width, dtype=np.int64), np.zeros(1, dtype=np.float64), np.zeros_like(view_heights))
-        best = best_first_play(True, legal, g, needs, hand, piles, heights, info, (chances, buffer), listing)
+        best, _ = best_first_play(True, legal, g, needs, hand, piles, heights, info, (chances, buffer), listing)
         lengths[0] = finish_stop_list(listing, stop_rows, stop_values)
         if best >= 0:
             return best

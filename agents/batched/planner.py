@@ -588,7 +588,8 @@ def turn_search(valuation, bot: str, max_positions: int = 0):
 
     def best_first_play(search, legal, g, needs0, hand0, piles, heights0, info, threat, weights):
         """``_Turn.best_first_play``: the first play of the best sequence, -1 when stopping (discarding) is best
-        (``search`` False: looking one play ahead only)."""
+        (``search`` False: looking one play ahead only), and the positions the search valued (a measure of
+        its work that does not depend on the machine)."""
         depth = 3 + info[I_HAND_SIZE] + info[I_PILE_CARDS] + 2
         needs = np.empty((depth, NUM_BUILDING_PILES), dtype=np.int64)
         hand = np.empty((depth, WILD + 1), dtype=np.int64)
@@ -624,7 +625,7 @@ def turn_search(valuation, bot: str, max_positions: int = 0):
                                       threat, weights, work)
                 if value > best_value + TIE_MARGIN:
                     best_value, best_action = value, action
-        return best_action
+        return best_action, memo_count
 
     return _named_kernel(best_first_play, bot)
 
@@ -637,7 +638,8 @@ def _named_kernel(function, bot: str):
 
 best_first_play = turn_search(stop_value, NAME)
 """``_Turn.best_first_play`` with the planner's valuation: ``best_first_play(search, legal, g, needs, hand,
-piles, heights, info, threat, weights)``, the first play of the best sequence, -1 when stopping is best."""
+piles, heights, info, threat, weights)``, the first play of the best sequence (-1 when stopping is best) and
+the positions its search valued."""
 
 
 # ---------------------------------------------------------------------------------- discarding
@@ -756,7 +758,7 @@ def planner_action(r, legal, g, cfg, generator, switches):
     weights = np.zeros(MAX_OPPONENTS, dtype=np.float64)
     read_turn(r, cfg, switches, needs, hand, piles, heights, info, threat, weights)
     if plays:
-        best = best_first_play((switches & ON_SEARCH) != 0, legal, g, needs, hand, piles, heights, info, threat,
+        best, _ = best_first_play((switches & ON_SEARCH) != 0, legal, g, needs, hand, piles, heights, info, threat,
                                weights)
         if best >= 0:
             return best

@@ -27,6 +27,7 @@ from skipbo_env import Rules
 from skipbo_env.actions import END_TURN, FIRST_DISCARD, STOCK_SOURCE, play_source
 from skipbo_env.encoding import decode_observation, observe
 from skipbo_env.vector.engine import VectorGame
+from skipbo_env.vector.jit import jit
 from tests.agents.test_batched_expert import mixed_play_actions
 
 import agents.expert_weights as python_expert
@@ -91,8 +92,16 @@ def sampled_positions(rules, seed):
         batch.step(actions)
 
 
+@jit
+def decide_row(games, legal, cfg, g, parameters, out):
+    """``out`` = the kernel learned bot's action in game ``g`` and the positions its search valued."""
+    out[0], out[1] = kernel_learned.learned_decision(games[g], legal, g, cfg, parameters)
+
+
 @pytest.mark.parametrize("rules", TABLES, ids=lambda r: f"{r.num_players}p-stock{r.stock_size}")
 def test_the_kernel_learned_bot_decides_as_agents_learned_in_every_position(rules, tmp_path):
+    """The same action, and the same count of positions searched (the count sNES training refuses a candidate
+    by: ``training.learned.MAX_POSITIONS``)."""
     rng = np.random.default_rng(rules.num_players)
     settings = [expert_parameters() * rng.uniform(0.2, 3.0, NUM_PARAMETERS) + rng.normal(0, 0.05, NUM_PARAMETERS),
                 rng.normal(0, 1.0, NUM_PARAMETERS)]
@@ -103,14 +112,16 @@ def test_the_kernel_learned_bot_decides_as_agents_learned_in_every_position(rule
         game = batch.to_game(row)
         observation = observe(game, game.current_seat)
         for vector, python_bot in zip(settings, python_bots):
-            got = np.empty(1, dtype=np.int64)
-            kernel_learned.learned_actions(batch.games, batch.action_mask, batch.cfg, np.array([row]), vector, got)
-            expected = python_bot.act(observation)
-            coverage["play" if expected < FIRST_DISCARD else "other"] += 1
-            if int(got[0]) != expected:
-                mismatches.append((parameter_dict(vector), int(got[0]), expected, game.to_dict()))
-    assert not mismatches, f"{len(mismatches)} decisions differ; first: {mismatches[0]}"
-    assert coverage["play"] and coverage["other"]
+            got = np.empty(2, dtype=np.int64)
+            decide_row(batch.games, batch.action_mask, batch.cfg, row, vector, got)
+            nodes = python_bot.nodes
+            expected = (python_bot.act(observation), python_bot.nodes - nodes)
+            coverage["play" if expected[0] < FIRST_DISCARD else "other"] += 1
+            coverage["searched"] += expected[1] > 0
+            if tuple(got) != expected:
+                mismatches.append((parameter_dict(vector), tuple(got), expected, game.to_dict()))
+    assert not mismatches, f"{len(mismatches)} (action, positions searched) differ; first: {mismatches[0]}"
+    assert coverage["play"] and coverage["other"] and coverage["searched"]
 
 
 @pytest.mark.parametrize("rules", TABLES[:2], ids=lambda r: f"{r.num_players}p-stock{r.stock_size}")

@@ -14,7 +14,6 @@ import pytest
 pytest.importorskip("ray", reason="Ray is not installed: pip install -e '.[rllib]'")
 
 from skipbo_cli.main import main  # noqa: E402
-from training import learned  # noqa: E402
 from training.checkpoint import RunFolder  # noqa: E402
 from training.config import ConfigError  # noqa: E402
 from training.distributed import WorkPool  # noqa: E402
@@ -48,8 +47,7 @@ def test_a_pool_on_ray_returns_every_result_in_input_order_and_raises_a_calls_er
             pool.map(operator.truediv, [1, 0, 2], shared=1)
 
 
-def test_an_sNES_run_on_ray_ends_with_the_weights_of_the_same_run_in_one_process(tmp_path, monkeypatch):
-    monkeypatch.setattr(learned, "SLOW", float("inf"))  # the one timing-dependent choice (shipped to the tasks)
+def test_an_sNES_run_on_ray_ends_with_the_weights_of_the_same_run_in_one_process(tmp_path):
     here, here_weights, _ = sNES_run(tmp_path, "here")
     on_ray, ray_weights, log = sNES_run(tmp_path, "ray", "ray.address=local", "ray.workers=2")
     assert "candidate games: as Ray tasks on 1 node(s), 2 CPUs (local)" in log and "refused, on 1 Ray node(s)" in log
@@ -61,8 +59,7 @@ def test_an_sNES_run_on_ray_ends_with_the_weights_of_the_same_run_in_one_process
     assert all("nodes" not in entry for entry in here["log"])
 
 
-def test_a_run_in_one_process_resumed_on_ray_ends_where_the_uninterrupted_run_does(tmp_path, monkeypatch):
-    monkeypatch.setattr(learned, "SLOW", float("inf"))
+def test_a_run_in_one_process_resumed_on_ray_ends_where_the_uninterrupted_run_does(tmp_path):
     whole, whole_weights, _ = sNES_run(tmp_path, "whole")
     first = train(CONFIG, [*SMALL, f"output_dir={tmp_path / 'split'}", "snes.generations=1"], progress=False,
                   out=io.StringIO())

@@ -71,7 +71,8 @@ def weights(run_dir: Path) -> dict:
 
 @pytest.fixture(scope="module")
 def runs(tmp_path_factory):
-    """An uninterrupted run of 2 generations and a run of 1 generation to resume, with the real speed limit."""
+    """An uninterrupted run of 2 generations and a run of 1 generation to resume, with the real limit on a
+    candidate's search (some of these candidates come within a factor 2 of it)."""
     folder = tmp_path_factory.mktemp("runs")
     whole, _ = run(folder / "whole", "snes.generations=2")
     first, _ = run(folder / "first", "snes.generations=1")
@@ -119,13 +120,13 @@ from skipbo_cli.main import main
 sys.exit(main(sys.argv[1:]))
 """
 """``skipbo train`` in a new process whose first call of the play kernel costs a CPU-second, as loading it
-can on a slow or busy machine (timed as play, that is 4e-3 s an action over the first candidate's hands, four
-times the speed limit)."""
+can on a slow or busy machine (4e-3 s an action over the first candidate's hands, were the limit on a
+candidate a time)."""
 
 
 def test_a_resume_in_a_new_process_ends_with_the_weights_of_an_uninterrupted_run(runs, tmp_path):
-    """The first games after a resume are timed after the kernels are loaded, so no candidate is refused for
-    the time numba takes to read its cache, and the run ends as the uninterrupted one did."""
+    """A candidate is refused by the positions its search values, not by time: none is refused for the time
+    numba takes to read its cache, and the run ends as the uninterrupted one did."""
     whole, first = runs
     copy = tmp_path / "resumed"
     shutil.copytree(first, copy)

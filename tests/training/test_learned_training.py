@@ -48,8 +48,7 @@ def comparable(state: dict) -> dict:
     return kept
 
 
-def test_a_resumed_run_ends_where_an_uninterrupted_one_does(tmp_path, monkeypatch):
-    monkeypatch.setattr(training, "SLOW", float("inf"))  # the one machine-dependent choice: off
+def test_a_resumed_run_ends_where_an_uninterrupted_one_does(tmp_path):
     whole = run(tmp_path, "whole", "snes.generations=2")
     first = run(tmp_path, "split", "snes.generations=1")
     split = run(tmp_path, "split", "snes.generations=2", resume=first.run_dir)
@@ -94,8 +93,9 @@ def test_the_best_ranked_candidate_gets_the_largest_utility_and_they_sum_to_zero
     assert u.sum() == pytest.approx(0.0)
 
 
-def test_candidates_slower_than_the_limit_are_refused_and_leave_the_distribution_alone(tmp_path, monkeypatch):
-    monkeypatch.setattr(training, "SLOW", 0.0)
+def test_candidates_searching_more_than_the_limit_are_refused_and_leave_the_distribution_alone(tmp_path,
+                                                                                             monkeypatch):
+    monkeypatch.setattr(training, "MAX_POSITIONS", 0.0)
     result = run(tmp_path, "run", "snes.generations=1")
     state = last_state(result.run_dir)
     assert state["log"][-1]["refused"] == 4
@@ -192,12 +192,12 @@ def test_a_candidates_games_as_a_work_item_score_it_as_the_arena_does():
     seeds = np.arange(10, dtype=np.int64) + 3
     arena = training.Arena(rules, batch=32)
     try:
-        expected = arena.fitness(roles, seeds, table, slow=float("inf"))
+        expected = arena.fitness(roles, seeds, table, max_positions=float("inf"))
     finally:
         arena.close()
     rates, games = training.play_candidate((rules.to_dict(), table, float("inf"), 1), (roles, seeds))
     assert rates == expected and games == len(roles) * len(seeds) * 2
-    assert training.play_candidate((rules.to_dict(), table, 0.0, 1), (roles, seeds))[0] is None  # refused: too slow
+    assert training.play_candidate((rules.to_dict(), table, 0.0, 1), (roles, seeds))[0] is None  # refused: it searched
 
 
 def test_an_sNES_run_needs_a_time_or_generation_budget():
