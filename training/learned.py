@@ -60,12 +60,13 @@ FIXED = PARAMETERS.index("stock_cards")
 MAX_POSITIONS = 1000
 """Positions the learned seats' searches value per action (every seat's actions counted) above which a
 candidate is refused. Weights that never play from the discard piles pile up runs there, and the whole-turn
-search over them then values hundreds of thousands of positions a decision (seconds); such a candidate ranks
-last and its games stop. A count of the search's work, not a time, so the refusals (the log counts them)
-depend on the seed alone, never on the machine or its load: 1000 is about 1.2 ms of CPU an action on the
-2-core machine of ``agents/pretrained/README.md``; the shipped weights value about 45."""
+search over them then values far more positions a decision; such a candidate ranks last and its games stop.
+A count of the search's work, not a time, so the refusals (the log counts them) depend on the seed alone,
+never on the machine or its load. 1000 is about 1.2 ms of CPU an action on a 2-core machine (1.2 us a
+position); ``pretrained-2p`` against ``planner`` values about 45 an action (100 games, 41,112 at most in one
+decision)."""
 CHUNK = 8
-"""Deals played per call while a candidate's speed is watched."""
+"""Deals played per call while a candidate's search is watched (:data:`MAX_POSITIONS`)."""
 MODEL_FILE = "model.json"
 """The run's weights (``agents.load_policy("learned:weights=RUN/model.json")`` plays them)."""
 MAX_WEIGHT = 1e6
