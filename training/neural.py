@@ -210,8 +210,9 @@ class NeuralTrainer:
             net = ValueNet(self.players, self.hidden)
         current = quantize(net)
         played = self.play(number, current, state, rng, bar)
-        data = ListData.concatenate(self._stored_data(state, self.settings.window - 1) + [played.data])
+        stored = self._stored_data(state, self.settings.window - 1)
         self._store_data(state, number, played.data)
+        data = ListData.concatenate(stored + [played.data])
         fitted = time.perf_counter()
         fit = fit_lists(net, data, epochs=settings.teacher_epochs if number == 0 else settings.epochs,
                         batch_size=settings.batch_size, learning_rate=settings.learning_rate,

@@ -73,6 +73,8 @@ def test_the_same_seeds_give_the_same_lists_however_the_hands_are_split(lists):
     joined = ListData.concatenate(halves)
     for name, array in lists.arrays().items():
         assert np.array_equal(array, getattr(joined, name)), name
+        assert getattr(joined, name).dtype == array.dtype, name
+    assert all(half.lists == 0 and half.seat0_results.size == 0 for half in halves)  # their arrays were taken
 
 
 def test_a_network_seat_is_listed_by_the_teacher_and_plays_its_own_moves():
