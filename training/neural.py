@@ -212,7 +212,7 @@ class NeuralTrainer:
         played = self.play(number, current, state, rng, bar)
         stored = self._stored_data(state, self.settings.window - 1)
         self._store_data(state, number, played.data)
-        data = ListData.concatenate(stored + [played.data])
+        data = ListData.taken_from(stored + [played.data])
         fitted = time.perf_counter()
         fit = fit_lists(net, data, epochs=settings.teacher_epochs if number == 0 else settings.epochs,
                         batch_size=settings.batch_size, learning_rate=settings.learning_rate,
@@ -337,14 +337,14 @@ class NeuralTrainer:
         if self.pool.on_ray:
             parts = self.pool.map(play_work_item, items, shared=shared)
             bar.update(len(seeds))
-            return ListData.concatenate(parts)
+            return ListData.taken_from(parts)
         parts = [None] * len(items)
         with ThreadPoolExecutor(self.config.threads) as threads:
             futures = [threads.submit(play_work_item, shared, item) for item in items]
             for index, future in enumerate(futures):
                 parts[index] = future.result()
                 bar.update(len(parts[index].seat0_results))
-        return ListData.concatenate(parts)
+        return ListData.taken_from(parts)
 
     # ------------------------------------------------------------------ data
     def _store_data(self, state: dict, number: int, data: ListData) -> None:

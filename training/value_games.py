@@ -67,7 +67,7 @@ class ListData:
     seat0_results: np.ndarray
 
     @classmethod
-    def concatenate(cls, parts: list) -> ListData:
+    def taken_from(cls, parts: list) -> ListData:
         """The parts one after another. It takes the parts' arrays, each dropped from its part once copied, so
         joining a window of generations holds their lists about once, not twice (four-player lists run to
         gigabytes); the parts are left empty."""

@@ -70,7 +70,7 @@ def test_the_same_seeds_give_the_same_lists_however_the_hands_are_split(lists):
     seats = (Seat(bot=TEACHER, recorded=True),) * 2
     halves = [play_list_games(RULES, [NETWORK], [seats] * 3, seeds, TEACHER, 8, explore=0.05)
               for seeds in (np.arange(100, 103), np.arange(103, 106))]
-    joined = ListData.concatenate(halves)
+    joined = ListData.taken_from(halves)
     for name, array in lists.arrays().items():
         assert np.array_equal(array, getattr(joined, name)), name
         assert getattr(joined, name).dtype == array.dtype, name
