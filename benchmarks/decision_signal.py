@@ -1,0 +1,254 @@
+"""How far one decision moves the outcome, against the noise of the games that follow it.
+
+    python benchmarks/decision_signal.py [--kind discards|plays] [--decisions 20] [--samples 400] [--seed 0]
+                                         [--share 0.08] [--json OUT]
+    python benchmarks/decision_signal.py --summarize OUT [OUT ...]
+
+Not a speed benchmark: it measures the signal that every outcome-driven way of improving on ``pretrained-2p``
+(Monte-Carlo rollouts, expert iteration, Monte-Carlo or TD value fits, an evolution strategy) has to find.
+``pretrained-2p`` plays itself on the batched engine from the deals ``seed * 1000`` on. At a ``--share`` of its
+decisions (drawn from ``--seed``'s generator) that have an alternative of ``--kind`` (``discards``: its turn-end
+discard and every other distinct legal discard, one empty pile standing for all; ``plays``: its action and every
+play that leads to another position), each of those actions is made on ``--samples`` copies of the game, the
+cards its seat cannot see shuffled among their places, the same copies for every action (common random
+numbers); ``pretrained-2p`` plays each copy to its end in both seats. Per decision it prints the win rate after
+the bot's own action, the best and the worst.
+
+The summary (of this run, or of the ``--json`` files of several runs side by side) estimates the spread of
+the actions' true win chances: the variance of the measured win rates across a decision's actions is the
+true variance plus ``(1 - rho)`` times the sampling variance ``p (1 - p) / samples``, where ``rho`` is the
+correlation of two actions' results on one copy (read off how often they agree), and a bootstrap over the
+decisions gives its 95% upper bound. It prints how many games per action would tell apart two actions that
+far apart (at two standard errors: a lower bound), and the CPU seconds a game played out takes, with the
+command, the versions and the load.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import platform
+import sys
+import time
+
+import numba
+import numpy as np
+
+from agents.batched import bots
+from agents.batched.learned import SHIPPED, TABLE_CODES, learned_actions
+from skipbo_env.actions import END_TURN, FIRST_DISCARD
+from skipbo_env.cards import NUM_BUILDING_PILES, NUM_DISCARD_PILES
+from skipbo_env.game import Game
+from skipbo_env.rules import Rules
+from skipbo_env.vector import VectorGame
+from skipbo_env.vector.layout import RUNNING
+from training.learned import play_table
+
+RULES = Rules(num_players=2, stock_size=30)
+MAX_ACTIONS = 4 * 23 + 1
+"""Room for the actions of one decision (every play, and the bot's own)."""
+BOOTSTRAP = 2000
+"""Resamples of the decisions for the upper bound of the spread (from a generator seeded 0)."""
+TABLE = np.ascontiguousarray(SHIPPED[0:1])
+"""``pretrained-2p``'s parameters (the first shipped learned weights), as a one-row table."""
+
+
+def determinize(state: dict, seat: int, rng: np.random.Generator) -> dict:
+    """``state`` (``Game.to_dict()``) with every card ``seat`` cannot see (the draw pile, the other hands, every
+    stockpile below its top) shuffled among those places, and a new generator for later shuffles."""
+    seats = [dict(info, hand=list(info["hand"]), stock=list(info["stock"])) for info in state["seats"]]
+    hidden = [list(state["draw_pile"])]
+    hidden += [info["stock"][:-1] for info in seats]
+    hidden += [info["hand"] if other != seat else [] for other, info in enumerate(seats)]
+    cards = [int(card) for card in rng.permutation(np.array(sum(hidden, []), dtype=np.int64))]
+    parts, start = [], 0
+    for place in hidden:
+        parts.append(cards[start:start + len(place)])
+        start += len(place)
+    players = len(seats)
+    for other, info in enumerate(seats):
+        info["stock"] = parts[1 + other] + info["stock"][-1:]
+        if other != seat:
+            info["hand"] = sorted(parts[1 + players + other])
+    return dict(state, seats=seats, draw_pile=parts[0], rng=np.random.PCG64(int(rng.integers(2**63))).state)
+
+
+def distinct_discards(legal: np.ndarray, lengths: np.ndarray) -> list[int]:
+    """The legal discard ids, the first empty discard pile standing for every empty one."""
+    empty = [pile for pile in range(NUM_DISCARD_PILES) if lengths[pile] == 0]
+    out = []
+    for action in legal:
+        if FIRST_DISCARD <= action < END_TURN:
+            pile = (action - FIRST_DISCARD) % NUM_DISCARD_PILES
+            if lengths[pile] or pile == empty[0]:
+                out.append(int(action))
+    return out
+
+
+class Rollouts:
+    """Row 0 of a batch holds the game played; the other rows hold the copies played out."""
+
+    def __init__(self, samples: int, max_actions: int = MAX_ACTIONS) -> None:
+        self.samples = samples
+        self.engine = VectorGame(RULES, 1 + samples * max_actions, auto_reset=False, observations=False, threads=1)
+        self.controllers = np.full((self.engine.batch_size, RULES.num_players), TABLE_CODES, dtype=np.int64)
+        self.streams = bots.new_streams(self.engine.batch_size)
+        self.games_played = 0
+        self.cpu = 0.0
+
+    def bot_action(self) -> int:
+        """``pretrained-2p``'s action in row 0."""
+        out = np.zeros(1, dtype=np.int64)
+        e = self.engine
+        learned_actions(e.games, e.action_mask, e.cfg, np.zeros(1, dtype=np.int64), TABLE[0], out)
+        return int(out[0])
+
+    def outcomes(self, actions: list[int], rng: np.random.Generator) -> np.ndarray:
+        """``wins[sample, k]`` of the seat to act in row 0 after ``actions[k]``, on the same copies for every ``k``."""
+        e = self.engine
+        seat = int(e.games["seat"][0])
+        state = e.to_dict(0)
+        rows = np.arange(1, 1 + self.samples * len(actions), dtype=np.int64)
+        for sample in range(self.samples):
+            game = Game.from_dict(determinize(state, seat, rng))
+            for k in range(len(actions)):
+                e.set_game(rows[sample * len(actions) + k], game)
+        e.step_rows(rows, np.tile(np.array(actions, dtype=np.int64), self.samples))
+        steps, positions = np.zeros(len(rows), dtype=np.int64), np.zeros(len(rows), dtype=np.int64)
+        start = time.process_time()
+        play_table(e.games, e.action_mask, e.cfg, self.controllers, self.streams, rows, steps, positions, TABLE)
+        self.cpu += time.process_time() - start
+        self.games_played += len(rows)
+        return e.games["winners"][rows, seat].astype(float).reshape(self.samples, len(actions))
+
+
+def alternatives(engine: VectorGame, own: int, kind: str) -> list[int]:
+    """``own`` (the bot's action in row 0) and the distinct alternatives of ``kind`` to it: for ``discards``, when
+    ``own`` is a discard, every other distinct discard; for ``plays``, at any decision with a legal play, every
+    play that leads to another position (a card from one source onto building piles of one height leads to one)."""
+    legal = np.flatnonzero(engine.action_mask[0])
+    if kind == "discards":
+        if not FIRST_DISCARD <= own < END_TURN:
+            return [own]
+        seat = int(engine.games["seat"][0])
+        return [own] + [a for a in distinct_discards(legal, engine.games["discard_len"][0, seat]) if a != own]
+    heights = engine.games["building_len"][0]
+    seen = {(own // NUM_BUILDING_PILES, int(heights[own % NUM_BUILDING_PILES]))} if own < FIRST_DISCARD else set()
+    out = [own]
+    for action in legal[legal < FIRST_DISCARD]:
+        key = (int(action) // NUM_BUILDING_PILES, int(heights[action % NUM_BUILDING_PILES]))
+        if key not in seen:
+            seen.add(key)
+            out.append(int(action))
+    return out
+
+
+def measure(decisions: int, samples: int, seed: int, share: float, kind: str = "discards") -> list[dict]:
+    """One record a measured decision (see the module docstring)."""
+    rollouts = Rollouts(samples)
+    e = rollouts.engine
+    rng = np.random.default_rng(seed)
+    records: list[dict] = []
+    deal = seed * 1000
+    while len(records) < decisions:
+        e.deal(np.zeros(1, dtype=np.int64), np.array([deal]))
+        while e.games["outcome"][0] == RUNNING and len(records) < decisions:
+            action = rollouts.bot_action()
+            actions = alternatives(e, action, kind)
+            if len(actions) > 1 and rng.random() < share:
+                games, cpu = rollouts.games_played, rollouts.cpu
+                wins = rollouts.outcomes(actions, rng)
+                records.append(record(deal, e, actions, wins, rollouts.games_played - games, rollouts.cpu - cpu))
+                print_record(records[-1])
+            e.step_rows(np.zeros(1, dtype=np.int64), np.array([action], dtype=np.int64))
+        deal += 1
+    return records
+
+
+def record(deal: int, engine: VectorGame, actions: list[int], wins: np.ndarray, games: int, cpu: float) -> dict:
+    return {"deal": deal, "turn": int(engine.games["turn"][0]),
+            "stockpiles": engine.games["stock_len"][0, :RULES.num_players].tolist(), "actions": actions,
+            "samples": int(wins.shape[0]), "win_rates": wins.mean(axis=0).tolist(),
+            "agreement": float((wins[:, 1:] == wins[:, :1]).mean()),
+            "games": games, "cpu_seconds": cpu}
+
+
+def print_record(r: dict) -> None:
+    rates = np.array(r["win_rates"])
+    print(f"deal {r['deal']} turn {r['turn']} stockpiles {r['stockpiles']}: {len(rates)} actions, "
+          f"own {rates[0]:.3f}, best {rates.max():.3f}, worst {rates.min():.3f} ({r['samples']} games each)",
+          flush=True)
+
+
+def summarize(records: list[dict]) -> dict:
+    """The estimates of the module docstring, over ``records``."""
+    true_variances, sampling_sd, correlations, gaps = [], [], [], []
+    for r in records:
+        rates = np.array(r["win_rates"])
+        p = float(rates.mean())
+        sampling = p * (1 - p) / r["samples"]
+        chance_agreement = p * p + (1 - p) * (1 - p)
+        rho = 0.0 if chance_agreement >= 1 else 1 - (1 - r["agreement"]) / (1 - chance_agreement)
+        true_variances.append(rates.var(ddof=1) - (1 - rho) * sampling)
+        sampling_sd.append(np.sqrt(sampling))
+        correlations.append(rho)
+        gaps.append(rates.max() - rates[0])
+    variances = np.array(true_variances)
+    resampled = variances[np.random.default_rng(0).integers(len(variances), size=(BOOTSTRAP, len(variances)))]
+    spread = float(np.sqrt(max(variances.mean(), 0.0)))
+    upper = float(np.sqrt(max(np.quantile(resampled.mean(axis=1), 0.95), 0.0)))
+    games = sum(r["games"] for r in records)
+    rho = float(np.mean(correlations))
+    needed = float("inf") if upper == 0 else 2 * 0.25 * (1 - rho) * (2 / upper) ** 2
+    return {"decisions": len(records), "actions_per_decision": float(np.mean([len(r["win_rates"]) for r in records])),
+            "sampling_sd": float(np.mean(sampling_sd)), "correlation": rho, "true_spread": spread, "true_spread_upper": upper,
+            "best_minus_own": float(np.mean(gaps)), "games_per_action_to_resolve_spread": needed,
+            "cpu_seconds_per_game": (sum(r["cpu_seconds"] for r in records) / games) if games else None}
+
+
+def print_summary(summary: dict, command: str) -> None:
+    print(f"$ {command}")
+    print(f"versions: python {platform.python_version()}, numpy {np.__version__}, numba {numba.__version__}; "
+          f"load {os.getloadavg()[0]:.2f} on {os.cpu_count()} CPUs")
+    print(f"{summary['decisions']} decisions, {summary['actions_per_decision']:.1f} distinct actions each; "
+          f"sampling sd of a win rate {summary['sampling_sd']:.4f}; correlation of two actions' results "
+          f"{summary['correlation']:.2f}")
+    print(f"estimated sd of the actions' true win chances: {summary['true_spread']:.4f} (95% bootstrap upper "
+          f"bound {summary['true_spread_upper']:.4f}); measured best minus own: {summary['best_minus_own']:.4f}")
+    print(f"games per action to tell apart two actions an upper-bound sd apart (2 standard errors): at least "
+          f"{summary['games_per_action_to_resolve_spread']:.0f}")
+    if summary["cpu_seconds_per_game"] is not None:
+        print(f"{summary['cpu_seconds_per_game'] * 1000:.1f} ms of CPU a game played out")
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--decisions", type=int, default=20, help="decisions measured (default 20)")
+    parser.add_argument("--samples", type=int, default=400, help="games per action (default 400)")
+    parser.add_argument("--seed", type=int, default=0, help="deals seed*1000 on, and the sampling (default 0)")
+    parser.add_argument("--share", type=float, default=0.08, help="share of the eligible decisions measured (default 0.08)")
+    parser.add_argument("--kind", choices=("discards", "plays"), default="discards",
+                        help="the decisions measured: turn-end discards, or plays (default discards)")
+    parser.add_argument("--json", help="write the records to this file")
+    parser.add_argument("--summarize", nargs="+", metavar="JSON", help="summarize the records of earlier runs")
+    args = parser.parse_args(argv)
+    command = " ".join(["python benchmarks/decision_signal.py", *(argv if argv is not None else sys.argv[1:])])
+    if args.summarize:
+        records = []
+        for path in args.summarize:
+            with open(path) as file:
+                records += json.load(file)["records"]
+    else:
+        if args.decisions < 1 or args.samples < 2 or not 0 < args.share <= 1:
+            parser.error("--decisions >= 1, --samples >= 2 and 0 < --share <= 1")
+        records = measure(args.decisions, args.samples, args.seed, args.share, args.kind)
+        if args.json:
+            with open(args.json, "w") as file:
+                json.dump({"command": command, "records": records}, file)
+    print_summary(summarize(records), command)
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
