@@ -12,15 +12,17 @@ discard and every other distinct legal discard, one empty pile standing for all;
 play that leads to another position), each of those actions is made on ``--samples`` copies of the game, the
 cards its seat cannot see shuffled among their places, the same copies for every action (common random
 numbers); ``pretrained-2p`` plays each copy to its end in both seats. Per decision it prints the win rate after
-the bot's own action, the best and the worst.
+the bot's own action, the best and the worst; ``--json`` is written again after each, so a stopped run keeps
+what it measured.
 
 The summary (of this run, or of the ``--json`` files of several runs side by side) estimates the spread of
 the actions' true win chances: the variance of the measured win rates across a decision's actions is the
 true variance plus ``(1 - rho)`` times the sampling variance ``p (1 - p) / samples``, where ``rho`` is the
 correlation of two actions' results on one copy (read off how often they agree), and a bootstrap over the
-decisions gives its 95% upper bound. It prints how many games per action would tell apart two actions that
-far apart (at two standard errors: a lower bound), and the CPU seconds a game played out takes, with the
-command, the versions and the load.
+decisions gives its 95% upper bound. It prints how far the bot's own action is above the others (against their
+mean, and the share of them it beats: half when its choice is no better than another's), how many games per
+action would tell apart two actions the bound apart (at two standard errors: a lower bound), and the CPU
+seconds a game played out takes, with the command, the versions and the load.
 """
 
 from __future__ import annotations
@@ -39,6 +41,7 @@ from agents.batched import bots
 from agents.batched.learned import SHIPPED, TABLE_CODES, learned_actions
 from skipbo_env.actions import END_TURN, FIRST_DISCARD
 from skipbo_env.cards import NUM_BUILDING_PILES, NUM_DISCARD_PILES
+from skipbo_env.files import write_json_atomically
 from skipbo_env.game import Game
 from skipbo_env.rules import Rules
 from skipbo_env.vector import VectorGame
@@ -144,8 +147,9 @@ def alternatives(engine: VectorGame, own: int, kind: str) -> list[int]:
     return out
 
 
-def measure(decisions: int, samples: int, seed: int, share: float, kind: str = "discards") -> list[dict]:
-    """One record a measured decision (see the module docstring)."""
+def measure(decisions: int, samples: int, seed: int, share: float, kind: str = "discards",
+            save=lambda records: None) -> list[dict]:
+    """One record a measured decision (see the module docstring); ``save(records)`` after each."""
     rollouts = Rollouts(samples)
     e = rollouts.engine
     rng = np.random.default_rng(seed)
@@ -161,6 +165,7 @@ def measure(decisions: int, samples: int, seed: int, share: float, kind: str = "
                 wins = rollouts.outcomes(actions, rng)
                 records.append(record(deal, e, actions, wins, rollouts.games_played - games, rollouts.cpu - cpu))
                 print_record(records[-1])
+                save(records)
             e.step_rows(np.zeros(1, dtype=np.int64), np.array([action], dtype=np.int64))
         deal += 1
     return records
@@ -183,9 +188,11 @@ def print_record(r: dict) -> None:
 
 def summarize(records: list[dict]) -> dict:
     """The estimates of the module docstring, over ``records``."""
-    true_variances, sampling_sd, correlations, gaps = [], [], [], []
+    true_variances, sampling_sd, correlations, gaps, leads, ranks = [], [], [], [], [], []
     for r in records:
         rates = np.array(r["win_rates"])
+        leads.append(rates[0] - rates[1:].mean())
+        ranks.append((np.sum(rates[1:] < rates[0]) + 0.5 * np.sum(rates[1:] == rates[0])) / (len(rates) - 1))
         p = float(rates.mean())
         sampling = p * (1 - p) / r["samples"]
         chance_agreement = p * p + (1 - p) * (1 - p)
@@ -203,7 +210,9 @@ def summarize(records: list[dict]) -> dict:
     needed = float("inf") if upper == 0 else 2 * 0.25 * (1 - rho) * (2 / upper) ** 2
     return {"decisions": len(records), "actions_per_decision": float(np.mean([len(r["win_rates"]) for r in records])),
             "sampling_sd": float(np.mean(sampling_sd)), "correlation": rho, "true_spread": spread, "true_spread_upper": upper,
-            "best_minus_own": float(np.mean(gaps)), "games_per_action_to_resolve_spread": needed,
+            "best_minus_own": float(np.mean(gaps)), "own_minus_others": float(np.mean(leads)),
+            "own_minus_others_se": float(np.std(leads, ddof=1) / np.sqrt(len(leads))) if len(leads) > 1 else float("nan"),
+            "own_percentile": float(np.mean(ranks)), "games_per_action_to_resolve_spread": needed,
             "cpu_seconds_per_game": (sum(r["cpu_seconds"] for r in records) / games) if games else None}
 
 
@@ -216,6 +225,8 @@ def print_summary(summary: dict, command: str) -> None:
           f"{summary['correlation']:.2f}")
     print(f"estimated sd of the actions' true win chances: {summary['true_spread']:.4f} (95% bootstrap upper "
           f"bound {summary['true_spread_upper']:.4f}); measured best minus own: {summary['best_minus_own']:.4f}")
+    print(f"the bot's own action: {summary['own_minus_others']:+.4f} (se {summary['own_minus_others_se']:.4f}) "
+          f"against the mean of the others, above {summary['own_percentile']:.0%} of them on average")
     print(f"games per action to tell apart two actions an upper-bound sd apart (2 standard errors): at least "
           f"{summary['games_per_action_to_resolve_spread']:.0f}")
     if summary["cpu_seconds_per_game"] is not None:
@@ -242,10 +253,13 @@ def main(argv: list[str] | None = None) -> int:
     else:
         if args.decisions < 1 or args.samples < 2 or not 0 < args.share <= 1:
             parser.error("--decisions >= 1, --samples >= 2 and 0 < --share <= 1")
-        records = measure(args.decisions, args.samples, args.seed, args.share, args.kind)
-        if args.json:
-            with open(args.json, "w") as file:
-                json.dump({"command": command, "records": records}, file)
+        if args.json and not os.path.isdir(os.path.dirname(os.path.abspath(args.json))):
+            parser.error(f"--json {args.json}: no such folder")
+        def save(records: list[dict]) -> None:
+            if args.json:
+                write_json_atomically(args.json, {"command": command, "records": records})
+
+        records = measure(args.decisions, args.samples, args.seed, args.share, args.kind, save)
     print_summary(summarize(records), command)
     return 0
 

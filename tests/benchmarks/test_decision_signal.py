@@ -86,4 +86,4 @@ def test_a_tiny_run_measures_the_bots_own_action_first_and_summarizes(tmp_path, 
     assert all(0 <= rate <= 1 for rate in record["win_rates"]) and record["games"] == 3 * len(record["actions"])
     assert decision_signal.main(["--summarize", str(out)]) == 0
     printed = capsys.readouterr().out
-    assert "1 decisions" in printed and "ms of CPU a game played out" in printed
+    assert "1 decisions" in printed and "ms of CPU a game played out" in printed and "the bot's own action" in printed
