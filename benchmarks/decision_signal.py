@@ -49,8 +49,8 @@ from skipbo_env.vector.layout import RUNNING
 from training.learned import play_table
 
 RULES = Rules(num_players=2, stock_size=30)
-MAX_ACTIONS = 4 * 23 + 1
-"""Room for the actions of one decision (every play, and the bot's own)."""
+MAX_ACTIONS = FIRST_DISCARD + 1
+"""Room for the actions of one decision: every play id, and the bot's own action."""
 BOOTSTRAP = 2000
 """Resamples of the decisions for the upper bound of the spread (from a generator seeded 0)."""
 TABLE = np.ascontiguousarray(SHIPPED[0:1])
