@@ -20,7 +20,8 @@ the actions' true win chances: the variance of the measured win rates across a d
 true variance plus ``(1 - rho)`` times the sampling variance ``p (1 - p) / samples``, where ``rho`` is the
 correlation of two actions' results on one copy (read off how often they agree), and a bootstrap over the
 decisions gives its 95% upper bound. It prints how far the bot's own action is above the others (against their
-mean, and the share of them it beats: half when its choice is no better than another's), how many games per
+mean, the share of them it beats: half when its choice is no better than another's, and how many are more than
+two standard errors of a difference above it: 2.3% of them by chance when all are equal), how many games per
 action would tell apart two actions the bound apart (at two standard errors: a lower bound), and the CPU
 seconds a game played out takes, with the command, the versions and the load.
 """
@@ -189,6 +190,7 @@ def print_record(r: dict) -> None:
 def summarize(records: list[dict]) -> dict:
     """The estimates of the module docstring, over ``records``."""
     true_variances, sampling_sd, correlations, gaps, leads, ranks = [], [], [], [], [], []
+    beaten = compared = 0
     for r in records:
         rates = np.array(r["win_rates"])
         leads.append(rates[0] - rates[1:].mean())
@@ -198,6 +200,9 @@ def summarize(records: list[dict]) -> dict:
         chance_agreement = p * p + (1 - p) * (1 - p)
         rho = 0.0 if chance_agreement >= 1 else 1 - (1 - r["agreement"]) / (1 - chance_agreement)
         true_variances.append(rates.var(ddof=1) - (1 - rho) * sampling)
+        difference_se = np.sqrt(2 * (1 - rho) * sampling)
+        beaten += int(np.sum(rates[1:] - rates[0] > 2 * difference_se))
+        compared += len(rates) - 1
         sampling_sd.append(np.sqrt(sampling))
         correlations.append(rho)
         gaps.append(rates.max() - rates[0])
@@ -212,7 +217,7 @@ def summarize(records: list[dict]) -> dict:
             "sampling_sd": float(np.mean(sampling_sd)), "correlation": rho, "true_spread": spread, "true_spread_upper": upper,
             "best_minus_own": float(np.mean(gaps)), "own_minus_others": float(np.mean(leads)),
             "own_minus_others_se": float(np.std(leads, ddof=1) / np.sqrt(len(leads))) if len(leads) > 1 else float("nan"),
-            "own_percentile": float(np.mean(ranks)), "games_per_action_to_resolve_spread": needed,
+            "own_percentile": float(np.mean(ranks)), "above_own": beaten, "compared": compared, "games_per_action_to_resolve_spread": needed,
             "cpu_seconds_per_game": (sum(r["cpu_seconds"] for r in records) / games) if games else None}
 
 
@@ -226,7 +231,9 @@ def print_summary(summary: dict, command: str) -> None:
     print(f"estimated sd of the actions' true win chances: {summary['true_spread']:.4f} (95% bootstrap upper "
           f"bound {summary['true_spread_upper']:.4f}); measured best minus own: {summary['best_minus_own']:.4f}")
     print(f"the bot's own action: {summary['own_minus_others']:+.4f} (se {summary['own_minus_others_se']:.4f}) "
-          f"against the mean of the others, above {summary['own_percentile']:.0%} of them on average")
+          f"against the mean of the others, above {summary['own_percentile']:.0%} of them on average; "
+          f"{summary['above_own']} of {summary['compared']} others more than two standard errors above it "
+          f"(about {0.023 * summary['compared']:.1f} if all were equal)")
     print(f"games per action to tell apart two actions an upper-bound sd apart (2 standard errors): at least "
           f"{summary['games_per_action_to_resolve_spread']:.0f}")
     if summary["cpu_seconds_per_game"] is not None:

@@ -87,3 +87,14 @@ def test_a_tiny_run_measures_the_bots_own_action_first_and_summarizes(tmp_path, 
     assert decision_signal.main(["--summarize", str(out)]) == 0
     printed = capsys.readouterr().out
     assert "1 decisions" in printed and "ms of CPU a game played out" in printed and "the bot's own action" in printed
+
+
+def test_the_summary_counts_the_alternatives_measurably_above_the_bots_own():
+    def record(rates, agreement):
+        return {"win_rates": rates, "samples": 400, "agreement": agreement, "games": 0, "cpu_seconds": 0.0}
+
+    summary = decision_signal.summarize([record([0.5, 0.6, 0.52], 0.5), record([0.5, 0.45], 0.9)])
+    assert (summary["above_own"], summary["compared"]) == (1, 3)
+    assert summary["own_percentile"] == pytest.approx((0 + 1) / 2)
+    assert summary["own_minus_others"] == pytest.approx(((0.5 - 0.56) + 0.05) / 2)
+    assert summary["cpu_seconds_per_game"] is None
