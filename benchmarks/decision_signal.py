@@ -42,16 +42,23 @@ from agents.batched import bots
 from agents.batched.learned import SHIPPED, TABLE_CODES, learned_actions
 from skipbo_env.actions import END_TURN, FIRST_DISCARD
 from skipbo_env.cards import NUM_BUILDING_PILES, NUM_DISCARD_PILES
-from skipbo_env.files import write_json_atomically
+from skipbo_env.files import FileRefused, read_file_text, write_json_atomically
 from skipbo_env.game import Game
 from skipbo_env.rules import Rules
 from skipbo_env.vector import VectorGame
+from skipbo_env.vector.engine import MAX_SEED
 from skipbo_env.vector.layout import RUNNING
 from training.learned import play_table
 
 RULES = Rules(num_players=2, stock_size=30)
 MAX_ACTIONS = FIRST_DISCARD + 1
 """Room for the actions of one decision: every play id, and the bot's own action."""
+MAX_RECORDS_BYTES = 64 * 2**20
+"""The largest ``--json`` file ``--summarize`` reads."""
+CHANCE_ABOVE_TWO_SE = 0.023
+"""The chance that an action no better than the bot's own measures more than two standard errors above it."""
+WORST_CASE_VARIANCE = 0.25
+"""``p (1 - p)`` at ``p = 1/2``: the games needed to resolve a spread are counted at the noisiest win rate."""
 BOOTSTRAP = 2000
 """Resamples of the decisions for the upper bound of the spread (from a generator seeded 0)."""
 TABLE = np.ascontiguousarray(SHIPPED[0:1])
@@ -212,7 +219,7 @@ def summarize(records: list[dict]) -> dict:
     upper = float(np.sqrt(max(np.quantile(resampled.mean(axis=1), 0.95), 0.0)))
     games = sum(r["games"] for r in records)
     rho = float(np.mean(correlations))
-    needed = float("inf") if upper == 0 else 2 * 0.25 * (1 - rho) * (2 / upper) ** 2
+    needed = float("inf") if upper == 0 else 2 * WORST_CASE_VARIANCE * (1 - rho) * (2 / upper) ** 2
     return {"decisions": len(records), "actions_per_decision": float(np.mean([len(r["win_rates"]) for r in records])),
             "sampling_sd": float(np.mean(sampling_sd)), "correlation": rho, "true_spread": spread, "true_spread_upper": upper,
             "best_minus_own": float(np.mean(gaps)), "own_minus_others": float(np.mean(leads)),
@@ -233,11 +240,28 @@ def print_summary(summary: dict, command: str) -> None:
     print(f"the bot's own action: {summary['own_minus_others']:+.4f} (se {summary['own_minus_others_se']:.4f}) "
           f"against the mean of the others, above {summary['own_percentile']:.0%} of them on average; "
           f"{summary['above_own']} of {summary['compared']} others more than two standard errors above it "
-          f"(about {0.023 * summary['compared']:.1f} if all were equal)")
+          f"(about {CHANCE_ABOVE_TWO_SE * summary['compared']:.1f} if all were equal)")
     print(f"games per action to tell apart two actions an upper-bound sd apart (2 standard errors): at least "
           f"{summary['games_per_action_to_resolve_spread']:.0f}")
     if summary["cpu_seconds_per_game"] is not None:
         print(f"{summary['cpu_seconds_per_game'] * 1000:.1f} ms of CPU a game played out")
+
+
+def read_records(path: str) -> list[dict]:
+    """The records of a ``--json`` file; ``ValueError`` with one line naming the file when it holds none."""
+    try:
+        data = json.loads(read_file_text(path, max_bytes=MAX_RECORDS_BYTES, what="records file"))
+    except FileRefused:
+        raise
+    except (ValueError, RecursionError) as error:
+        raise ValueError(f"{path} is not valid JSON ({type(error).__name__})") from None
+    records = data.get("records") if isinstance(data, dict) else None
+    fields = ("win_rates", "samples", "agreement", "games", "cpu_seconds")
+    if not isinstance(records, list) or not records or not all(
+            isinstance(r, dict) and all(field in r for field in fields) for r in records):
+        raise ValueError(f"{path} holds no records of this script (a JSON object whose 'records' list has the "
+                         f"fields {', '.join(fields)})")
+    return records
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -253,15 +277,18 @@ def main(argv: list[str] | None = None) -> int:
     args = parser.parse_args(argv)
     command = " ".join(["python benchmarks/decision_signal.py", *(argv if argv is not None else sys.argv[1:])])
     if args.summarize:
-        records = []
-        for path in args.summarize:
-            with open(path) as file:
-                records += json.load(file)["records"]
+        try:
+            records = [record for path in args.summarize for record in read_records(path)]
+        except ValueError as error:  # FileRefused is a ValueError
+            parser.error(str(error))
     else:
-        if args.decisions < 1 or args.samples < 2 or not 0 < args.share <= 1:
-            parser.error("--decisions >= 1, --samples >= 2 and 0 < --share <= 1")
+        if args.decisions < 1 or args.samples < 2 or not 0 < args.share <= 1 or not 0 <= args.seed < MAX_SEED // 1000:
+            parser.error(f"--decisions >= 1, --samples >= 2, 0 < --share <= 1 and 0 <= --seed < {MAX_SEED // 1000}")
         if args.json and not os.path.isdir(os.path.dirname(os.path.abspath(args.json))):
             parser.error(f"--json {args.json}: no such folder")
+        if args.json and os.path.exists(args.json):
+            parser.error(f"--json {args.json}: the file exists; give a new one")
+
         def save(records: list[dict]) -> None:
             if args.json:
                 write_json_atomically(args.json, {"command": command, "records": records})

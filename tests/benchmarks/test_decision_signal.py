@@ -98,3 +98,28 @@ def test_the_summary_counts_the_alternatives_measurably_above_the_bots_own():
     assert summary["own_percentile"] == pytest.approx((0 + 1) / 2)
     assert summary["own_minus_others"] == pytest.approx(((0.5 - 0.56) + 0.05) / 2)
     assert summary["cpu_seconds_per_game"] is None
+
+
+@pytest.mark.parametrize("content, says", [(None, "cannot be read"), ("{not json", "is not valid JSON"),
+                                           ('{"records": [{"win_rates": [0.5]}]}', "holds no records")])
+def test_a_bad_records_file_is_one_line_and_exit_2(tmp_path, capsys, content, says):
+    path = tmp_path / "records.json"
+    if content is not None:
+        path.write_text(content)
+    with pytest.raises(SystemExit) as stopped:
+        decision_signal.main(["--summarize", str(path)])
+    assert stopped.value.code == 2
+    err = capsys.readouterr().err
+    assert says in err.strip().splitlines()[-1] and "Traceback" not in err
+
+
+@pytest.mark.parametrize("argv, says", [(["--seed", "-1"], "--seed"), (["--share", "0"], "--share"),
+                                        (["--json", "EXISTING"], "the file exists")])
+def test_bad_options_stop_before_any_game(tmp_path, capsys, argv, says):
+    existing = tmp_path / "old.json"
+    existing.write_text("{}")
+    argv = [str(existing) if arg == "EXISTING" else arg for arg in argv]
+    with pytest.raises(SystemExit) as stopped:
+        decision_signal.main(argv)
+    assert stopped.value.code == 2 and says in capsys.readouterr().err
+    assert existing.read_text() == "{}"
