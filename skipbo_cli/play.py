@@ -27,11 +27,9 @@ hand (five new cards are drawn). Taking those back would let you peek, so the en
 them. A discard ends the turn and is never taken back.
 
 Every game is saved as JSON when it ends or when you leave (``quit``, Ctrl-C, Ctrl-D):
-``--save PATH`` or ``games/play-<time>-seed<seed>.json``. A single hand saves its game record
-(``Game.record()``: seed, rules, dealer, actions; ``Game.replay`` reads it) plus ``agents``
-(who sat where), ``human_seat`` and ``final_state`` (``Game.to_dict()`` when the file was
-written); a match saves ``{"format": "skipbo-match/1", "hands": [...], "current": ...}``
-with one such record per hand. ``skipbo replay FILE`` shows either move by move.
+``--save PATH`` or ``games/play-<time>-seed<seed>.json``, in the format of
+:mod:`skipbo_env.saved_games` (a single hand: its game record, who sat where and its final
+state; a match: ``skipbo-match/1``, every hand). ``skipbo replay FILE`` shows either move by move.
 
 ``--autoplay POLICY`` lets a policy choose your moves (to watch bots play, or to test);
 ``--no-color`` prints plain text.
@@ -56,6 +54,7 @@ from skipbo_env.actions import FIRST_DISCARD, PARTNER_STOCK_SOURCE, STOCK_SOURCE
 from skipbo_env.encoding import observe
 from skipbo_env.explain import outcome_sentence
 from skipbo_env.files import check_creatable
+from skipbo_env.saved_games import finished_hand, hand_file, match_file
 from skipbo_cli.move_parser import HELP_TEXT, MoveInputError, key_for_action, parse_command
 from skipbo_cli import arguments
 from skipbo_cli.rule_flags import add_rule_flags, rules_from_args
@@ -71,7 +70,6 @@ from skipbo_cli.table_view import (
     team_label,
 )
 
-MATCH_FORMAT = "skipbo-match/1"
 HUMAN = "human"
 PROMPT = "your move> "
 DEFAULT_SAVE_FOLDER = "games"
@@ -353,9 +351,7 @@ class PlaySession:
         """Report a finished hand; in a match, ``True`` to go on to the next hand."""
         self._show_table(game, moves=False)
         self.console.print(Text(_outcome_words(game, self.names, self.human), style="bold"))
-        self._finished_hands.append({"outcome": game.outcome, "winners": list(game.winners),
-                                     "points": list(game.points()), "record": game.record(),
-                                     "final_state": game.to_dict()})
+        self._finished_hands.append(finished_hand(game))
         if self.match is None:
             return True
         self.console.print(score_sheet(self.rules, self._finished_hands, self.names, self.human))
@@ -373,15 +369,9 @@ class PlaySession:
     def saved_data(self) -> dict:
         """What the file holds: a hand's record or the match's hands (see the module docstring)."""
         if self.match is None:
-            game = self._single
-            return {**game.record(), "agents": self.specs, "human_seat": self.human, "final_state": game.to_dict()}
-        data = {"format": MATCH_FORMAT, "seed": self.seed, "rules": self.rules.to_dict(), "agents": self.specs,
-                "human_seat": self.human, "hands": self._finished_hands, "scores": list(self.match.scores),
-                "is_over": self.match.is_over, "winners": list(self.match.winners)}
-        if not self.match.is_over:
-            game = self.match.game
-            data["current"] = {"record": game.record(), "final_state": game.to_dict()}
-        return data
+            return hand_file(self._single, self.specs, self.human)
+        current = None if self.match.is_over else self.match.game
+        return match_file(self.match, self.seed, self.specs, self.human, self._finished_hands, current)
 
     def _save_and_report(self, code: int) -> int:
         path = self.save_path

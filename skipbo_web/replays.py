@@ -7,7 +7,7 @@ folder: ``..``, absolute paths, symlinks that point out, names that are not ``.j
 A file holds one or more hands, as ``skipbo replay`` reads them: a game record (``skipbo play``,
 ``skipbo serve``, ``skipbo evaluate --save-games``; extra keys allowed), a match file
 (``skipbo-match/1``: every finished hand, then the unfinished one if any), or a JSON list of records.
-Each file goes through exactly the checks of ``skipbo replay`` (:func:`skipbo_cli.replay.load_hands`:
+Each file goes through exactly the checks of ``skipbo replay`` (:func:`skipbo_env.saved_games.load_hands`:
 a regular file, UTF-8 JSON of bounded depth, the shapes of the records; ``Game.replay`` checks each
 deal), and one request replays at most :data:`MAX_HANDS` hands and :data:`MAX_ACTIONS` moves of a
 file of at most :data:`MAX_FILE_BYTES`, so no file costs more than about a second of CPU.
@@ -15,11 +15,10 @@ file of at most :data:`MAX_FILE_BYTES`, so no file costs more than about a secon
 
 from __future__ import annotations
 
-import json
 from pathlib import Path
 
-from skipbo_cli.replay import ReplayFileRefused, SavedHand, load_hands
 from skipbo_env import Game
+from skipbo_env.saved_games import GameFileRefused, SavedHand, load_hands
 from skipbo_web.table import move_words, open_view
 
 MAX_FILE_BYTES = 4 * 2**20
@@ -97,7 +96,7 @@ class GamesFolder:
         return path.resolve()
 
     def read(self, name) -> list[SavedHand]:
-        """The hands of a file, checked as ``skipbo replay`` checks them (:func:`skipbo_cli.replay.load_hands`),
+        """The hands of a file, checked as ``skipbo replay`` checks them (:func:`skipbo_env.saved_games.load_hands`),
         within the caps of one request (module docstring)."""
         path = self.path_of(name)
         if path.stat().st_size > MAX_FILE_BYTES:
@@ -105,7 +104,7 @@ class GamesFolder:
         try:
             return load_hands(str(path), shown=shown_name(name), max_bytes=MAX_FILE_BYTES, max_hands=MAX_HANDS,
                               max_actions=MAX_ACTIONS)
-        except ReplayFileRefused as error:
+        except GameFileRefused as error:
             raise ReplayError(422, str(error)) from None
 
 
@@ -150,12 +149,7 @@ def _seed_text(seed) -> str | None:
 
 def _matches_saved(game: Game, hand: SavedHand) -> bool | None:
     """Whether the replay ends exactly as the file saved it (``None`` when it saved no ending)."""
-    if hand.final_state is not None:
-        return json.loads(json.dumps(game.to_dict())) == hand.final_state
-    record = hand.record
-    if "outcome" in record:
-        return record["outcome"] == game.outcome and list(record.get("winners", [])) == list(game.winners)
-    return None
+    return not hand.differences(game) if hand.saved_ending else None
 
 
 def position_after(hand: SavedHand, moves: int) -> dict:

@@ -8,8 +8,7 @@ past a play that showed a new card (a play from a stockpile turns one up; a play
 hand draws five), nor past a discard, which ends the turn.
 
 When a game ends, is left (``quit``), expires, or the server stops, it is saved in the games folder in the format of
-``skipbo play`` (one hand: the game record plus ``agents``, ``human_seat`` and ``final_state``; a
-match: ``skipbo-match/1``), so ``skipbo replay`` and the replay view read it. Before that the record
+``skipbo play`` (:mod:`skipbo_env.saved_games`), so ``skipbo replay`` and the replay view read it. Before that the record
 is never sent: it holds the seed, from which every hidden card follows.
 
 The store drops a finished game ``finished_ttl`` seconds after its last request and any game
@@ -32,10 +31,10 @@ import numpy as np
 
 from skipbo_env import Game, IllegalActionError, Match, Rules, observe
 from skipbo_env.files import write_text_atomically
+from skipbo_env.saved_games import finished_hand, hand_file, match_file
 from skipbo_env.validation import excerpt
 from skipbo_web.table import action_from_move, move_of_action, move_words, seat_view
 
-MATCH_FORMAT = "skipbo-match/1"
 HUMAN = "human"
 LOG_LENGTH = 60
 PLAYING, HAND_OVER, OVER = "playing", "hand_over", "over"
@@ -113,9 +112,7 @@ class GameSession:
             self._hand_finished(game)
 
     def _hand_finished(self, game: Game) -> None:
-        self.finished_hands.append({"outcome": game.outcome, "winners": list(game.winners),
-                                    "points": list(game.points()), "record": game.record(),
-                                    "final_state": game.to_dict()})
+        self.finished_hands.append(finished_hand(game))
         if self.match is None or self.match.is_over:
             self._end("finished")
         else:
@@ -269,15 +266,9 @@ class GameSession:
     def saved_data(self) -> dict:
         """What the saved file holds: exactly ``skipbo play``'s format (see the module docstring)."""
         if self.match is None:
-            game = self._single
-            return {**game.record(), "agents": self.names, "human_seat": self.human, "final_state": game.to_dict()}
-        data = {"format": MATCH_FORMAT, "seed": self.seed, "rules": self.rules.to_dict(), "agents": self.names,
-                "human_seat": self.human, "hands": self.finished_hands, "scores": list(self.match.scores),
-                "is_over": self.match.is_over, "winners": list(self.match.winners)}
-        if not self.match.is_over and self._shown is None:
-            game = self.match.game
-            data["current"] = {"record": game.record(), "final_state": game.to_dict()}
-        return data
+            return hand_file(self._single, self.names, self.human)
+        current = None if self.match.is_over or self._shown is not None else self.match.game
+        return match_file(self.match, self.seed, self.names, self.human, self.finished_hands, current)
 
     def save(self, folder: Path) -> Path:
         """Write the game into ``folder`` atomically (``skipbo_env.files.write_text_atomically``)."""

@@ -80,6 +80,34 @@ def test_no_import_runs_back_up_the_layers():
     assert backward_imports() == []
 
 
+def sideways_imports() -> list[str]:
+    """Imports of the command line from the web table: the two front ends share the layers below them
+    (saved games, moves in words), never each other's modules."""
+    problems = []
+    for module, path in project_modules():
+        if module.split(".")[0] != "skipbo_web":
+            continue
+        for name, line in imported_names(path, module):
+            if name.split(".")[0] == "skipbo_cli":
+                problems.append(f"{path.relative_to(ROOT)}:{line}: {module} imports {name} (the command line)")
+    return sorted(set(problems))
+
+
+def test_the_web_table_imports_nothing_of_the_command_line():
+    assert sideways_imports() == []
+
+
+def test_the_check_sees_a_sideways_import(tmp_path, monkeypatch):
+    fake = tmp_path / "skipbo_web"
+    fake.mkdir()
+    (fake / "replays.py").write_text("from skipbo_cli.replay import load_hands\n")
+    monkeypatch.setattr(__import__(__name__, fromlist=["ROOT"]), "ROOT", tmp_path)
+    assert sideways_imports() == [
+        "skipbo_web/replays.py:1: skipbo_web.replays imports skipbo_cli.replay (the command line)",
+        "skipbo_web/replays.py:1: skipbo_web.replays imports skipbo_cli.replay.load_hands (the command line)",
+    ]
+
+
 def test_the_check_sees_a_backward_import(tmp_path, monkeypatch):
     fake = tmp_path / "skipbo_env"
     fake.mkdir()

@@ -15,7 +15,7 @@ import pytest
 
 pytest.importorskip("uvicorn", reason="the web extra is not installed (pip install -e '.[web]')")
 
-from skipbo_cli.replay import load_hands  # noqa: E402
+from skipbo_env.saved_games import load_hands  # noqa: E402
 from skipbo_env import Game  # noqa: E402
 from tests.web.servers import post_json, running_server  # noqa: E402
 
