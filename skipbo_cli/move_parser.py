@@ -30,19 +30,19 @@ import dataclasses
 import re
 
 from skipbo_env.actions import (
-    DISCARD_SOURCE,
     END_TURN,
-    FIRST_DISCARD,
     NUM_ACTIONS,
-    PARTNER_DISCARD_SOURCE,
-    PARTNER_STOCK_SOURCE,
-    STOCK_SOURCE,
+    decode_action,
     discard_action,
     play_action,
+    source_kind,
+    source_of,
+    source_words,
 )
 from skipbo_env.cards import NUM_BUILDING_PILES, NUM_DISCARD_PILES, TOP_VALUE, WILD, card_name
+from skipbo_env.explain import source_card
 from skipbo_env.game import Game
-from skipbo_cli.table_view import building_needs_text, source_problem
+from skipbo_cli.table_view import building_needs_text
 
 HELP_TEXT = """\
 Keys (piles are numbered from 1, as on the table; SB = a SKIP-BO card):
@@ -64,15 +64,17 @@ discard pile when you have no discard pile yet (d3).
 Ctrl-C and Ctrl-D also save the game and leave."""
 
 _WILD_NAMES = ("w", "s", "sb", "skipbo", "skip-bo", "13", "*")
+KEY_LETTERS = {"stock": "s", "hand": "h", "discard": "t", "partner_discard": "pd", "partner_stock": "p"}
+"""The letter that names each kind of source (``skipbo_env.actions.SOURCE_KINDS``) in a typed key, in the
+order the keys are tried (``pd`` before ``p``); ``d`` discards a hand card."""
+DISCARD_LETTER = "d"
 _CARD = r"(?P<card>\d{1,2}|w|sb|s|skip-?bo|\*)"
 _PILE = r"(?:\s*[\s,>]\s*(?P<pile>\d+))?"
+_AFTER_LETTER = {"stock": r"(?P<pile>\d+)?", "partner_stock": r"(?P<pile>\d+)?", "hand": _CARD + _PILE,
+                 "discard": r"(?P<source_pile>\d+)" + _PILE, "partner_discard": r"(?P<source_pile>\d+)" + _PILE}
 _PATTERNS = (
-    ("stock", re.compile(r"s\s*(?P<pile>\d+)?")),
-    ("hand", re.compile(r"h\s*" + _CARD + _PILE)),
-    ("discard_top", re.compile(r"t\s*(?P<source_pile>\d+)" + _PILE)),
-    ("partner_discard_top", re.compile(r"pd\s*(?P<source_pile>\d+)" + _PILE)),
-    ("partner_stock", re.compile(r"p\s*(?P<pile>\d+)?")),
-    ("discard", re.compile(r"d\s*" + _CARD + _PILE)),
+    *((kind, re.compile(letter + r"\s*" + _AFTER_LETTER[kind])) for kind, letter in KEY_LETTERS.items()),
+    ("discard_card", re.compile(DISCARD_LETTER + r"\s*" + _CARD + _PILE)),
 )
 _WORDS = {
     "help": "help", "?": "help", "h": "help",
@@ -126,33 +128,37 @@ def _action_id(digits: str) -> int:
 
 def _move(kind: str, match: re.Match, game: Game | None) -> int:
     groups = match.groupdict()
-    if kind == "discard":
-        value = _card_value(groups["card"], "d")
+    if kind == "discard_card":
+        value = _card_value(groups["card"], DISCARD_LETTER)
         pile = _pile_number(groups["pile"], NUM_DISCARD_PILES, "discard")
         if pile is not None:
             return discard_action(value, pile)
         return _only_pile(discard_action(value, 0), "discard pile", game, f"you hold no {card_name(value)}")
     if kind == "hand":
-        value = _card_value(groups["card"], "h")
-        source, what = value - 1, f"the {card_name(value)} from your hand"
-    elif kind == "stock":
-        source, what = STOCK_SOURCE, "your stockpile top"
-    elif kind == "partner_stock":
-        source, what = PARTNER_STOCK_SOURCE, "your partner's stockpile top"
-    else:
-        own = kind == "discard_top"
+        index = _card_value(groups["card"], KEY_LETTERS["hand"])
+    elif kind.endswith("discard"):
         index = _pile_number(groups["source_pile"], NUM_DISCARD_PILES, "discard")
-        source = (DISCARD_SOURCE if own else PARTNER_DISCARD_SOURCE) + index
-        owner = "your" if own else "your partner's"
-        what = f"the top of {owner} discard pile {index + 1}"
+    else:
+        index = 0
+    source = source_of(kind, index)
     pile = _pile_number(groups["pile"], NUM_BUILDING_PILES, "building")
     if pile is not None:
         return play_action(source, pile)
     nowhere = ""
     if game is not None:
-        nowhere = source_problem(game, game.current_seat, source) or (
-            f"{what} fits no building pile now ({building_needs_text(game)})")
+        nowhere = source_card(game, game.current_seat, source, you=True)[1] or (
+            f"{_source_card_words(source)} fits no building pile now ({building_needs_text(game)})")
     return _only_pile(play_action(source, 0), "building pile", game, nowhere)
+
+
+def _source_card_words(source: int) -> str:
+    """The card a play from ``source`` moves, told to the player: "the 5 from your hand", "your stockpile top",
+    "the top of your discard pile 3"."""
+    kind, index = source_kind(source)
+    pile = source_words(source, "your ", "your partner's")
+    if kind == "hand":
+        return f"the {card_name(index)} from {pile}"
+    return f"{pile} top" if kind.endswith("stock") else f"the top of {pile}"
 
 
 def _only_pile(first: int, pile_word: str, game: Game | None, nowhere: str) -> int:
@@ -191,19 +197,15 @@ def _card_key(value: int) -> str:
 
 def key_for_action(action: int) -> str:
     """The key :func:`parse_command` reads as ``action`` (e.g. 53 -> ``"s2"``, 16 -> ``"h5 1"``)."""
-    if action == END_TURN:
+    parts = decode_action(action)
+    if parts.kind == "end_turn":
         return "e"
-    if action >= FIRST_DISCARD:
-        value, pile = divmod(action - FIRST_DISCARD, NUM_DISCARD_PILES)
-        return f"d{_card_key(value + 1)} {pile + 1}"
-    source, pile = divmod(action, NUM_BUILDING_PILES)
-    if source < STOCK_SOURCE:
-        return f"h{_card_key(source + 1)} {pile + 1}"
-    if source == STOCK_SOURCE:
-        return f"s{pile + 1}"
-    if source < PARTNER_STOCK_SOURCE:
-        return f"t{source - DISCARD_SOURCE + 1} {pile + 1}"
-    if source == PARTNER_STOCK_SOURCE:
-        return f"p{pile + 1}"
-    return f"pd{source - PARTNER_DISCARD_SOURCE + 1} {pile + 1}"
-
+    if parts.kind == "discard":
+        return f"{DISCARD_LETTER}{_card_key(parts.value)} {parts.pile + 1}"
+    kind, index = source_kind(parts.source)
+    letter = KEY_LETTERS[kind]
+    if kind == "hand":
+        return f"{letter}{_card_key(index)} {parts.pile + 1}"
+    if kind.endswith("stock"):
+        return f"{letter}{parts.pile + 1}"
+    return f"{letter}{index + 1} {parts.pile + 1}"

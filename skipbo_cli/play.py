@@ -50,9 +50,9 @@ from rich.text import Text
 
 from agents.loading import RUNS_CODE, load_policy, short_name
 from skipbo_env import Game, IllegalActionError, Match, Rules
-from skipbo_env.actions import FIRST_DISCARD, PARTNER_STOCK_SOURCE, STOCK_SOURCE
+from skipbo_env.actions import PARTNER_STOCK_SOURCE, STOCK_SOURCE, is_play, play_source
 from skipbo_env.encoding import observe
-from skipbo_env.explain import outcome_sentence
+from skipbo_env.explain import move_words, outcome_sentence
 from skipbo_env.files import check_creatable
 from skipbo_env.saved_games import finished_hand, hand_file, match_file
 from skipbo_cli.move_parser import HELP_TEXT, MoveInputError, key_for_action, parse_command
@@ -60,7 +60,6 @@ from skipbo_cli import arguments
 from skipbo_cli.rule_flags import add_rule_flags, rules_from_args
 from skipbo_cli.table_view import (
     Snapshot,
-    describe_move,
     discard_hint,
     legal_move_rows,
     move_effects,
@@ -258,7 +257,7 @@ class PlaySession:
     def _try_move(self, game: Game, action: int) -> bool:
         """Take the move, or say why the engine refuses it (the game unchanged)."""
         before = Snapshot.of(game)
-        words = describe_move(game, action, "You", you=True)
+        words = move_words(game, action, "You")
         try:
             self._step(action)
         except IllegalActionError as error:
@@ -272,9 +271,9 @@ class PlaySession:
 
     def _note_reveal(self, game: Game, before: Snapshot, action: int) -> None:
         """Move the undo floor past a play that showed a new card (see the module docstring)."""
-        if action >= FIRST_DISCARD:
+        if not is_play(action):
             return
-        source = action // 4
+        source = play_source(action)
         drew = game.hand_sizes[self.human] > before.hand_sizes[self.human] - (1 if source < STOCK_SOURCE else 0)
         if source in (STOCK_SOURCE, PARTNER_STOCK_SOURCE) or drew:
             self._undo_floor = len(game.record()["actions"])
@@ -290,7 +289,7 @@ class PlaySession:
         record["actions"] = record["actions"][:-1]
         previous = Game.replay(record)
         self._replace_game(previous)
-        self.console.print(f"Taken back: {describe_move(previous, taken_back, 'You', you=True)}.")
+        self.console.print(f"Taken back: {move_words(previous, taken_back, 'You')}.")
         self._show_table(previous, moves=True)
 
     def _say_no(self, reason: str) -> None:
@@ -306,9 +305,9 @@ class PlaySession:
         action = int(self.policies[seat].act(observe(game, seat)))
         before = Snapshot.of(game)
         if seat == self.human:
-            words = describe_move(game, action, "You", you=True)
+            words = move_words(game, action, "You")
         else:
-            words = describe_move(game, action, seat_name(self.names, seat))
+            words = move_words(game, action, seat_name(self.names, seat), you=False)
         self._step(action)  # an illegal choice raises IllegalActionError, reported by run()
         self._narrate(words, before, action, game)
         if self.delay:

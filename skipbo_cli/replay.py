@@ -35,9 +35,9 @@ from rich.console import Console
 from rich.text import Text
 
 from skipbo_env import Game
-from skipbo_env.explain import outcome_sentence
+from skipbo_env.explain import move_words, outcome_sentence
 from skipbo_env.saved_games import MAX_FILE_BYTES, GameFileRefused, SavedHand, load_hands
-from skipbo_cli.table_view import Snapshot, describe_move, move_effects, render_table, seat_name
+from skipbo_cli.table_view import Snapshot, move_effects, render_table, seat_name
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("file", metavar="FILE", help="a game record, a match file of skipbo play --match, "
@@ -109,7 +109,7 @@ class ReplayViewer:
             self.console.print()
             self.console.print(render_table(game, self.seat, names, f"Move {index + 1} of {total}", self.console.width))
         you = game.current_seat == self.seat
-        words = describe_move(game, action, "You" if you else seat_name(names, game.current_seat), you=you)
+        words = move_words(game, action, "You" if you else seat_name(names, game.current_seat), you=you)
         before = Snapshot.of(game)
         try:
             game.step(action)

@@ -6,8 +6,8 @@ and ``skipbo replay`` (every hand open, or one seat's view). Cards print as thei
 
 - :func:`render_table`: building piles with the value each needs next, every seat's stockpile
   top and size, hand size and discard piles (bottom to top), the viewer's hand.
-- :func:`describe_move` (before the move) and :func:`move_effects` (after it): one line a
-  person reads at a glance, e.g. ``seat 1 plays the 7 from the stockpile on building pile 2
+- :func:`move_effects`: what a move did, after the move's words (``skipbo_env.explain.move_words``),
+  so a person reads it at a glance, e.g. ``seat 1 plays the 7 from stockpile on building pile 2
   · turns up a 9 (6 left)``.
 - :func:`legal_move_rows` and :func:`discard_hint`: the legal moves with the keys of
   :mod:`skipbo_cli.move_parser`.
@@ -24,14 +24,20 @@ from rich.table import Table
 from rich.text import Text
 
 from skipbo_env.actions import (
-    DISCARD_SOURCE,
     END_TURN,
-    FIRST_DISCARD,
-    PARTNER_DISCARD_SOURCE,
+    HAND_SOURCES,
     PARTNER_STOCK_SOURCE,
     STOCK_SOURCE,
+    discard_action,
+    discard_pile,
+    discard_value,
+    is_discard,
+    is_play,
+    play_pile,
+    play_source,
 )
-from skipbo_env.cards import NUM_BUILDING_PILES, TOP_VALUE, WILD, card_name, cards_in_order
+from skipbo_env.cards import NUM_BUILDING_PILES, NUM_DISCARD_PILES, TOP_VALUE, WILD, card_name, cards_in_order
+from skipbo_env.explain import move_words
 from skipbo_env.game import Game
 
 DISCARD_CARDS_SHOWN = 8
@@ -49,39 +55,7 @@ def styled_card(value: int, style: str = "") -> Text:
     return Text(card_text(value), style=WILD_STYLE if value == WILD else style)
 
 
-# ---------------------------------------------------------------------- sources and piles
-def source_card(game: Game, seat: int, source: int) -> int:
-    """The card a play from ``source`` (RULES.md, "Action ids") would move; 0 when there is none."""
-    if source < STOCK_SOURCE:
-        return source + 1 if game.hand_counts[seat][source + 1] else 0
-    partner = game.partner_of(seat)
-    if source == STOCK_SOURCE or source == PARTNER_STOCK_SOURCE:
-        owner = seat if source == STOCK_SOURCE else partner
-        pile = game.stocks[owner] if owner is not None else []
-    elif source < PARTNER_STOCK_SOURCE:
-        pile = game.discards[seat][source - DISCARD_SOURCE]
-    else:
-        pile = game.discards[partner][source - PARTNER_DISCARD_SOURCE] if partner is not None else []
-    return pile[-1] if pile else 0
-
-
-def source_problem(game: Game, seat: int, source: int) -> str:
-    """Why ``source`` has no card to play for ``seat``, or ``""`` when it has one."""
-    if source >= PARTNER_STOCK_SOURCE and game.partner_of(seat) is None:
-        return "plays from a partner's piles exist only in partners games"
-    if source_card(game, seat, source):
-        return ""
-    if source < STOCK_SOURCE:
-        return f"you hold no {card_name(source + 1)}"
-    if source == STOCK_SOURCE:
-        return "your stockpile is empty"
-    if source == PARTNER_STOCK_SOURCE:
-        return "your partner's stockpile is empty"
-    if source < PARTNER_STOCK_SOURCE:
-        return f"your discard pile {source - DISCARD_SOURCE + 1} is empty"
-    return f"your partner's discard pile {source - PARTNER_DISCARD_SOURCE + 1} is empty"
-
-
+# ---------------------------------------------------------------------- piles
 def building_needs_text(game: Game) -> str:
     """E.g. ``"pile 1 needs 6, pile 2 needs 3, a new pile needs 1"``."""
     parts = [f"pile {slot + 1} needs {len(pile) + 1}" for slot, pile in enumerate(game.building) if pile]
@@ -90,49 +64,7 @@ def building_needs_text(game: Game) -> str:
     return ", ".join(parts)
 
 
-# ---------------------------------------------------------------------- moves in words
-def _source_words(source: int, owner: str) -> str:
-    if source < STOCK_SOURCE:
-        return f"{owner}hand"
-    if source == STOCK_SOURCE:
-        return f"{owner}stockpile"
-    if source < PARTNER_STOCK_SOURCE:
-        return f"{owner}discard pile {source - DISCARD_SOURCE + 1}"
-    partner = "your partner's" if owner else "the partner's"
-    if source == PARTNER_STOCK_SOURCE:
-        return f"{partner} stockpile"
-    return f"{partner} discard pile {source - PARTNER_DISCARD_SOURCE + 1}"
-
-
-def describe_move(game: Game, action: int, subject: str = "", you: bool = False) -> str:
-    """``action`` in words, told before it is taken (the cards it moves are read from ``game``).
-
-    ``subject`` starts the sentence ("seat 1 (greedy)", "You"); with ``you`` the verbs and
-    pronouns address the reader. Without a subject the move reads as an instruction.
-    """
-    owner = "your " if you or not subject else ""
-
-    def verb(word: str) -> str:
-        return word if you or not subject else word + "s"
-
-    start = f"{subject} " if subject else ""
-    if action == END_TURN:
-        return f"{start}{verb('end')} the turn (empty hand, nothing left to draw)"
-    if action >= FIRST_DISCARD:
-        value, pile = divmod(action - FIRST_DISCARD, 4)
-        return f"{start}{verb('discard')} {_card_words(value + 1)} onto {owner}discard pile {pile + 1}"
-    source, pile = divmod(action, NUM_BUILDING_PILES)
-    card = source_card(game, game.current_seat, source)
-    need = len(game.building[pile]) + 1
-    what = f"a SKIP-BO as the {need}" if card == WILD else _card_words(card)
-    target = f"building pile {pile + 1}" if game.building[pile] else f"building pile {pile + 1} (new pile)"
-    return f"{start}{verb('play')} {what} from {_source_words(source, owner)} on {target}"
-
-
-def _card_words(value: int) -> str:
-    return "a SKIP-BO" if value == WILD else f"the {value}" if value else "no card"
-
-
+# ---------------------------------------------------------------------- what a move did
 def _with_article(value: int) -> str:
     """``"a 9"``, ``"an 8"``, ``"a SKIP-BO"``."""
     return f"{'an' if value in (8, 11) else 'a'} {card_name(value)}"
@@ -163,15 +95,15 @@ def move_effects(before: Snapshot, action: int, game: Game, viewer: int | None, 
     """
     seat = before.seat
     effects = []
-    if action < FIRST_DISCARD:
-        source, pile = divmod(action, NUM_BUILDING_PILES)
+    if is_play(action):
+        source, pile = play_source(action), play_pile(action)
         effects.append(_building_effect(before, pile, game))
         if source in (STOCK_SOURCE, PARTNER_STOCK_SOURCE):
             effects.append(_stock_effect(game, seat if source == STOCK_SOURCE else game.partner_of(seat)))
     if _recycled(before, game):
         effects.append("the completed piles are shuffled into a new draw pile")
     same_turn = game.turn == before.turn and not game.is_over
-    drawn = game.hand_sizes[seat] - before.hand_sizes[seat] + (1 if action < STOCK_SOURCE * 4 else 0)
+    drawn = game.hand_sizes[seat] - before.hand_sizes[seat] + (1 if is_play(action) and play_source(action) < HAND_SOURCES else 0)
     if same_turn and drawn > 0:
         effects.append(f"hand empty: {_draw_words(game, seat, drawn, viewer, names)}")
     elif not same_turn and not game.is_over:
@@ -266,7 +198,7 @@ def _seats_table(game: Game, viewer: int | None, names: list[str], narrow: bool)
     table.add_column("seat")
     table.add_column("stockpile", justify="center", no_wrap=True)
     table.add_column("hand", no_wrap=viewer is not None)
-    for slot in range(4):
+    for slot in range(NUM_DISCARD_PILES):
         table.add_column(f"discard{chr(10) if narrow else ' '}{slot + 1}", max_width=9 if narrow else None)
     for seat in range(game.num_players):
         table.add_row(*_seat_row(game, seat, viewer, names))
@@ -310,8 +242,7 @@ def _discard_cell(pile: list[int]) -> Text:
 # ---------------------------------------------------------------------- legal moves
 def _play_order(action: int) -> tuple[int, int]:
     """Stockpile plays first, then discard tops and partner piles, then hand cards."""
-    source = action // NUM_BUILDING_PILES
-    return (0 if source >= STOCK_SOURCE else 1, action)
+    return (0 if play_source(action) >= STOCK_SOURCE else 1, action)
 
 
 def legal_move_rows(game: Game, keys) -> list[tuple[str, str]]:
@@ -320,25 +251,23 @@ def legal_move_rows(game: Game, keys) -> list[tuple[str, str]]:
     ``keys`` maps an action id to its key (:func:`skipbo_cli.move_parser.key_for_action`).
     """
     legal = game.legal_actions()
-    rows = [(keys(a), describe_move(game, a)) for a in sorted((a for a in legal if a < FIRST_DISCARD), key=_play_order)]
-    if END_TURN in legal:
-        rows.append((keys(END_TURN), "end your turn: your hand is empty and nothing is left to draw"))
-    return rows
+    listed = sorted((a for a in legal if is_play(a)), key=_play_order) + [a for a in legal if a == END_TURN]
+    return [(keys(a), move_words(game, a)) for a in listed]
 
 
 def discard_hint(game: Game, keys) -> str:
     """One line for the discards: which cards, which piles, and an example key."""
-    discards = [a for a in game.legal_actions() if FIRST_DISCARD <= a < END_TURN]
+    discards = [a for a in game.legal_actions() if is_discard(a)]
     if not discards:
         return ""
-    values = sorted({(a - FIRST_DISCARD) // 4 + 1 for a in discards})
-    piles = sorted({(a - FIRST_DISCARD) % 4 + 1 for a in discards})
+    values = sorted({discard_value(a) for a in discards})
+    piles = sorted({discard_pile(a) + 1 for a in discards})
     seat = game.current_seat
     new_pile = next((slot + 1 for slot, pile in enumerate(game.discards[seat]) if not pile), None)
     pile_words = ", ".join(f"{p} (new)" if p == new_pile else str(p) for p in piles)
     cards = ", ".join(card_text(v) for v in values)
     numbers = [v for v in values if v != WILD]
-    example = keys(FIRST_DISCARD + ((max(numbers) if numbers else WILD) - 1) * 4 + piles[0] - 1)
+    example = keys(discard_action(max(numbers) if numbers else WILD, piles[0] - 1))
     return f"discard to end your turn: d<card> <pile>, cards {cards}, discard piles {pile_words}; e.g. {example}"
 
 

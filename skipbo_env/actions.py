@@ -11,7 +11,10 @@ Layout::
     id  92 .. 143  discard: id = 92 + (value - 1) * 4 + pile   own discard slot 0..3, ends the turn
     id 144         end turn (only with an empty hand when nothing can be drawn)
 
-Human-readable descriptions number piles from 1, as players do: slot 0 is "pile 1".
+Human-readable descriptions number piles from 1, as players do: slot 0 is "pile 1". A play's source
+is one of :data:`SOURCE_KINDS` with an index (:func:`source_kind`, :func:`source_of`); the web's
+moves and ``skipbo play``'s keys name sources by these kinds. :func:`source_words` names a source's
+pile; :mod:`skipbo_env.explain` tells a move in words with the cards it moves.
 """
 
 from __future__ import annotations
@@ -96,16 +99,40 @@ def decode_action(action: int) -> ActionParts:
     return ActionParts("end_turn", None, None, None)
 
 
+SOURCE_KINDS = ("hand", "stock", "discard", "partner_stock", "partner_discard")
+"""The piles a play takes its card from: the hand, the own stockpile, an own discard pile, the partner's."""
+_FIRST_SOURCE = {"hand": 0, "stock": STOCK_SOURCE, "discard": DISCARD_SOURCE, "partner_stock": PARTNER_STOCK_SOURCE,
+                 "partner_discard": PARTNER_DISCARD_SOURCE}
+
+
+def source_kind(source: int) -> tuple[str, int]:
+    """``(kind, index)`` of a play's source: the card value (1-13) for ``"hand"``, the discard slot (0-3)
+    for ``"discard"`` and ``"partner_discard"``, 0 for the stockpiles."""
+    if source < HAND_SOURCES:
+        return "hand", source + 1
+    kind = next(kind for kind in reversed(SOURCE_KINDS) if source >= _FIRST_SOURCE[kind])
+    return kind, source - _FIRST_SOURCE[kind]
+
+
+def source_of(kind: str, index: int = 0) -> int:
+    """The source id of ``(kind, index)`` (the inverse of :func:`source_kind`)."""
+    return index - 1 if kind == "hand" else _FIRST_SOURCE[kind] + index
+
+
+def source_words(source: int, own: str = "", partners: str = "partner's") -> str:
+    """The pile a play takes its card from, piles numbered from 1: ``"hand"``, ``"stockpile"``,
+    ``"discard pile 2"``, ``"partner's stockpile"``, ``"partner's discard pile 2"``; ``own`` goes before
+    the seat's own piles (``"your "``), ``partners`` names the partner (``"your partner's"``)."""
+    kind, index = source_kind(source)
+    pile = "stockpile" if kind.endswith("stock") else "hand" if kind == "hand" else f"discard pile {index + 1}"
+    return f"{partners} {pile}" if kind.startswith("partner") else f"{own}{pile}"
+
+
 def describe_source(source: int) -> str:
+    """``"hand 5"``, ``"stockpile top"``, ``"discard pile 2 top"``, ``"partner's stockpile top"``, ..."""
     if source < HAND_SOURCES:
         return f"hand {card_name(source + 1)}"
-    if source == STOCK_SOURCE:
-        return "stockpile top"
-    if source < PARTNER_STOCK_SOURCE:
-        return f"discard pile {source - DISCARD_SOURCE + 1} top"
-    if source == PARTNER_STOCK_SOURCE:
-        return "partner's stockpile top"
-    return f"partner's discard pile {source - PARTNER_DISCARD_SOURCE + 1} top"
+    return f"{source_words(source)} top"
 
 
 def describe_action(action: int) -> str:

@@ -1,7 +1,8 @@
-"""The prose of the rules engine: why an action is not legal, how a hand ended.
+"""The prose of the rules engine: a move in words, why an action is not legal, how a hand ended.
 
 Kept apart from :mod:`skipbo_env.game`, which reads as the rulebook; everything here only
-reads a game and explains it, in the words a player at the table would use.
+reads a game and explains it, in the words a player at the table would use. The command line,
+the web table and the replays tell moves with :func:`move_words`.
 """
 
 from __future__ import annotations
@@ -9,20 +10,21 @@ from __future__ import annotations
 import numpy as np
 
 from skipbo_env.actions import (
-    DISCARD_SOURCE,
     END_TURN,
     FIRST_DISCARD,
     NUM_ACTIONS,
-    PARTNER_DISCARD_SOURCE,
     PARTNER_STOCK_SOURCE,
     STOCK_SOURCE,
     describe_action,
+    discard_pile,
     discard_value,
     play_action,
     play_pile,
     play_source,
+    source_kind,
+    source_words,
 )
-from skipbo_env.cards import canonical_slots, card_name
+from skipbo_env.cards import TOP_VALUE, WILD, canonical_slots, card_name
 
 
 def why_illegal(game, action) -> str:
@@ -57,28 +59,61 @@ def why_illegal(game, action) -> str:
     return f"{what}: building pile {slot + 1} needs a {needed[slot]} (or SKIP-BO), not a {card_name(card)}"
 
 
-def source_card(game, seat: int, source: int) -> tuple[int, str]:
-    """The card a play would take and, if there is none, why."""
+def source_card(game, seat: int, source: int, you: bool = False) -> tuple[int, str]:
+    """The card a play from ``source`` would take for ``seat`` and, if there is none, why: told about the
+    seat ("seat 1's stockpile is empty") or, with ``you``, to its player ("your stockpile is empty")."""
     if source < STOCK_SOURCE:
-        has = game.hand_counts[seat][source + 1]
-        return source + 1, "" if has else f"seat {seat} holds no {card_name(source + 1)} in hand"
-    if source == STOCK_SOURCE:
-        stock = game.stocks[seat]
-        return (stock[-1], "") if stock else (0, f"seat {seat}'s stockpile is empty")
-    if source < PARTNER_STOCK_SOURCE:
-        pile = game.discards[seat][source - DISCARD_SOURCE]
-        return (pile[-1], "") if pile else (0, f"discard pile {source - DISCARD_SOURCE + 1} is empty")
+        if game.hand_counts[seat][source + 1]:
+            return source + 1, ""
+        return source + 1, f"you hold no {card_name(source + 1)}" if you else f"seat {seat} holds no {card_name(source + 1)} in hand"
     partner = game.partner_of(seat)
-    if partner is None:
+    if source >= PARTNER_STOCK_SOURCE and partner is None:
         return 0, "plays from a partner's piles exist only in partners games"
-    if source == PARTNER_STOCK_SOURCE:
-        if game.rules.team_stock == "shared":
-            return 0, f"with team_stock='shared' the team's stockpile is played as the own stockpile (ids {play_action(STOCK_SOURCE, 0)}-{play_action(STOCK_SOURCE, 3)})"
-        stock = game.stocks[partner]
-        return (stock[-1], "") if stock else (0, "the partner's stockpile is empty")
-    pile = game.discards[partner][source - PARTNER_DISCARD_SOURCE]
-    index = source - PARTNER_DISCARD_SOURCE + 1
-    return (pile[-1], "") if pile else (0, f"the partner's discard pile {index} is empty")
+    if source == PARTNER_STOCK_SOURCE and game.rules.team_stock == "shared":
+        return 0, f"with team_stock='shared' the team's stockpile is played as the own stockpile (ids {play_action(STOCK_SOURCE, 0)}-{play_action(STOCK_SOURCE, 3)})"
+    kind, index = source_kind(source)
+    owner = partner if kind.startswith("partner") else seat
+    pile = game.stocks[owner] if kind.endswith("stock") else game.discards[owner][index]
+    if pile:
+        return pile[-1], ""
+    own, partners = ("your ", "your partner's") if you else (f"seat {seat}'s " if kind == "stock" else "", "the partner's")
+    return 0, f"{source_words(source, own, partners)} is empty"
+
+
+def move_words(game, action: int, subject: str = "", you: bool = True) -> str:
+    """A legal ``action`` of the seat to act in words, told before it is taken (the cards it moves are read
+    from ``game``), e.g. "play the 7 from your stockpile on building pile 2".
+
+    ``subject`` starts the sentence ("You", "seat 1 (greedy)"); without one the move reads as an
+    instruction. ``you`` addresses the one who moves ("your stockpile"); without it the piles are named
+    for any reader ("seat 1 (greedy) plays the 7 from stockpile ...", "the partner's stockpile").
+    """
+    start = f"{subject} " if subject else ""
+    third_person = bool(subject) and not you
+
+    def verb(word: str) -> str:
+        return word + "s" if third_person else word
+
+    own = "your " if you else ""
+    if action == END_TURN:
+        return f"{start}{verb('end')} the turn (empty hand, nothing left to draw)"
+    if action >= FIRST_DISCARD:
+        return f"{start}{verb('discard')} {_card_words(discard_value(action))} onto {own}discard pile {discard_pile(action) + 1}"
+    source, pile = play_source(action), play_pile(action)
+    card, _ = source_card(game, game.current_seat, source)
+    need = len(game.building[pile]) + 1
+    what = f"a SKIP-BO as the {need}" if card == WILD else _card_words(card)
+    where = source_words(source, own, "your partner's" if you else "the partner's")
+    target = f"building pile {pile + 1}"
+    if need == 1:
+        target += " (new pile)"
+    elif need == TOP_VALUE:
+        target += " (completes it)"
+    return f"{start}{verb('play')} {what} from {where} on {target}"
+
+
+def _card_words(value: int) -> str:
+    return "a SKIP-BO" if value == WILD else f"the {value}" if value else "no card"
 
 
 def outcome_sentence(game, names: list[str]) -> str:

@@ -18,8 +18,9 @@ from __future__ import annotations
 from pathlib import Path
 
 from skipbo_env import Game
+from skipbo_env.explain import move_words
 from skipbo_env.saved_games import GameFileRefused, SavedHand, load_hands
-from skipbo_web.table import move_words, open_view
+from skipbo_web.table import open_view
 
 MAX_FILE_BYTES = 4 * 2**20
 """The largest file the replay view reads (a long match file is a few hundred kilobytes)."""
@@ -131,7 +132,7 @@ def hand_summary(hand: SavedHand) -> dict:
     for index, action in enumerate(actions):
         seat, turn = game.current_seat, game.turn + 1
         try:
-            words = move_words(game, action) if action in game.legal_actions() else ""
+            words = move_words(game, action, you=False) if action in game.legal_actions() else ""
             game.step(action)
         except ValueError as error:
             raise ReplayError(422, f"move {index + 1} of the record does not replay: {error}") from None

@@ -30,10 +30,11 @@ from typing import Callable
 import numpy as np
 
 from skipbo_env import Game, IllegalActionError, Match, Rules, observe
+from skipbo_env.explain import move_words
 from skipbo_env.files import write_text_atomically
 from skipbo_env.saved_games import finished_hand, hand_file, match_file
 from skipbo_env.validation import excerpt
-from skipbo_web.table import action_from_move, move_of_action, move_words, seat_view
+from skipbo_web.table import action_from_move, move_of_action, seat_view
 
 HUMAN = "human"
 LOG_LENGTH = 60
@@ -105,7 +106,7 @@ class GameSession:
         seat = game.current_seat
         entry = {"hand": self._hand_number(), "turn": game.turn + 1, "seat": seat,
                  "who": "you" if seat == self.human else f"seat {seat} ({self.names[seat]})",
-                 "words": move_words(game, action) if action in game.legal_actions() else ""}
+                 "words": move_words(game, action, you=seat == self.human) if action in game.legal_actions() else ""}
         (self.match or game).step(action)
         self._log(entry)
         if game.is_over:

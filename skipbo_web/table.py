@@ -1,10 +1,10 @@
-"""A position as JSON for the browser, and moves in words.
+"""A position as JSON for the browser, and moves in the client's shape.
 
 :func:`seat_view` is what one seat sees (RULES.md: hands are private, a stockpile shows only its
 top card and size, the draw pile only its size; building and discard piles are public, every
 discard card visible). :func:`open_view` is the same with every hand shown, for replays of saved
 games. Both carry no seed and no generator state, so a view never lets the client work out
-cards it may not see.
+cards it may not see. Moves are told in words by ``skipbo_env.explain.move_words``.
 
 Moves as the client names them (:func:`action_from_move`)::
 
@@ -18,21 +18,11 @@ Moves as the client names them (:func:`action_from_move`)::
 
 from __future__ import annotations
 
-from skipbo_env import Game, describe_action
-from skipbo_env.actions import (
-    DISCARD_SOURCE,
-    END_TURN,
-    FIRST_DISCARD,
-    PARTNER_DISCARD_SOURCE,
-    PARTNER_STOCK_SOURCE,
-    STOCK_SOURCE,
-    discard_action,
-    hand_play_action,
-    play_action,
-)
-from skipbo_env.cards import NUM_BUILDING_PILES, NUM_DISCARD_PILES, TOP_VALUE, WILD, cards_in_order
+from skipbo_env import Game
+from skipbo_env.actions import END_TURN, SOURCE_KINDS, decode_action, discard_action, play_action, source_kind, source_of
+from skipbo_env.cards import NUM_BUILDING_PILES, NUM_DISCARD_PILES, WILD, cards_in_order
+from skipbo_env.explain import move_words
 
-SOURCES = ("hand", "stock", "discard", "partner_stock", "partner_discard")
 TARGETS = ("building", "discard")
 
 
@@ -95,75 +85,20 @@ def open_view(game: Game, names: list[str]) -> dict:
 
 
 # ---------------------------------------------------------------------- moves
-def _source_card(game: Game, source: int) -> int:
-    seat = game.current_seat
-    if source < STOCK_SOURCE:
-        return source + 1
-    partner = game.partner_of(seat)
-    if source == STOCK_SOURCE:
-        pile = game.stocks[seat]
-    elif source < PARTNER_STOCK_SOURCE:
-        pile = game.discards[seat][source - DISCARD_SOURCE]
-    elif partner is None:
-        return 0
-    elif source == PARTNER_STOCK_SOURCE:
-        pile = game.stocks[partner]
-    else:
-        pile = game.discards[partner][source - PARTNER_DISCARD_SOURCE]
-    return pile[-1] if pile else 0
-
-
-def _source_words(source: int) -> str:
-    if source < STOCK_SOURCE:
-        return "hand"
-    if source == STOCK_SOURCE:
-        return "stockpile"
-    if source < PARTNER_STOCK_SOURCE:
-        return f"discard pile {source - DISCARD_SOURCE + 1}"
-    if source == PARTNER_STOCK_SOURCE:
-        return "partner's stockpile"
-    return f"partner's discard pile {source - PARTNER_DISCARD_SOURCE + 1}"
-
-
-def _card_words(value: int) -> str:
-    return "SKIP-BO" if value == WILD else str(value)
-
-
-def move_words(game: Game, action: int) -> str:
-    """A legal ``action`` in words, read before it is taken: "play 7 from stockpile on building pile 2"."""
-    if action >= FIRST_DISCARD:
-        return describe_action(action)
-    source, pile = _split(action)
-    card = _source_card(game, source)
-    need = len(game.building[pile]) + 1
-    what = f"SKIP-BO as {need}" if card == WILD else _card_words(card)
-    finishes = " (completes it)" if need == TOP_VALUE else ""
-    return f"play {what} from {_source_words(source)} on building pile {pile + 1}{finishes}"
-
-
-def _split(action: int) -> tuple[int, int]:
-    """(source, building pile) of a play; (value, discard pile) of a discard (RULES.md, "Action ids")."""
-    if action >= FIRST_DISCARD:
-        value, pile = divmod(action - FIRST_DISCARD, NUM_DISCARD_PILES)
-        return value + 1, pile
-    return divmod(action, NUM_BUILDING_PILES)
-
-
 def move_of_action(action: int) -> dict:
     """The client's shape of an action id (the inverse of :func:`action_from_move`)."""
-    if action == END_TURN:
+    parts = decode_action(action)
+    if parts.kind == "end_turn":
         return {"end_turn": True}
-    if action >= FIRST_DISCARD:
-        value, pile = _split(action)
-        return {"from": "hand", "value": value, "to": "discard", "pile": pile}
-    source, pile = _split(action)
-    if source < STOCK_SOURCE:
-        return {"from": "hand", "value": source + 1, "to": "building", "pile": pile}
-    if source in (STOCK_SOURCE, PARTNER_STOCK_SOURCE):
-        return {"from": "stock" if source == STOCK_SOURCE else "partner_stock", "to": "building", "pile": pile}
-    if source < PARTNER_STOCK_SOURCE:
-        return {"from": "discard", "pile_from": source - DISCARD_SOURCE, "to": "building", "pile": pile}
-    return {"from": "partner_discard", "pile_from": source - PARTNER_DISCARD_SOURCE, "to": "building", "pile": pile}
+    if parts.kind == "discard":
+        return {"from": "hand", "value": parts.value, "to": "discard", "pile": parts.pile}
+    kind, index = source_kind(parts.source)
+    move = {"from": kind}
+    if kind == "hand":
+        move["value"] = index
+    elif kind.endswith("discard"):
+        move["pile_from"] = index
+    return {**move, "to": "building", "pile": parts.pile}
 
 
 def _int_field(move: dict, key: str, low: int, high: int) -> int:
@@ -183,8 +118,8 @@ def action_from_move(move) -> int:
     if move.get("end_turn") is True:
         return END_TURN
     source, target = move.get("from"), move.get("to")
-    if source not in SOURCES:
-        raise MoveError(f"move field 'from' is {source!r}: use one of {', '.join(SOURCES)} (or end_turn: true)")
+    if source not in SOURCE_KINDS:
+        raise MoveError(f"move field 'from' is {source!r}: use one of {', '.join(SOURCE_KINDS)} (or end_turn: true)")
     if target not in TARGETS:
         raise MoveError(f"move field 'to' is {target!r}: use one of {', '.join(TARGETS)}")
     pile = _int_field(move, "pile", 0, (NUM_BUILDING_PILES if target == "building" else NUM_DISCARD_PILES) - 1)
@@ -193,10 +128,9 @@ def action_from_move(move) -> int:
             raise MoveError("only a hand card can be discarded (a discard ends the turn)")
         return discard_action(_int_field(move, "value", 1, WILD), pile)
     if source == "hand":
-        return hand_play_action(_int_field(move, "value", 1, WILD), pile)
-    if source in ("stock", "partner_stock"):
-        return play_action(STOCK_SOURCE if source == "stock" else PARTNER_STOCK_SOURCE, pile)
-    index = _int_field(move, "pile_from", 0, NUM_DISCARD_PILES - 1)
-    first = DISCARD_SOURCE if source == "discard" else PARTNER_DISCARD_SOURCE
-    return play_action(first + index, pile)
-
+        index = _int_field(move, "value", 1, WILD)
+    elif source.endswith("discard"):
+        index = _int_field(move, "pile_from", 0, NUM_DISCARD_PILES - 1)
+    else:
+        index = 0
+    return play_action(source_of(source, index), pile)
