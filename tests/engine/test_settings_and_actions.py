@@ -5,7 +5,8 @@ from __future__ import annotations
 import pytest
 
 from skipbo_env import Game, IllegalActionError, Rules, describe_action
-from skipbo_env.actions import END_TURN, NUM_ACTIONS, discard_action, hand_play_action, play_action
+from skipbo_env.actions import (DISCARD_SOURCE, END_TURN, NUM_ACTIONS, STOCK_SOURCE, discard_action, hand_play_action,
+                                play_action)
 from skipbo_env.cards import CARDS_PER_DECK
 from skipbo_env.rules import MAX_COUNTER, MAX_DECKS, MAX_STOCK_CARD_POINTS, MAX_WIN_POINTS
 from tests.positions import position
@@ -130,3 +131,25 @@ def test_a_misspelt_setting_is_a_value_error_naming_the_settings_and_the_closest
                                          r"the settings are num_players, stock_size"):
         Rules(stocksize=5)
     assert Rules(**{"num_players": 3, "stock_size": 5}).stock_size == 5
+
+
+def test_every_play_source_is_a_kind_and_an_index_and_back():
+    from skipbo_env.actions import NUM_SOURCES, SOURCE_KINDS, source_kind, source_of
+
+    parts = [source_kind(source) for source in range(NUM_SOURCES)]
+    assert [source_of(kind, index) for kind, index in parts] == list(range(NUM_SOURCES))
+    assert {kind for kind, _ in parts} == set(SOURCE_KINDS)
+    assert parts[12] == ("hand", 13) and parts[16] == ("discard", 2) and parts[18] == ("partner_stock", 0)
+
+
+def test_a_move_in_words_names_its_cards_for_the_player_or_for_anyone():
+    from skipbo_env.explain import move_words
+
+    game = Game.from_dict(position(seats=[{"hand": [13, 5, 9, 9, 9], "stock": [12], "discards": [[3, 12], [], [], []]},
+                                          {"stock": [4]}], building=[[1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11], [], [], []]),
+                          seed=0)
+    assert move_words(game, play_action(STOCK_SOURCE, 0)) == "play the 12 from your stockpile on building pile 1 (completes it)"
+    assert move_words(game, hand_play_action(13, 1), "You") == "You play a SKIP-BO as the 1 from your hand on building pile 2 (new pile)"
+    assert move_words(game, play_action(DISCARD_SOURCE, 0), "seat 0 (greedy)", you=False) == (
+        "seat 0 (greedy) plays the 12 from discard pile 1 on building pile 1 (completes it)")
+    assert move_words(game, discard_action(9, 1), you=False) == "discard the 9 onto discard pile 2"
