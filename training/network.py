@@ -1,7 +1,7 @@
 """The SB3 actor-critic the trainer builds from the ``network:`` config section.
 
 With ``network.inputs: table`` both networks read only the observation values the table can
-set (:func:`skipbo_env.encoding.table_inputs`): at two seats 336 of 812, the four absent seats'
+set (:func:`skipbo_env.encoding.table_inputs`): at two seats well under half of them, the four absent seats'
 blocks being always zero. That makes the first layer, most of the cost of every forward and
 backward pass, about 2.4 times smaller at two seats; what the learner can play does not change.
 An exported model (``training.trainer.learner_weights``) always has the full input width, zero

@@ -13,7 +13,7 @@ A PettingZoo AEC environment for the card game Skip-Bo, every rule of RULES.md i
 | Agents             | 2 to 6 (`num_players`)                                           |
 | Action Shape       | Discrete(145)                                                    |
 | Action Values      | 0 ... 144                                                        |
-| Observation Shape  | `observation`: (812,) float32; `action_mask`: (145,) int8        |
+| Observation Shape  | `observation`: (`skipbo_env.OBS_SIZE`,) float32; `action_mask`: (145,) int8 |
 | Observation Values | `observation`: [0, float32 max], flags and one-hot parts [0, 1]  |
 
 Skip-Bo is a shedding game: every seat races to play off its stockpile onto shared building
@@ -132,9 +132,9 @@ The version moves whenever what an agent sees or may do changes: the observation
 the rules. `skipbo_v0` (and Gymnasium's `skipbo/SkipBo-v0`) are retired; asking for them is
 refused with a message naming `skipbo_v1`.
 
-* v1 (skipbo-lab 0.1.0, this layout): observation 812 values. The discard cards under the top
+* v1 (skipbo-lab 0.1.0, this layout): observation `OBS_SIZE` values. The discard cards under the top
   `DISCARD_DEPTH` of each pile are counted by value per seat at the end of the observation
-  (offsets 734-811, the first 734 unchanged), so every public card is in it. Actions unchanged
+  (after the first 734 values, unchanged), so every public card is in it. Actions unchanged
   (`Discrete(145)`), rules unchanged. Also `rgb_array` rendering, the same info keys at every
   step, and `state()` for centralised critics.
 * v0, amended: observation 734 values. The `max_turn_plays` rule (RULES.md, "A turn that never

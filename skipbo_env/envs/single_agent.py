@@ -78,12 +78,11 @@ backstop behind ``max_turns``.
 The Gymnasium id follows the PettingZoo environment's version (:mod:`skipbo_env.envs.aec`); the
 retired ``"skipbo/SkipBo-v0"`` is refused by Gymnasium with a message naming ``"skipbo/SkipBo-v1"``.
 
-* v1: observation 812 values: the discard cards under the top ``DISCARD_DEPTH`` of each pile counted
-  by value per seat (offsets 734-811, the first 734 unchanged); ``observation="dict"``; the same
-  info keys at every step. Actions (``Discrete(145)``) and rules unchanged.
-* v0, amended: observation 734 values: the ``max_turn_plays`` rule (RULES.md, "A turn that never
-  ends") and three turn-limit features (offsets 731-733); ``max_turns`` defaults to 1000.
-* v0: initial release: observation 731 values, actions ``Discrete(145)``.
+* v1: the observation of ``skipbo_v1`` (the buried discard cards counted per seat); ``observation="dict"``;
+  the same info keys at every step. Actions (``Discrete(145)``) and rules unchanged.
+* v0, amended: the observation and the ``max_turn_plays`` rule of ``skipbo_v0``, amended; ``max_turns``
+  defaults to 1000.
+* v0: initial release: the observation of ``skipbo_v0``, actions ``Discrete(145)``.
 """
 
 from __future__ import annotations

@@ -22,38 +22,38 @@ from skipbo_env.vector.jit import jit, prefetch_for_writing
 
 
 OBS_SIZE = encoding.OBS_SIZE
-
-Offsets = namedtuple(
-    "Offsets",
-    [
-        "num_players", "partners", "team_win_either", "team_stock_shared", "exhausted_draw_draw", "decks",
-        "stock_size", "max_turns", "turn", "plays_this_turn", "quiet_turns", "draw_pile_size", "completed_size",
-        "hand", "unseen", "building_next", "building_size", "seat_start", "seat_block", "present", "is_partner",
-        "to_act", "stock_top", "seat_stock_size", "hand_size", "discard_size", "discard_top", "discard_cards",
-        "discard_depth", "min_players", "max_turn_plays", "turn_plays_left", "turn_play_limit_reached",
-        "buried_discards",
-    ],
-)
 SCALE = encoding.SCALE.astype(np.float32)
 
 
-def offsets() -> Offsets:
-    """The layout of :mod:`skipbo_env.encoding` as kernel arguments."""
+def _layout_offsets() -> dict[str, int]:
+    """Every offset of :mod:`skipbo_env.encoding`'s layout table by name (a seat block's ``stock_size`` as
+    ``seat_stock_size``), the buried-card counts by their first offset, and the sizes the kernels need."""
     glob, seat = encoding.GLOBAL_OFFSETS, encoding.SEAT_OFFSETS
     buried = [glob[f"buried_discards_{r}"] for r in range(encoding.MAX_SEATS)]
     assert buried == [buried[0] + NUM_VALUES * r for r in range(encoding.MAX_SEATS)]
     # encode_observation clears the seat blocks of the table, then one range from the turn-limit features on
     assert glob["max_turn_plays"] == encoding.SEAT_START + encoding.SEAT_BLOCK * encoding.MAX_SEATS
     assert buried[0] == glob["turn_play_limit_reached"] + 1
-    return Offsets(
+    return {
         **{name: value for name, value in glob.items() if not name.startswith("buried_discards_")},
-        buried_discards=buried[0],
-        seat_start=encoding.SEAT_START,
-        seat_block=encoding.SEAT_BLOCK,
+        "buried_discards": buried[0],
+        "seat_start": encoding.SEAT_START,
+        "seat_block": encoding.SEAT_BLOCK,
         **{("seat_stock_size" if name == "stock_size" else name): value for name, value in seat.items()},
-        discard_depth=encoding.DISCARD_DEPTH,
-        min_players=MIN_PLAYERS,
-    )
+        "discard_depth": encoding.DISCARD_DEPTH,
+        "min_players": MIN_PLAYERS,
+    }
+
+
+_LAYOUT_OFFSETS = _layout_offsets()
+Offsets = namedtuple("Offsets", list(_LAYOUT_OFFSETS))
+"""The layout as one kernel argument: a field per name of the encoding's layout table (a new field of the
+table is a new field here, with nothing to write)."""
+
+
+def offsets() -> Offsets:
+    """The layout of :mod:`skipbo_env.encoding` as kernel arguments."""
+    return Offsets(**_LAYOUT_OFFSETS)
 
 
 @jit

@@ -311,3 +311,12 @@ def test_the_api_reference_names_modules_that_exist():
     for page in sorted((ROOT / "docs" / "api").glob("*.md")):
         for module in re.findall(r"^::: (\S+)", read(page), re.M):
             assert importlib.util.find_spec(module.split(".")[0]) is not None and python_name_exists(module), module
+
+
+def test_the_observation_size_is_stated_on_the_observation_page_only_and_is_obs_size():
+    from skipbo_env import OBS_SIZE
+
+    assert f"float32 vector of {OBS_SIZE} values" in read(ROOT / "docs" / "observation.md")
+    figure = re.compile(rf"(?<![\d.,-]){OBS_SIZE}(?![\d,])")
+    elsewhere = [page.name for page in CHECKED_PAGES if page.name != "observation.md" and figure.search(read(page))]
+    assert elsewhere == [], f"{elsewhere} state the observation size; say it once, in docs/observation.md"

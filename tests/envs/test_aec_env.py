@@ -426,7 +426,7 @@ def test_the_docstring_keeps_a_version_history_for_every_observation_size():
     from skipbo_env.envs import aec
 
     history = aec.__doc__[aec.__doc__.index("### Version History"):]
-    for version, size in (("* v1", "812 values"), ("* v0, amended", "734 values"), ("* v0:", "731 values")):
+    for version, size in (("* v1", "`OBS_SIZE` values"), ("* v0, amended", "734 values"), ("* v0:", "731 values")):
         entry = history[history.index(version):].split("\n* ")[0]
         assert size in entry, (version, entry)
 
