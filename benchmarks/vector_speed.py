@@ -78,7 +78,7 @@ def measure_engine(rules: Rules, batch_size: int, seconds: float, seed: int, thr
     actions = np.empty(batch_size, dtype=np.int64)
 
     def choose():  # the kernel bot's choices, the rows split among the engine's threads as its own bots are
-        engine._run(bots.random_actions, rows, (engine.games, engine.action_mask, streams), (actions,))
+        engine.run_rows(bots.random_actions, rows, (engine.games, engine.action_mask, streams), (actions,))
 
     for _ in range(3):  # warm-up (compiled code is cached on disk; this loads it)
         choose()
