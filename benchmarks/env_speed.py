@@ -35,7 +35,7 @@ UNO's rate, ``SingleAgentEnv`` learner steps >= ``env()`` actions, 4 and 6 playe
 
 from __future__ import annotations
 
-import argparse
+from argparse import RawDescriptionHelpFormatter
 import cProfile
 import io
 import json
@@ -46,6 +46,8 @@ import time
 
 import numpy as np
 
+from skipbo_cli.arguments import bounded_int, positive_int, seed
+from skipbo_cli.script import ScriptParser, table_size, run
 from agents.greedy import GreedyBot
 from skipbo_env import SingleAgentEnv, env, raw_env
 from skipbo_env.provenance import header, machine
@@ -209,18 +211,16 @@ def print_targets(results: dict, players: list[int]) -> None:
         print(f"  env() time per action, {n} players <= x1.5 of {first} players: x{got[0]:.2f} / x{got[1]:.2f}")
 
 
-def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument("--games", type=int, default=300, help="games per run")
-    parser.add_argument("--repeat", type=int, default=3, help="runs per measurement; the median is kept")
-    parser.add_argument("--players", type=int, nargs="+", default=[2, 4, 6])
-    parser.add_argument("--seed", type=int, default=0)
-    parser.add_argument("--profile", type=int, default=0, metavar="N",
+def main(argv: list[str] | None = None) -> int:
+    parser = ScriptParser(description=__doc__, formatter_class=RawDescriptionHelpFormatter)
+    parser.add_argument("--games", type=positive_int, default=300, help="games per run")
+    parser.add_argument("--repeat", type=positive_int, default=3, help="runs per measurement; the median is kept")
+    parser.add_argument("--players", type=table_size, nargs="+", default=[2, 4, 6])
+    parser.add_argument("--seed", type=seed, default=0)
+    parser.add_argument("--profile", type=bounded_int(0, None), default=0, metavar="N",
                         help="print the N costliest functions of the env() loop")
     parser.add_argument("--json", action="store_true", help="end with one line of JSON")
-    args = parser.parse_args()
-    if args.repeat < 1 or args.games < 1:
-        parser.error(f"--games {args.games} --repeat {args.repeat}: use 1 or more of each")
+    args = parser.parse_args(argv)
     print(header(f"python {' '.join(sys.argv)}", args.seed))
     results = measure_all(args.players, args.games, args.seed, args.repeat)
     print(f"load after: {machine()['load_average']}")
@@ -230,7 +230,8 @@ def main() -> None:
         print(profile_wrapped_loop(args.players[0], args.games, args.seed, args.profile))
     if args.json:
         print(json.dumps(results))
+    return 0
 
 
 if __name__ == "__main__":
-    main()
+    raise SystemExit(run(main))

@@ -27,7 +27,6 @@ other network's table).
 
 from __future__ import annotations
 
-import argparse
 import json
 import os
 import shlex
@@ -38,6 +37,8 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
+from skipbo_cli.arguments import seed  # noqa: E402
+from skipbo_cli.script import ScriptParser, positive_seconds, run  # noqa: E402
 from skipbo_env.provenance import header  # noqa: E402
 
 QUICKSTART = ROOT / "training" / "configs" / "quickstart.yaml"
@@ -113,16 +114,14 @@ def measure(path: str, mix: str, hidden: list[int], seconds: float, seed: int) -
 
 
 def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("--seconds", type=float, default=20.0, help="measured seconds per cell (default 20)")
-    parser.add_argument("--seed", type=int, default=0)
+    parser = ScriptParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--seconds", type=positive_seconds, default=20.0, help="measured seconds per cell (default 20)")
+    parser.add_argument("--seed", type=seed, default=0)
     parser.add_argument("--paths", nargs="+", choices=PATHS, default=list(PATHS))
     parser.add_argument("--mixes", nargs="+", choices=MIXES, default=list(MIXES))
     parser.add_argument("--networks", nargs="+", choices=("quickstart", "shipped"), default=["quickstart", "shipped"])
     parser.add_argument("--json", action="store_true", help="print one JSON line last")
     args = parser.parse_args(argv)
-    if args.seconds <= 0:
-        parser.error(f"--seconds {args.seconds} is not allowed: use a number > 0")
     from training.config import load_config
 
     print(header(" ".join(["python", *map(shlex.quote, sys.argv)]), args.seed), flush=True)
@@ -151,4 +150,4 @@ def main(argv: list[str] | None = None) -> int:
 
 
 if __name__ == "__main__":
-    raise SystemExit(main())
+    raise SystemExit(run(main))

@@ -23,7 +23,7 @@ from skipbo_env.rules import MAX_PLAYERS, MIN_PLAYERS
 ScriptParser = CommandParser
 """A script's argument parser: a bad flag is one line (``SCRIPT: error: ...``) and exit 2."""
 
-players = bounded_int(MIN_PLAYERS, MAX_PLAYERS)
+table_size = bounded_int(MIN_PLAYERS, MAX_PLAYERS)
 """A table size: an integer from 2 to 6."""
 
 
