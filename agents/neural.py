@@ -199,17 +199,23 @@ class NeuralBot(Bot):
     def __repr__(self) -> str:
         return f"NeuralBot(model={self.model_file!r})"
 
+    def check_num_players(self, num_players: int) -> None:
+        """Refuse, in one line (``ValueError``), a table of another size than the network's: it reads only the
+        seats of a table of its size (:func:`agents.batched.neural.input_indices`), so elsewhere it would decide
+        blind to the other seats. Harnesses call it before the first game; ``act`` and ``act_batch`` check every
+        observation's table size as well."""
+        n = self.network.num_players
+        if num_players != n:
+            raise ValueError(f"neural model {self.model_file} was trained for {n} players and reads only the seats "
+                             f"of a {n}-player table; it does not play at a table of {num_players}: train one "
+                             f"for {num_players} players (rules.num_players: {num_players})")
+
     def check_table(self, observations: np.ndarray) -> None:
-        """Refuse, in one line, observations of a table of another size than the network's: it reads only the
-        seats of a table of its size (:func:`agents.batched.neural.input_indices`), so elsewhere it would
-        decide blind to the other seats."""
+        """:meth:`check_num_players` for the table size of every observation of a batch (float32 ``[k, OBS_SIZE]``)."""
         seats = observations[:, PLAYERS_AT:PLAYERS_AT + MAX_PLAYERS - MIN_PLAYERS + 1].argmax(axis=1) + MIN_PLAYERS
         other = seats[seats != self.network.num_players]
         if len(other):
-            n = self.network.num_players
-            raise ValueError(f"neural model {self.model_file} was trained for {n} players and reads only the seats "
-                             f"of a {n}-player table; it does not play at a table of {int(other[0])}: train one "
-                             f"for {int(other[0])} players (rules.num_players: {int(other[0])})")
+            self.check_num_players(int(other[0]))
 
     def act(self, observation: dict) -> int:
         vector = np.ascontiguousarray(observation["observation"], dtype=np.float32)

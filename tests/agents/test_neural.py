@@ -270,9 +270,22 @@ def test_an_integer_of_thousands_of_digits_is_one_line_naming_the_file(model_fil
 
 
 @pytest.mark.parametrize("engine", ["python", "vector"])
-def test_a_model_for_two_players_refuses_to_play_at_three_seats(engine):
+def test_a_model_for_two_players_is_refused_at_three_seats_before_any_game(engine):
     bot = load_policy("neural-2p")
-    result = run_tournament([bot, "greedy", "greedy"], Rules(num_players=3), games=3, seed=1, engine=engine)
-    assert not result.complete and not result.games
-    assert "was trained for 2 players and reads only the seats of a 2-player table" in str(result.error)
-    assert "\n" not in str(result.error)
+    with pytest.raises(ValueError, match="was trained for 2 players and reads only the seats of a 2-player table; "
+                                         "it does not play at a table of 3") as error:
+        run_tournament([bot, "greedy", "greedy"], Rules(num_players=3), games=3, seed=1, engine=engine)
+    assert "\n" not in str(error.value)
+
+
+def test_a_model_for_two_players_refuses_three_seat_observations_on_either_engine():
+    from skipbo_env.vector import VectorGame
+
+    bot = load_policy("neural-2p")
+    game = Game(Rules(num_players=3), seed=2)
+    with pytest.raises(ValueError, match="does not play at a table of 3"):
+        bot.act(observe(game, game.current_seat))
+    engine = VectorGame(Rules(num_players=3), 4, seed=2)
+    rows = np.arange(4)
+    with pytest.raises(ValueError, match="does not play at a table of 3"):
+        bot.act_batch(engine.observe(rows), engine.action_mask[rows])
