@@ -110,7 +110,7 @@ def measure(path: str, mix: str, hidden: list[int], seconds: float, seed: int) -
     env.close()
     steps = model.num_timesteps - clock.steps_at_start
     return {"steps_per_s": steps / elapsed, "steps": steps, "seconds": round(elapsed, 1),
-            "updates": int(model._n_updates)}
+            "rollouts": clock.rollouts - 1}
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -135,8 +135,8 @@ def main(argv: list[str] | None = None) -> int:
                 result = measure(path, mix, hidden, args.seconds, args.seed)
                 table[path][mix] = result["steps_per_s"]
                 print(f"network {name} {hidden}, {path:6s} path, opponents {mix:9s}: "
-                      f"{result['steps_per_s']:8,.0f} steps/s ({result['steps']:,} steps, {result['updates']} "
-                      f"gradient epochs in {result['seconds']} s)", flush=True)
+                      f"{result['steps_per_s']:8,.0f} steps/s ({result['steps']:,} steps, {result['rollouts']} "
+                      f"rollouts begun, each with its update, in {result['seconds']} s)", flush=True)
     print(f"load after: {os.getloadavg()[0]:.2f} {os.getloadavg()[1]:.2f} {os.getloadavg()[2]:.2f}")
     for name, table in tables.items():
         if "vector" in table and {"greedy", "planner"} <= set(table["vector"]):
