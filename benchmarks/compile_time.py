@@ -67,7 +67,10 @@ def run_once(tables, cache_dir: str) -> tuple[float, float]:
     env = {**os.environ, "NUMBA_CACHE_DIR": cache_dir, "PYTHONPATH": str(ROOT)}
     before = resource.getrusage(resource.RUSAGE_CHILDREN)
     out = subprocess.run([sys.executable, "-c", WORKLOAD.format(tables=tables)], env=env, cwd=ROOT,
-                         capture_output=True, text=True, check=True)
+                         capture_output=True, text=True)
+    if out.returncode != 0:
+        last = (out.stderr.strip().splitlines() or ["no message"])[-1]
+        raise SystemExit(f"compile_time.py: the workload failed (exit {out.returncode}): {last}")
     after = resource.getrusage(resource.RUSAGE_CHILDREN)
     cpu = after.ru_utime + after.ru_stime - before.ru_utime - before.ru_stime
     return float(out.stdout.strip().splitlines()[-1]), cpu

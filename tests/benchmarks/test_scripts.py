@@ -21,7 +21,7 @@ TINY = {
     "benchmarks/rllib_speed.py": ["--runners", "1", "--steps", "20", "--hidden", "8"],
     "benchmarks/tournament_speed.py": ["--games", "2", "--agents", "greedy", "random"],
     "benchmarks/training_speed.py": ["--seconds", "0.01", "--paths", "vector", "--mixes", "greedy",
-                                     "--networks", "quickstart", "--json"],
+                                     "--networks", "quickstart", "--n-steps", "4", "--json"],
     "benchmarks/vector_speed.py": ["--seconds", "0.01", "--players", "2", "--json"],
     "experiments/decision_signal.py": ["--decisions", "1", "--samples", "2", "--share", "1"],
 }
