@@ -8,7 +8,9 @@ the sequence could stop by the network, plays the first play of the best, and wh
 discards the card whose turn end the network values most. It draws nothing at random.
 
 Its weights are learned by self-play (``backend: neural``, ``training/neural.py``) and saved as a JSON
-file of integers (:func:`read_model`, numbers only: loading a file cannot run code). The kernel that
+file of integers (:func:`read_model`, numbers only: loading a file cannot run code; a file whose weights could
+make a sum of the kernels pass :data:`MAX_SUM`, :func:`largest_sum`, is refused, so every sum is exact). A network
+reads the seats of the table size it was trained for, and refuses to play at another. The kernel that
 decides reads only the observation and the legal mask, so the bot plays the same on the rules engine
 (:meth:`NeuralBot.act`) and on the batched engine (:meth:`NeuralBot.act_batch`, a whole batch in one
 call).
