@@ -14,6 +14,7 @@ command, the versions and the load averages before and after are printed with th
 
 from __future__ import annotations
 
+import importlib.util
 import os
 import platform
 import shlex
@@ -57,6 +58,8 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--address", default=None, help="a running Ray cluster (default: a local instance)")
     parser.add_argument("--seed", type=seed, default=0)
     args = parser.parse_args(argv)
+    if importlib.util.find_spec("ray") is None:
+        parser.error("Ray is not installed here: pip install -e '.[rllib]' (make test-rllib's environment has it)")
 
     import numpy
     import ray

@@ -57,6 +57,15 @@ def test_a_script_runs_at_a_tiny_size(path):
     assert "Traceback" not in done.stderr
 
 
+def test_a_script_without_a_package_it_needs_says_so_in_one_line():
+    path = ROOT / "benchmarks" / "rllib_speed.py"
+    if importlib.util.find_spec("ray") is not None:
+        pytest.skip("ray is installed here")
+    done = run_script(path, TINY[name(path)], timeout=120)
+    assert done.returncode == 2 and "Ray is not installed here" in done.stderr
+    assert len(done.stderr.strip().splitlines()) == 1
+
+
 @pytest.mark.parametrize("path", SCRIPTS, ids=name)
 @pytest.mark.parametrize("bad", ["flag", "value"])
 def test_a_script_answers_a_bad_flag_with_one_line_and_exit_2(path, bad):
