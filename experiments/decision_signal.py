@@ -60,9 +60,9 @@ MAX_RECORDS_BYTES = 64 * 2**20
 CHANCE_ABOVE_TWO_SE = 0.023
 """The chance that an action no better than the bot's own measures more than two standard errors above it."""
 WORST_CASE_VARIANCE = 0.25
+"""``p (1 - p)`` at ``p = 1/2``: the games needed to resolve a spread are counted at the noisiest win rate."""
 MAX_SAMPLES = 1_000_000
 """The most games per action (each action's copies are one batch of the engine)."""
-"""``p (1 - p)`` at ``p = 1/2``: the games needed to resolve a spread are counted at the noisiest win rate."""
 BOOTSTRAP = 2000
 """Resamples of the decisions for the upper bound of the spread (from a generator seeded 0)."""
 TABLE = np.ascontiguousarray(SHIPPED[0:1])
