@@ -61,8 +61,9 @@ CHANCE_ABOVE_TWO_SE = 0.023
 """The chance that an action no better than the bot's own measures more than two standard errors above it."""
 WORST_CASE_VARIANCE = 0.25
 """``p (1 - p)`` at ``p = 1/2``: the games needed to resolve a spread are counted at the noisiest win rate."""
-MAX_SAMPLES = 1_000_000
-"""The most games per action (each action's copies are one batch of the engine)."""
+MAX_SAMPLES = 4_000
+"""The most games per action: the copies of every action are one batch of the engine, ``1 + samples x
+MAX_ACTIONS`` games of about 5 KB each, under 2 GB at this cap."""
 BOOTSTRAP = 2000
 """Resamples of the decisions for the upper bound of the spread (from a generator seeded 0)."""
 TABLE = np.ascontiguousarray(SHIPPED[0:1])
