@@ -47,8 +47,8 @@ import time
 
 import numpy as np
 
-from skipbo_cli.arguments import bounded_int, positive_int, seed
-from skipbo_cli.script import ScriptParser, table_size, run
+from skipbo_cli.arguments import bounded_int, seed
+from skipbo_cli.script import MAX_COUNT, ScriptParser, count, run, table_size
 from agents.greedy import GreedyBot
 from skipbo_env import SingleAgentEnv, env, raw_env
 from skipbo_env.provenance import header, machine
@@ -217,11 +217,11 @@ def print_targets(results: dict, players: list[int]) -> None:
 
 def main(argv: list[str] | None = None) -> int:
     parser = ScriptParser(description=__doc__, formatter_class=RawDescriptionHelpFormatter)
-    parser.add_argument("--games", type=positive_int, default=300, help="games per run")
-    parser.add_argument("--repeat", type=positive_int, default=3, help="runs per measurement; the median is kept")
+    parser.add_argument("--games", type=count, default=300, help="games per run")
+    parser.add_argument("--repeat", type=count, default=3, help="runs per measurement; the median is kept")
     parser.add_argument("--players", type=table_size, nargs="+", default=[2, 4, 6])
     parser.add_argument("--seed", type=seed, default=0)
-    parser.add_argument("--profile", type=bounded_int(0, None), default=0, metavar="N",
+    parser.add_argument("--profile", type=bounded_int(0, MAX_COUNT), default=0, metavar="N",
                         help="print the N costliest functions of the env() loop")
     parser.add_argument("--without-uno", action="store_true",
                         help="leave RLCard's UNO out (it needs pip install 'skipbo-lab[bench]')")

@@ -22,7 +22,7 @@ import numba
 import numpy as np
 
 from skipbo_cli.arguments import positive_int, seed
-from skipbo_cli.script import ScriptParser, table_size, positive_seconds, run
+from skipbo_cli.script import ScriptParser, batch, positive_seconds, run, table_size
 import skipbo_env
 from agents.loading import load_policy
 from skipbo_env import Rules
@@ -75,7 +75,7 @@ def main(argv: list[str] | None = None) -> int:
     parser = ScriptParser(description=__doc__.splitlines()[0])
     parser.add_argument("--bot", choices=("planner", "expert"), default="planner", help="the bot (default planner)")
     parser.add_argument("--seconds", type=positive_seconds, default=5.0, help="time per measurement (default 5)")
-    parser.add_argument("--batch", type=positive_int, default=1024, help="games of the batched bot (default 1024)")
+    parser.add_argument("--batch", type=batch, default=1024, help="games of the batched bot (default 1024)")
     parser.add_argument("--players", type=table_size, default=2)
     parser.add_argument("--stock-size", type=positive_int, default=None, help="default: the table's (30 for 2-4 players)")
     parser.add_argument("--seed", type=seed, default=0)

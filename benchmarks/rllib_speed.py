@@ -21,8 +21,11 @@ import shlex
 import sys
 import time
 
-from skipbo_cli.arguments import positive_int, seed
-from skipbo_cli.script import ScriptParser, run
+from skipbo_cli.arguments import bounded_int, seed
+from skipbo_cli.script import ScriptParser, count, parallel, run
+
+MAX_WIDTH = 4096
+"""The widest layer --hidden takes."""
 
 
 def measure(runners: int, steps: int, opponents: list[str], hidden: list[int], seed: int) -> float:
@@ -51,10 +54,10 @@ def measure(runners: int, steps: int, opponents: list[str], hidden: list[int], s
 
 def main(argv: list[str] | None = None) -> int:
     parser = ScriptParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("--runners", type=positive_int, nargs="+", default=[1, 2], help="env runner counts (default 1 2)")
-    parser.add_argument("--steps", type=positive_int, default=4000, help="env steps each runner samples (default 4000)")
+    parser.add_argument("--runners", type=parallel, nargs="+", default=[1, 2], help="env runner counts (default 1 2)")
+    parser.add_argument("--steps", type=count, default=4000, help="env steps each runner samples (default 4000)")
     parser.add_argument("--opponents", nargs="+", default=["self"], help="opponents.mix kinds, equal weights")
-    parser.add_argument("--hidden", type=positive_int, nargs="+", default=[256, 256], help="network.hidden (default 256 256)")
+    parser.add_argument("--hidden", type=bounded_int(1, MAX_WIDTH), nargs="+", default=[256, 256], help="network.hidden (default 256 256)")
     parser.add_argument("--address", default=None, help="a running Ray cluster (default: a local instance)")
     parser.add_argument("--seed", type=seed, default=0)
     args = parser.parse_args(argv)

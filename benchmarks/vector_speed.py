@@ -41,8 +41,8 @@ import time
 import numba
 import numpy as np
 
-from skipbo_cli.arguments import bounded_int, positive_int, seconds, seed
-from skipbo_cli.script import ScriptParser, table_size, positive_seconds, run
+from skipbo_cli.arguments import bounded_int, seconds, seed
+from skipbo_cli.script import MAX_COUNT, ScriptParser, parallel, positive_seconds, run, table_size
 import skipbo_env
 from skipbo_env import Rules
 from agents.batched import bots
@@ -163,12 +163,12 @@ def verify(hands: int, seed: int) -> dict:
 def main(argv: list[str] | None = None) -> int:
     parser = ScriptParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--seconds", type=positive_seconds, default=2.0, help="time per measurement")
-    parser.add_argument("--threads", type=positive_int, default=None, help="kernel threads (default: the CPU count)")
+    parser.add_argument("--threads", type=parallel, default=None, help="kernel threads (default: the CPU count)")
     parser.add_argument("--seed", type=seed, default=0)
     parser.add_argument("--players", type=table_size, nargs="+", default=[2, 3, 4, 5, 6])
     parser.add_argument("--training", type=seconds, default=0.0, metavar="SECONDS",
                         help="also measure MaskablePPO learning throughput, about this long per path")
-    parser.add_argument("--verify", type=bounded_int(0, None), default=0, metavar="HANDS",
+    parser.add_argument("--verify", type=bounded_int(0, MAX_COUNT), default=0, metavar="HANDS",
                         help="first run the differential check over this many hands")
     parser.add_argument("--json", action="store_true", help="end with one line of JSON")
     args = parser.parse_args(argv)

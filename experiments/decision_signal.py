@@ -49,8 +49,8 @@ from skipbo_env.vector import VectorGame
 from skipbo_env.vector.engine import MAX_SEED
 from skipbo_env.vector.layout import RUNNING
 from training.learned import play_table
-from skipbo_cli.arguments import bounded_int, flag_check, positive_int
-from skipbo_cli.script import ScriptParser, check_output_file, run
+from skipbo_cli.arguments import bounded_int, flag_check
+from skipbo_cli.script import ScriptParser, check_output_file, count, run
 
 RULES = Rules(num_players=2, stock_size=30)
 MAX_ACTIONS = FIRST_DISCARD + 1
@@ -303,7 +303,7 @@ def record_problem(r: dict) -> str | None:
 
 def main(argv: list[str] | None = None) -> int:
     parser = ScriptParser(prog="decision_signal.py", description=__doc__.splitlines()[0])
-    parser.add_argument("--decisions", type=positive_int, default=20, help="decisions measured (default 20)")
+    parser.add_argument("--decisions", type=count, default=20, help="decisions measured (default 20)")
     parser.add_argument("--samples", type=bounded_int(2, MAX_SAMPLES), default=400,
                         help="games per action (default 400)")
     parser.add_argument("--seed", type=bounded_int(0, MAX_SEED // 1000 - 1), default=0,

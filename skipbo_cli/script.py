@@ -25,6 +25,15 @@ ScriptParser = CommandParser
 
 table_size = bounded_int(MIN_PLAYERS, MAX_PLAYERS)
 """A table size: an integer from 2 to 6."""
+MAX_BATCH = 2**18
+"""The most games of one batch of the batched engine a script builds (about 5 KB each: some 1.3 GB)."""
+MAX_COUNT = 1_000_000
+"""The most games, hands, repeats or steps per measurement a script takes (runs of hours at most)."""
+MAX_PARALLEL = 256
+"""The most threads, worker processes or Ray env runners a script starts."""
+batch = bounded_int(1, MAX_BATCH)
+count = bounded_int(1, MAX_COUNT)
+parallel = bounded_int(1, MAX_PARALLEL)
 
 
 @flag_check
