@@ -23,8 +23,12 @@ from typing import Mapping
 import numpy as np
 
 from skipbo_env.actions import NUM_ACTIONS
+from skipbo_env.encoding import GLOBAL_OFFSETS, SEAT_BLOCK, SEAT_START
+from skipbo_env.rules import MAX_PLAYERS, MIN_PLAYERS
 
 ACTIVATIONS = ("relu", "tanh")
+PLAYERS_AT = GLOBAL_OFFSETS["num_players"]
+"""Where the observation's one-hot table size starts (index ``n - MIN_PLAYERS``)."""
 
 
 def parameter_shapes(obs_size: int, hidden: list[int]) -> dict[str, tuple[int, ...]]:
@@ -55,6 +59,8 @@ class NetworkPolicy:
         self.activation = activation
         self.deterministic = deterministic
         self.metadata = dict(metadata or {})
+        self.source = "the model"
+        """Where the weights came from, as messages name it (:func:`agents.saved_model.load_saved_policy`: the file)."""
         self._layers = [
             (np.asarray(weights[f"policy_net.{2 * layer}.weight"], dtype=np.float32).T.copy(),
              np.asarray(weights[f"policy_net.{2 * layer}.bias"], dtype=np.float32))
@@ -91,8 +97,28 @@ class NetworkPolicy:
         probabilities = np.exp(logits.astype(np.float64))
         return probabilities / probabilities.sum()
 
+    def check_num_players(self, num_players: int) -> None:
+        """Refuse, in one line (``ValueError``), a table larger than the one the model was trained for (its
+        metadata's ``rules.num_players``) when the network reads none of the values of the seat that table adds
+        (trained with ``network.inputs: table``: it would play blind to that seat). A network that reads the
+        whole observation (``network.inputs: all``, the default, as the shipped ``skipbo-2p.zip``) reads every
+        seat of any table, and so plays at every table size. Harnesses call it before the first game; ``act``
+        checks every observation's table size as well."""
+        declared = self.metadata.get("rules", {}).get("num_players") if isinstance(self.metadata.get("rules"),
+                                                                                    dict) else None
+        if self._inputs is None or not isinstance(declared, int) or num_players <= declared:
+            return
+        added = SEAT_START + SEAT_BLOCK * declared
+        if added < self.obs_size and not np.any((self._inputs >= added) & (self._inputs < added + SEAT_BLOCK)):
+            raise ValueError(f"{self.source} was trained for {declared} players and reads only the seats of a "
+                             f"{declared}-player table (network.inputs: table); it does not play at a table of "
+                             f"{num_players}: train one for {num_players} players, or with network.inputs: all")
+
     def act(self, observation: dict) -> int:
         mask = np.asarray(observation["action_mask"], dtype=bool)
+        vector = np.asarray(observation["observation"])
+        self.check_num_players(int(np.argmax(vector[PLAYERS_AT:PLAYERS_AT + MAX_PLAYERS - MIN_PLAYERS + 1]))
+                               + MIN_PLAYERS)
         if not mask.any():
             raise ValueError("the action mask allows no action: the game is over or the mask is wrong")
         if self.deterministic:

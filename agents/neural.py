@@ -8,7 +8,9 @@ the sequence could stop by the network, plays the first play of the best, and wh
 discards the card whose turn end the network values most. It draws nothing at random.
 
 Its weights are learned by self-play (``backend: neural``, ``training/neural.py``) and saved as a JSON
-file of integers (:func:`read_model`, numbers only: loading a file cannot run code). The kernel that
+file of integers (:func:`read_model`, numbers only: loading a file cannot run code; a file whose weights could
+make a sum of the kernels pass :data:`MAX_SUM`, :func:`largest_sum`, is refused, so every sum is exact). A network
+reads the seats of the table size it was trained for, and refuses to play at another. The kernel that
 decides reads only the observation and the legal mask, so the bot plays the same on the rules engine
 (:meth:`NeuralBot.act`) and on the batched engine (:meth:`NeuralBot.act_batch`, a whole batch in one
 call).
@@ -21,11 +23,12 @@ import os
 
 import numpy as np
 
-from agents.batched.neural import decide, decide_rows, input_indices
+from agents.batched.neural import FIRST_SHIFT, MULTIPLIER, SECOND_SHIFT, decide, decide_rows, input_indices
 from agents.policy import Bot
-from skipbo_env.encoding import OBS_SIZE
+from skipbo_env.cards import CARDS_PER_DECK
+from skipbo_env.encoding import GLOBAL_OFFSETS, OBS_HIGH, OBS_SIZE
 from skipbo_env.files import read_file_text
-from skipbo_env.rules import MAX_PLAYERS, MIN_PLAYERS
+from skipbo_env.rules import MAX_COUNTER, MAX_DECKS, MAX_PLAYERS, MIN_PLAYERS
 
 NAME = "neural"
 FORMAT = "skipbo-neural/1"
@@ -36,7 +39,15 @@ MAX_MODEL_BYTES = 16 * 1024 * 1024
 MAX_WIDTH = 1024
 """The widest layer a model file may declare."""
 MAX_WEIGHT = 2 ** 40
-"""The largest magnitude of a quantized weight (the kernels' 64-bit sums stay exact below it)."""
+"""The largest magnitude of a quantized weight; the sums the weights make are bounded by :data:`MAX_SUM`."""
+MAX_SUM = 2 ** 62
+"""The largest magnitude any sum of the kernels may reach for a model to load (:func:`largest_sum`): half the
+int64 range, so the float64 arithmetic that bounds the sums cannot round an overflow out of sight."""
+COUNTER_MAX = 2 * (MAX_COUNTER + 1)
+"""More than the largest raw value an observation's turn counters can hold: ``max_turns`` and ``max_turn_plays``
+go up to ``skipbo_env.rules.MAX_COUNTER`` (2**31 - 1), and the float32 encoding rounds them by a few hundred."""
+PLAYERS_AT = GLOBAL_OFFSETS["num_players"]
+COUNTERS = ("max_turns", "max_turn_plays", "turn", "plays_this_turn", "turn_plays_left")
 
 
 class Network:
@@ -89,7 +100,37 @@ def network_from_dict(data, source: str = "model") -> Network:
     bias = data.get("output_bias")
     if not isinstance(bias, int) or isinstance(bias, bool) or abs(bias) > MAX_WEIGHT:
         fail(f"output_bias must be an integer of magnitude at most {MAX_WEIGHT}")
-    return Network(players, expected_inputs, output_bias=bias, **arrays)
+    network = Network(players, expected_inputs, output_bias=bias, **arrays)
+    reach = largest_sum(network)
+    if reach > MAX_SUM:
+        fail(f"its weights are too large to be summed exactly in 64-bit integers: a sum of the network could "
+             f"reach 2**{np.log2(reach):.1f}, and a model's sums must stay within 2**{np.log2(MAX_SUM):.0f}")
+    return network
+
+
+def input_maxima() -> np.ndarray:
+    """float64[OBS_SIZE + 1]: the largest integer each network input can take (the kernels' ``q``): 1 for a flag
+    or one-hot value (and ``pending_discard``), :data:`COUNTER_MAX` for the turn counters, ``MAX_DECKS`` for
+    ``decks``, and every card of the largest deck for the other counts; times the input's ``MULTIPLIER``."""
+    maxima = np.where(OBS_HIGH == 1, 1.0, float(MAX_DECKS * CARDS_PER_DECK))
+    maxima[GLOBAL_OFFSETS["decks"]] = MAX_DECKS
+    maxima[[GLOBAL_OFFSETS[name] for name in COUNTERS]] = COUNTER_MAX
+    return np.append(maxima, 1.0) * MULTIPLIER
+
+
+def largest_sum(network: Network) -> float:
+    """A bound on the magnitude of every sum the kernels (:mod:`agents.batched.neural`) form with ``network``'s
+    weights, for every input within :func:`input_maxima`: the first layer's sums at most ``S1`` (bias plus each
+    weight times its input's largest value), and twice that while a plan's changes are added to the root's
+    sums (each changed input steps by at most its largest value, once); the second layer's at most ``S2``
+    (bias plus each weight times ``S1 >> FIRST_SHIFT``); the output's bias plus each weight times
+    ``S2 >> SECOND_SHIFT``. A model loads only when this is at most :data:`MAX_SUM`, so every sum is exact."""
+    first, first_bias, second, second_bias, output, output_bias, _ = (
+        np.abs(array).astype(np.float64) for array in network.arrays)
+    first_sums = first_bias + input_maxima()[network.inputs] @ first
+    second_sums = second_bias + second @ (first_sums / 2 ** FIRST_SHIFT)
+    output_sum = output_bias[0] + output @ (second_sums / 2 ** SECOND_SHIFT)
+    return float(max(2 * first_sums.max(), second_sums.max(), output_sum))
 
 
 def _integer_array(value, shape: tuple, name: str, fail) -> np.ndarray:
@@ -115,11 +156,21 @@ def read_model(path: str) -> Network:
     reason for a file that is not one."""
     text = read_file_text(path, max_bytes=MAX_MODEL_BYTES, what="neural model")
     try:
-        data = json.loads(text)
-    except (json.JSONDecodeError, RecursionError) as error:
-        reason = "nested too deeply" if isinstance(error, RecursionError) else str(error)
+        data = json.loads(text, parse_int=_bounded_int)
+    except (ValueError, RecursionError) as error:  # JSONDecodeError, a number too long, nesting too deep
+        reason = "nested too deeply" if isinstance(error, RecursionError) else " ".join(str(error).split())
         raise ValueError(f"neural model {path!r} is not valid JSON: {reason}") from None
     return network_from_dict(data, repr(path))
+
+
+MAX_DIGITS = 20
+"""The most digits of an integer in a model file (a weight is at most :data:`MAX_WEIGHT`, 13 digits)."""
+
+
+def _bounded_int(text: str) -> int:
+    if len(text.lstrip("-")) > MAX_DIGITS:
+        raise ValueError(f"it holds an integer of {len(text.lstrip('-')):,} digits; a weight has at most {MAX_DIGITS}")
+    return int(text)
 
 
 class NeuralBot(Bot):
@@ -150,15 +201,35 @@ class NeuralBot(Bot):
     def __repr__(self) -> str:
         return f"NeuralBot(model={self.model_file!r})"
 
+    def check_num_players(self, num_players: int) -> None:
+        """Refuse, in one line (``ValueError``), a table of another size than the network's: it reads only the
+        seats of a table of its size (:func:`agents.batched.neural.input_indices`), so elsewhere it would decide
+        blind to the other seats. Harnesses call it before the first game; ``act`` and ``act_batch`` check every
+        observation's table size as well."""
+        n = self.network.num_players
+        if num_players != n:
+            raise ValueError(f"neural model {self.model_file} was trained for {n} players and reads only the seats "
+                             f"of a {n}-player table; it does not play at a table of {num_players}: train one "
+                             f"for {num_players} players (rules.num_players: {num_players})")
+
+    def check_table(self, observations: np.ndarray) -> None:
+        """:meth:`check_num_players` for the table size of every observation of a batch (float32 ``[k, OBS_SIZE]``)."""
+        seats = observations[:, PLAYERS_AT:PLAYERS_AT + MAX_PLAYERS - MIN_PLAYERS + 1].argmax(axis=1) + MIN_PLAYERS
+        other = seats[seats != self.network.num_players]
+        if len(other):
+            self.check_num_players(int(other[0]))
+
     def act(self, observation: dict) -> int:
         vector = np.ascontiguousarray(observation["observation"], dtype=np.float32)
         mask = np.ascontiguousarray(observation["action_mask"], dtype=bool).reshape(1, -1)
+        self.check_table(vector.reshape(1, -1))
         return int(decide(vector, mask, 0, self.network.arrays))
 
     def act_batch(self, observations: np.ndarray, masks: np.ndarray) -> np.ndarray:
         """The actions of a batch of observations (float32 ``[k, OBS_SIZE]``) and masks (bool ``[k, 145]``)."""
         observations = np.ascontiguousarray(observations, dtype=np.float32)
         masks = np.ascontiguousarray(masks, dtype=bool)
+        self.check_table(observations)
         out = np.empty(len(observations), dtype=np.int64)
         decide_rows(observations, masks, self.network.arrays, out)
         return out

@@ -94,8 +94,10 @@ def load_saved_policy(path: str | Path, deterministic: bool = True, seed: int | 
     """The policy stored in a model file, ready to ``act(observation)``; refuses anything else."""
     tensors, metadata = read_model(path)
     weights = {name: tensor.detach().numpy() for name, tensor in tensors.items()}
-    return NetworkPolicy(weights, metadata["hidden"], metadata["activation"],
-                         deterministic=deterministic, seed=seed, metadata=metadata)
+    policy = NetworkPolicy(weights, metadata["hidden"], metadata["activation"],
+                           deterministic=deterministic, seed=seed, metadata=metadata)
+    policy.source = f"the model {path}"
+    return policy
 
 
 def read_model(path: str | Path) -> tuple[dict, dict]:

@@ -8,7 +8,7 @@ computed for every action). Games start with ``Game.new`` (shuffle and deal incl
 
 from __future__ import annotations
 
-import argparse
+from argparse import RawDescriptionHelpFormatter
 import json
 import os
 import platform
@@ -18,6 +18,8 @@ from collections import Counter
 
 import numpy as np
 
+from skipbo_cli.arguments import seed
+from skipbo_cli.script import ScriptParser, table_size, positive_seconds, run
 import skipbo_env
 from skipbo_env import Game, Rules
 
@@ -43,13 +45,13 @@ def measure(players: int, seconds: float, seed: int) -> dict:
             "actions_per_game": actions / games, "games": games, "outcomes": dict(outcomes)}
 
 
-def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument("--seconds", type=float, default=5.0, help="time per table size")
-    parser.add_argument("--players", type=int, nargs="+", default=[2, 4, 6])
-    parser.add_argument("--seed", type=int, default=0)
+def main(argv: list[str] | None = None) -> int:
+    parser = ScriptParser(description=__doc__, formatter_class=RawDescriptionHelpFormatter)
+    parser.add_argument("--seconds", type=positive_seconds, default=5.0, help="time per table size")
+    parser.add_argument("--players", type=table_size, nargs="+", default=[2, 4, 6])
+    parser.add_argument("--seed", type=seed, default=0)
     parser.add_argument("--json", action="store_true", help="end with one line of JSON")
-    args = parser.parse_args()
+    args = parser.parse_args(argv)
     print(f"command: python {' '.join(sys.argv)}")
     print(f"skipbo-lab {skipbo_env.__version__}, numpy {np.__version__}, Python {platform.python_version()}, "
           f"{platform.machine()}, seed {args.seed}")
@@ -62,7 +64,8 @@ def main() -> None:
               f"{r['actions_per_game']:>13,.1f}  {r['outcomes']}")
     if args.json:
         print(json.dumps({str(r["players"]): r for r in results}))
+    return 0
 
 
 if __name__ == "__main__":
-    main()
+    raise SystemExit(run(main))

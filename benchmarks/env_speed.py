@@ -1,7 +1,7 @@
 """Environment speed: random legal play through PettingZoo's AEC loop, against RLCard's UNO, and SingleAgentEnv.
 
     python benchmarks/env_speed.py [--games 300] [--repeat 3] [--players 2 4 6] [--seed 0]
-                                   [--profile N] [--json]
+                                   [--profile N] [--without-uno] [--json]
 
 Every environment is played the way a framework plays it, one action at a time, and every choice
 is the same random call on the environment's own legal ids, ``int(rng.choice(ids))`` with
@@ -35,8 +35,9 @@ UNO's rate, ``SingleAgentEnv`` learner steps >= ``env()`` actions, 4 and 6 playe
 
 from __future__ import annotations
 
-import argparse
+from argparse import RawDescriptionHelpFormatter
 import cProfile
+import importlib.util
 import io
 import json
 import pstats
@@ -46,6 +47,8 @@ import time
 
 import numpy as np
 
+from skipbo_cli.arguments import bounded_int, seed
+from skipbo_cli.script import MAX_COUNT, ScriptParser, count, run, table_size
 from agents.greedy import GreedyBot
 from skipbo_env import SingleAgentEnv, env, raw_env
 from skipbo_env.provenance import header, machine
@@ -141,10 +144,10 @@ def play_single_agent(players: int, games: int, seed: int) -> dict:
             "steps_per_game": len(choices) / games}
 
 
-def measure_all(players: list[int], games: int, seed: int, repeat: int) -> dict:
+def measure_all(players: list[int], games: int, seed: int, repeat: int, uno: bool = True) -> dict:
     """Each figure's median over ``repeat`` rounds; a round runs every measurement once, so a change
-    of the machine's load falls on all of them alike."""
-    plays = {("rlcard_uno", None): (play_rlcard_uno, games, seed)}
+    of the machine's load falls on all of them alike. ``uno``: RLCard's UNO is measured too."""
+    plays = {("rlcard_uno", None): (play_rlcard_uno, games, seed)} if uno else {}
     for name, make in (("env", env), ("raw_env", raw_env)):
         plays.update({(name, n): (play_pettingzoo, make, n, games, seed) for n in players})
     plays.update({("single_agent_greedy", n): (play_single_agent, n, games, seed) for n in players})
@@ -175,21 +178,24 @@ RATE_KINDS = (("per_s", "wall-clock"), ("per_cpu_s", "CPU"), ("env_only_per_s", 
 
 
 def print_results(results: dict, players: list[int]) -> None:
-    uno = results["rlcard_uno"]
+    uno = results.get("rlcard_uno")
     for per, title in RATE_KINDS:
         print(f"\nactions per second of {title} time (median)")
-        print(f"  RLCard UNO, 2 players      {uno[per]:>9,.0f}")
+        if uno:
+            print(f"  RLCard UNO, 2 players      {uno[per]:>9,.0f}")
         for name in ("env", "raw_env"):
             for n in players:
                 row = results[name][n]
-                print(f"  {name + '()':<9} {n} players        {row[per]:>9,.0f}   x{row[per] / uno[per]:.2f} UNO"
+                against = f"   x{row[per] / uno[per]:.2f} UNO" if uno else ""
+                print(f"  {name + '()':<9} {n} players        {row[per]:>9,.0f}{against}"
                       f"   time per action x{results[name][players[0]][per] / row[per]:.2f} of {players[0]} players")
         for n in players:
             row = results["single_agent_greedy"][n]
             print(f"  SingleAgentEnv greedy, {n}p  {row[per]:>9,.0f} learner steps "
                   f"({row['all_actions_' + per]:,.0f} actions)   x{row[per] / results['env'][n][per]:.2f} of env() actions")
-    print(f"\nthe random call: {uno['choice_cpu_us']:.1f} us of CPU on UNO's ids, "
-          f"{results['env'][players[0]]['choice_cpu_us']:.1f} us on ours ({players[0]} players)")
+    on_uno = f"{uno['choice_cpu_us']:.1f} us of CPU on UNO's ids, " if uno else ""
+    print(f"\nthe random call: {on_uno}{results['env'][players[0]]['choice_cpu_us']:.1f} us on ours "
+          f"({players[0]} players)")
     print_targets(results, players)
 
 
@@ -197,7 +203,7 @@ def print_targets(results: dict, players: list[int]) -> None:
     """Issue 16's targets, on CPU time (what other programs on a shared machine take the least of)."""
     print("\nissue 16's targets, on CPU-time rates (as measured / choices left out)")
     first = players[0]
-    for name, wanted in (("env", 1.5), ("raw_env", 2.0)):
+    for name, wanted in (("env", 1.5), ("raw_env", 2.0)) if "rlcard_uno" in results else ():
         got = [results[name][first][per] / results["rlcard_uno"][per] for per in ("per_cpu_s", "env_only_per_cpu_s")]
         print(f"  {name + '()':<9} >= x{wanted} UNO: x{got[0]:.2f} / x{got[1]:.2f}")
     got = [results["single_agent_greedy"][first][per] / results["env"][first][per]
@@ -209,20 +215,22 @@ def print_targets(results: dict, players: list[int]) -> None:
         print(f"  env() time per action, {n} players <= x1.5 of {first} players: x{got[0]:.2f} / x{got[1]:.2f}")
 
 
-def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument("--games", type=int, default=300, help="games per run")
-    parser.add_argument("--repeat", type=int, default=3, help="runs per measurement; the median is kept")
-    parser.add_argument("--players", type=int, nargs="+", default=[2, 4, 6])
-    parser.add_argument("--seed", type=int, default=0)
-    parser.add_argument("--profile", type=int, default=0, metavar="N",
+def main(argv: list[str] | None = None) -> int:
+    parser = ScriptParser(description=__doc__, formatter_class=RawDescriptionHelpFormatter)
+    parser.add_argument("--games", type=count, default=300, help="games per run")
+    parser.add_argument("--repeat", type=count, default=3, help="runs per measurement; the median is kept")
+    parser.add_argument("--players", type=table_size, nargs="+", default=[2, 4, 6])
+    parser.add_argument("--seed", type=seed, default=0)
+    parser.add_argument("--profile", type=bounded_int(0, MAX_COUNT), default=0, metavar="N",
                         help="print the N costliest functions of the env() loop")
+    parser.add_argument("--without-uno", action="store_true",
+                        help="leave RLCard's UNO out (it needs pip install 'skipbo-lab[bench]')")
     parser.add_argument("--json", action="store_true", help="end with one line of JSON")
-    args = parser.parse_args()
-    if args.repeat < 1 or args.games < 1:
-        parser.error(f"--games {args.games} --repeat {args.repeat}: use 1 or more of each")
+    args = parser.parse_args(argv)
+    if not args.without_uno and importlib.util.find_spec("rlcard") is None:
+        parser.error("RLCard is not installed: pip install 'skipbo-lab[bench]', or leave UNO out with --without-uno")
     print(header(f"python {' '.join(sys.argv)}", args.seed))
-    results = measure_all(args.players, args.games, args.seed, args.repeat)
+    results = measure_all(args.players, args.games, args.seed, args.repeat, uno=not args.without_uno)
     print(f"load after: {machine()['load_average']}")
     print_results(results, args.players)
     if args.profile:
@@ -230,7 +238,8 @@ def main() -> None:
         print(profile_wrapped_loop(args.players[0], args.games, args.seed, args.profile))
     if args.json:
         print(json.dumps(results))
+    return 0
 
 
 if __name__ == "__main__":
-    main()
+    raise SystemExit(run(main))

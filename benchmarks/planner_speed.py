@@ -13,7 +13,6 @@ process's CPU time; the load averages before and after are printed (the machine 
 
 from __future__ import annotations
 
-import argparse
 import os
 import platform
 import sys
@@ -22,6 +21,8 @@ import time
 import numba
 import numpy as np
 
+from skipbo_cli.arguments import positive_int, seed
+from skipbo_cli.script import ScriptParser, batch, positive_seconds, run, table_size
 import skipbo_env
 from agents.loading import load_policy
 from skipbo_env import Rules
@@ -71,13 +72,13 @@ def python_rate(rules: Rules, spec: str, seconds: float, seed: int) -> tuple[flo
 
 
 def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser = ScriptParser(description=__doc__.splitlines()[0])
     parser.add_argument("--bot", choices=("planner", "expert"), default="planner", help="the bot (default planner)")
-    parser.add_argument("--seconds", type=float, default=5.0, help="time per measurement (default 5)")
-    parser.add_argument("--batch", type=int, default=1024, help="games of the batched bot (default 1024)")
-    parser.add_argument("--players", type=int, default=2)
-    parser.add_argument("--stock-size", type=int, default=None, help="default: the table's (30 for 2-4 players)")
-    parser.add_argument("--seed", type=int, default=0)
+    parser.add_argument("--seconds", type=positive_seconds, default=5.0, help="time per measurement (default 5)")
+    parser.add_argument("--batch", type=batch, default=1024, help="games of the batched bot (default 1024)")
+    parser.add_argument("--players", type=table_size, default=2)
+    parser.add_argument("--stock-size", type=positive_int, default=None, help="default: the table's (30 for 2-4 players)")
+    parser.add_argument("--seed", type=seed, default=0)
     parser.add_argument("--switches", default="", help="the bot's options, e.g. avoid_feeding=false")
     args = parser.parse_args(argv)
     rules = Rules(num_players=args.players, stock_size=args.stock_size)
@@ -99,4 +100,4 @@ def main(argv: list[str] | None = None) -> int:
 
 
 if __name__ == "__main__":
-    sys.exit(main())
+    raise SystemExit(run(main))

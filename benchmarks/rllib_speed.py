@@ -14,12 +14,18 @@ command, the versions and the load averages before and after are printed with th
 
 from __future__ import annotations
 
-import argparse
+import importlib.util
 import os
 import platform
 import shlex
 import sys
 import time
+
+from skipbo_cli.arguments import bounded_int, seed
+from skipbo_cli.script import ScriptParser, count, parallel, run
+
+MAX_WIDTH = 4096
+"""The widest layer --hidden takes."""
 
 
 def measure(runners: int, steps: int, opponents: list[str], hidden: list[int], seed: int) -> float:
@@ -47,14 +53,16 @@ def measure(runners: int, steps: int, opponents: list[str], hidden: list[int], s
 
 
 def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("--runners", type=int, nargs="+", default=[1, 2], help="env runner counts (default 1 2)")
-    parser.add_argument("--steps", type=int, default=4000, help="env steps each runner samples (default 4000)")
+    parser = ScriptParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--runners", type=parallel, nargs="+", default=[1, 2], help="env runner counts (default 1 2)")
+    parser.add_argument("--steps", type=count, default=4000, help="env steps each runner samples (default 4000)")
     parser.add_argument("--opponents", nargs="+", default=["self"], help="opponents.mix kinds, equal weights")
-    parser.add_argument("--hidden", type=int, nargs="+", default=[256, 256], help="network.hidden (default 256 256)")
+    parser.add_argument("--hidden", type=bounded_int(1, MAX_WIDTH), nargs="+", default=[256, 256], help="network.hidden (default 256 256)")
     parser.add_argument("--address", default=None, help="a running Ray cluster (default: a local instance)")
-    parser.add_argument("--seed", type=int, default=0)
+    parser.add_argument("--seed", type=seed, default=0)
     args = parser.parse_args(argv)
+    if importlib.util.find_spec("ray") is None:
+        parser.error("Ray is not installed here: pip install -e '.[rllib]' (make test-rllib's environment has it)")
 
     import numpy
     import ray
@@ -80,4 +88,4 @@ def main(argv: list[str] | None = None) -> int:
 
 
 if __name__ == "__main__":
-    sys.exit(main())
+    raise SystemExit(run(main))

@@ -12,23 +12,24 @@ between wall time and the agents' time.
 
 from __future__ import annotations
 
-import argparse
 import sys
 
+from skipbo_cli.arguments import positive_int, seed
+from skipbo_cli.script import ScriptParser, count, parallel, run, table_size
 from skipbo_env import Rules
 from evaluation import run_tournament
 from skipbo_env.provenance import versions
 
 
 def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--games", type=int, default=200)
+    parser = ScriptParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--games", type=count, default=200)
     parser.add_argument("--agents", nargs="+", default=["planner", "greedy"])
-    parser.add_argument("--players", type=int, default=2)
-    parser.add_argument("--stock-size", type=int, default=None)
+    parser.add_argument("--players", type=table_size, default=2)
+    parser.add_argument("--stock-size", type=positive_int, default=None)
     parser.add_argument("--partners", action="store_true")
-    parser.add_argument("--seed", type=int, default=0)
-    parser.add_argument("--workers", type=int, default=1)
+    parser.add_argument("--seed", type=seed, default=0)
+    parser.add_argument("--workers", type=parallel, default=1)
     args = parser.parse_args(argv)
     rules = Rules(num_players=args.players, stock_size=args.stock_size, partners=args.partners)
     print("$ python benchmarks/tournament_speed.py " + " ".join(sys.argv[1:] if argv is None else argv))
@@ -49,4 +50,4 @@ def main(argv: list[str] | None = None) -> int:
 
 
 if __name__ == "__main__":
-    sys.exit(main())
+    raise SystemExit(run(main))

@@ -2,7 +2,7 @@
 
     python benchmarks/training_speed.py [--seconds 20] [--seed 0] [--paths vector dummy]
                                         [--mixes greedy planner snapshots] [--networks quickstart shipped]
-                                        [--json]
+                                        [--n-steps N] [--json]
 
 Each cell is ``MaskablePPO.learn`` (sb3-contrib, one torch thread, the trainer's own environments and
 opponent pool from ``training.trainer``) for about ``--seconds`` seconds: rollouts *and* updates,
@@ -27,7 +27,6 @@ other network's table).
 
 from __future__ import annotations
 
-import argparse
 import json
 import os
 import shlex
@@ -38,6 +37,8 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
+from skipbo_cli.arguments import positive_int, seed  # noqa: E402
+from skipbo_cli.script import ScriptParser, positive_seconds, run  # noqa: E402
 from skipbo_env.provenance import header  # noqa: E402
 
 QUICKSTART = ROOT / "training" / "configs" / "quickstart.yaml"
@@ -53,18 +54,20 @@ def shipped_hidden() -> list[int]:
     return list(read_model(SHIPPED)[1]["hidden"])
 
 
-def cell_config(path: str, mix: str, hidden: list[int], seed: int):
+def cell_config(path: str, mix: str, hidden: list[int], seed: int, n_steps: int | None = None):
     from training.config import load_config
 
     overrides = [f"seed={seed}", f"opponents.mix={{{mix}: 1.0}}", f"network.hidden={json.dumps(hidden)}",
                  f"env.vec_env={path}", "pretrain.enabled=false"]
     if path == "dummy":
-        overrides += [f"env.num_envs={DUMMY_ENVS}", f"ppo.n_steps={DUMMY_STEPS}",
-                      f"ppo.batch_size={min(1024, DUMMY_ENVS * DUMMY_STEPS)}"]
+        overrides += [f"env.num_envs={DUMMY_ENVS}", f"ppo.n_steps={n_steps or DUMMY_STEPS}",
+                      f"ppo.batch_size={min(1024, DUMMY_ENVS * (n_steps or DUMMY_STEPS))}"]
+    elif n_steps:
+        overrides += [f"ppo.n_steps={n_steps}"]
     return load_config(QUICKSTART, overrides)
 
 
-def measure(path: str, mix: str, hidden: list[int], seconds: float, seed: int) -> dict:
+def measure(path: str, mix: str, hidden: list[int], seconds: float, seed: int, n_steps: int | None = None) -> dict:
     """Learner steps per second of ``MaskablePPO.learn`` with the trainer's environments for one cell."""
     from sb3_contrib import MaskablePPO
     from stable_baselines3.common.callbacks import BaseCallback
@@ -73,7 +76,7 @@ def measure(path: str, mix: str, hidden: list[int], seconds: float, seed: int) -
     from training.network import policy_kwargs
     from training.trainer import env_factory, vector_selfplay_env, learner_weights, limit_threads
 
-    config = cell_config(path, mix, hidden, seed)
+    config = cell_config(path, mix, hidden, seed, n_steps)
     rules = config.make_rules()
     limit_threads(config.threads)
     if path == "vector":
@@ -109,20 +112,20 @@ def measure(path: str, mix: str, hidden: list[int], seconds: float, seed: int) -
     env.close()
     steps = model.num_timesteps - clock.steps_at_start
     return {"steps_per_s": steps / elapsed, "steps": steps, "seconds": round(elapsed, 1),
-            "updates": int(model._n_updates)}
+            "rollouts": clock.rollouts - 1}
 
 
 def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("--seconds", type=float, default=20.0, help="measured seconds per cell (default 20)")
-    parser.add_argument("--seed", type=int, default=0)
+    parser = ScriptParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--seconds", type=positive_seconds, default=20.0, help="measured seconds per cell (default 20)")
+    parser.add_argument("--seed", type=seed, default=0)
     parser.add_argument("--paths", nargs="+", choices=PATHS, default=list(PATHS))
     parser.add_argument("--mixes", nargs="+", choices=MIXES, default=list(MIXES))
     parser.add_argument("--networks", nargs="+", choices=("quickstart", "shipped"), default=["quickstart", "shipped"])
+    parser.add_argument("--n-steps", type=positive_int, default=None, metavar="N",
+                        help=f"ppo.n_steps of every cell (default: the config's; {DUMMY_STEPS} on the dummy path)")
     parser.add_argument("--json", action="store_true", help="print one JSON line last")
     args = parser.parse_args(argv)
-    if args.seconds <= 0:
-        parser.error(f"--seconds {args.seconds} is not allowed: use a number > 0")
     from training.config import load_config
 
     print(header(" ".join(["python", *map(shlex.quote, sys.argv)]), args.seed), flush=True)
@@ -133,11 +136,11 @@ def main(argv: list[str] | None = None) -> int:
         table = tables[name] = {path: {} for path in args.paths}
         for path in args.paths:
             for mix in args.mixes:
-                result = measure(path, mix, hidden, args.seconds, args.seed)
+                result = measure(path, mix, hidden, args.seconds, args.seed, args.n_steps)
                 table[path][mix] = result["steps_per_s"]
                 print(f"network {name} {hidden}, {path:6s} path, opponents {mix:9s}: "
-                      f"{result['steps_per_s']:8,.0f} steps/s ({result['steps']:,} steps, {result['updates']} "
-                      f"gradient epochs in {result['seconds']} s)", flush=True)
+                      f"{result['steps_per_s']:8,.0f} steps/s ({result['steps']:,} steps, {result['rollouts']} "
+                      f"rollouts begun, each with its update, in {result['seconds']} s)", flush=True)
     print(f"load after: {os.getloadavg()[0]:.2f} {os.getloadavg()[1]:.2f} {os.getloadavg()[2]:.2f}")
     for name, table in tables.items():
         if "vector" in table and {"greedy", "planner"} <= set(table["vector"]):
@@ -151,4 +154,4 @@ def main(argv: list[str] | None = None) -> int:
 
 
 if __name__ == "__main__":
-    raise SystemExit(main())
+    raise SystemExit(run(main))

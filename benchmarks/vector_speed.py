@@ -32,7 +32,6 @@ plus the other figures.
 
 from __future__ import annotations
 
-import argparse
 import json
 import os
 import platform
@@ -42,6 +41,8 @@ import time
 import numba
 import numpy as np
 
+from skipbo_cli.arguments import bounded_int, seconds, seed
+from skipbo_cli.script import MAX_COUNT, ScriptParser, parallel, positive_seconds, run, table_size
 import skipbo_env
 from skipbo_env import Rules
 from agents.batched import bots
@@ -78,7 +79,7 @@ def measure_engine(rules: Rules, batch_size: int, seconds: float, seed: int, thr
     actions = np.empty(batch_size, dtype=np.int64)
 
     def choose():  # the kernel bot's choices, the rows split among the engine's threads as its own bots are
-        engine._run(bots.random_actions, rows, (engine.games, engine.action_mask, streams), (actions,))
+        engine.run_rows(bots.random_actions, rows, (engine.games, engine.action_mask, streams), (actions,))
 
     for _ in range(3):  # warm-up (compiled code is cached on disk; this loads it)
         choose()
@@ -160,14 +161,14 @@ def verify(hands: int, seed: int) -> dict:
 
 
 def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("--seconds", type=float, default=2.0, help="time per measurement")
-    parser.add_argument("--threads", type=int, default=None, help="kernel threads (default: the CPU count)")
-    parser.add_argument("--seed", type=int, default=0)
-    parser.add_argument("--players", type=int, nargs="+", default=[2, 3, 4, 5, 6])
-    parser.add_argument("--training", type=float, default=0.0, metavar="SECONDS",
+    parser = ScriptParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--seconds", type=positive_seconds, default=2.0, help="time per measurement")
+    parser.add_argument("--threads", type=parallel, default=None, help="kernel threads (default: the CPU count)")
+    parser.add_argument("--seed", type=seed, default=0)
+    parser.add_argument("--players", type=table_size, nargs="+", default=[2, 3, 4, 5, 6])
+    parser.add_argument("--training", type=seconds, default=0.0, metavar="SECONDS",
                         help="also measure MaskablePPO learning throughput, about this long per path")
-    parser.add_argument("--verify", type=int, default=0, metavar="HANDS",
+    parser.add_argument("--verify", type=bounded_int(0, MAX_COUNT), default=0, metavar="HANDS",
                         help="first run the differential check over this many hands")
     parser.add_argument("--json", action="store_true", help="end with one line of JSON")
     args = parser.parse_args(argv)
@@ -239,4 +240,4 @@ def main(argv: list[str] | None = None) -> int:
 
 
 if __name__ == "__main__":
-    sys.exit(main())
+    raise SystemExit(run(main))

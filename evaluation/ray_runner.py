@@ -58,16 +58,40 @@ def connect_ray(address: str | None, num_cpus: int | None = None) -> bool:
     return True
 
 
-def check_port_answers(address: str, timeout: float = 5.0) -> None:
-    """``ConnectionError`` when nothing accepts a connection at a ``HOST:PORT`` address (``ray.init``
-    would retry such an address for minutes); other addresses (``auto``) are left to Ray."""
+HTTP2_PREFACE = b"PRI * HTTP/2.0\r\n\r\nSM\r\n\r\n" + bytes([0, 0, 0, 4, 0, 0, 0, 0, 0])
+"""What an HTTP/2 client sends first: the connection preface, then an empty SETTINGS frame."""
+SETTINGS_FRAME = 4
+"""The frame type a gRPC server's first frame has (RFC 9113, 3.4: the server's preface is a SETTINGS frame)."""
+RAY_ANSWER_SECONDS = 10.0
+"""How long the address has to connect, and again to answer, before it is refused (well within 30 s)."""
+
+
+def check_port_answers(address: str, timeout: float = RAY_ANSWER_SECONDS) -> None:
+    """``ConnectionError`` when a ``HOST:PORT`` address does not answer as a Ray head does (``ray.init`` would
+    retry it for minutes): nothing accepts a connection, or what does is no gRPC server (a Ray head's port is
+    one, and HTTP/2 underneath): sent an HTTP/2 preface, it must answer with a SETTINGS frame within ``timeout``
+    seconds. Other addresses (``auto``), and clusters that speak TLS (``RAY_USE_TLS``), are left to Ray."""
     host, _, port = address.rpartition(":")
-    if not host or not port.isdigit():
+    if not host or not port.isdigit() or os.environ.get("RAY_USE_TLS", "0") not in ("", "0"):
         return
     try:
-        socket.create_connection((host, int(port)), timeout=timeout).close()
+        connection = socket.create_connection((host, int(port)), timeout=timeout)
     except OSError as error:
         raise ConnectionError(f"nothing listens at {host}:{port}: {error.strerror or error}") from None
+    with connection:
+        try:
+            connection.sendall(HTTP2_PREFACE)
+            connection.settimeout(timeout)
+            answer = connection.recv(9)
+        except TimeoutError:
+            answer = b""
+        except OSError as error:  # reset by the peer, ...
+            raise ConnectionError(f"{host}:{port} accepted a connection and dropped it ({error.strerror or error}); "
+                                  "a Ray head answers") from None
+    if len(answer) < 4 or answer[3] != SETTINGS_FRAME or answer.startswith(b"HTTP/"):
+        seen = answer[:40].decode("latin-1").splitlines()[0] if answer.strip() else "nothing"
+        raise ConnectionError(f"{host}:{port} answers, but not as a Ray head does (its gRPC port answers an "
+                              f"HTTP/2 preface with a SETTINGS frame; this answered {seen!r} within {timeout:g} s)")
 
 
 def bind_to_loopback() -> None:

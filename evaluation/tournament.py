@@ -84,6 +84,7 @@ def run_tournament(
     rules = rules if rules is not None else Rules()
     names = _checked_names(agents, workers, names)
     policies = [agent if is_batch_player(agent) else load_policy(agent) for agent in agents]  # a bad spec fails here
+    check_table_size(policies, rules.num_players)
     engine, engine_reason = _engine_for(engine, names, agents, policies, save_dir, ray_address)
     specs = schedule(len(agents), rules, games, seed, duplicate, seat_orders)
     if save_dir is not None:
@@ -106,6 +107,15 @@ def run_tournament(
         result.elapsed_s = time.perf_counter() - start
     result.games.sort(key=lambda g: g.index)
     return result
+
+
+def check_table_size(policies: Sequence, num_players: int) -> None:
+    """Refuse (``ValueError``, one line) a policy declared for another table size (one with
+    ``check_num_players``, as ``agents.neural.NeuralBot``), before any game is played."""
+    for policy in policies:
+        check = getattr(policy, "check_num_players", None)
+        if callable(check):
+            check(num_players)
 
 
 def clear_game_files(folder: str, overwrite: bool) -> None:

@@ -45,6 +45,7 @@ from __future__ import annotations
 
 import contextlib
 import dataclasses
+import functools
 import json
 import secrets
 from pathlib import Path
@@ -61,6 +62,7 @@ from starlette.staticfiles import StaticFiles
 import skipbo_env.rules as rules_module
 from agents import BOTS, load_policy
 from agents.loading import PRETRAINED
+from evaluation.tournament import check_table_size
 from skipbo_env import Rules
 from skipbo_env.validation import check_plain_json, excerpt
 from skipbo_web.guard import HostCheck, RequestGuard
@@ -137,13 +139,14 @@ class Players:
         return found
 
     def names(self) -> list[dict]:
-        return ([{"name": name, "kind": "bot"} for name in BOTS]
+        return ([{"name": name, "kind": "bot"} for name in playable_bots()]
                 + [{"name": name, "kind": "shipped model"} for name in PRETRAINED]
                 + [{"name": name, "kind": "model"} for name in self.models()])
 
-    def load(self, name, seed: int):
-        """The policy a name means; 400 for a name that is not offered or a model that does not load."""
-        if name in BOTS or name in PRETRAINED:
+    def load(self, name, seed: int, num_players: int):
+        """The policy a name means at a table of ``num_players``; 400 for a name that is not offered, a model that
+        does not load, or one declared for another table size."""
+        if name in playable_bots() or name in PRETRAINED:
             spec = name
         else:
             spec = self.models().get(name) if isinstance(name, str) else None
@@ -152,9 +155,24 @@ class Players:
                 raise Refused(400, f"unknown opponent {excerpt(name)}: use one of {offered}")
             spec = str(spec)
         try:
-            return load_policy(spec, seed=seed)
-        except ValueError as error:  # PolicySpecError, SavedModelError
-            raise Refused(400, f"cannot load opponent {excerpt(name)}: {error}") from None
+            policy = load_policy(spec, seed=seed)
+            check_table_size([policy], num_players)
+        except ValueError as error:  # PolicySpecError, SavedModelError, a model for another table size
+            raise Refused(400, f"cannot seat opponent {excerpt(name)}: {error}") from None
+        return policy
+
+
+@functools.cache
+def playable_bots() -> tuple[str, ...]:
+    """The bots a name alone seats (``neural`` needs a model file: its shipped networks are offered by name)."""
+    playable = []
+    for name in BOTS:
+        try:
+            load_policy(name)
+        except ValueError:
+            continue
+        playable.append(name)
+    return tuple(playable)
 
 
 # ---------------------------------------------------------------------- new games
@@ -212,7 +230,7 @@ def new_session(body, players: Players, session_id: str) -> GameSession:
         seed = secrets.randbits(64)
     names = list(opponents)
     names.insert(seat, HUMAN)
-    policies = {s: players.load(name, seed + s) for s, name in enumerate(names) if s != seat}
+    policies = {s: players.load(name, seed + s, rules.num_players) for s, name in enumerate(names) if s != seat}
     return GameSession(session_id, rules, seed, seat, policies, names, match)
 
 

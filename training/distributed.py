@@ -40,7 +40,9 @@ instance on this machine (listening on 127.0.0.1 only, ``workers`` CPUs, default
 ``"auto"`` joins the cluster this machine is part of; ``"HOST:PORT"`` joins that cluster's head
 (``ray start --head`` prints it); the driver runs on a machine of that cluster. A Ray already
 initialised in this process is used as it is (and left running). :class:`evaluation.ray_runner.RayConnectionError`
-(a ``ValueError``) says when Ray is not installed or no cluster answers there.
+(a ``ValueError``) says when Ray is not installed or no cluster answers there: a ``HOST:PORT`` where nothing
+listens, or where what listens does not answer as a Ray head does within seconds (a web server, say), is
+refused before ``ray.init`` (:func:`evaluation.ray_runner.check_port_answers`), which would retry it for minutes.
 """
 
 from __future__ import annotations

@@ -13,10 +13,11 @@ import torch
 from agents import load_policy
 from agents.batched import neural as kernels
 from agents.batched.planner import play_into
-from agents.neural import NeuralBot, read_model
+from agents.neural import COUNTER_MAX, MAX_SUM, MAX_WEIGHT, NeuralBot, largest_sum, network_from_dict, read_model
 from evaluation.tournament import run_tournament
 from skipbo_env import Game, Rules
-from skipbo_env.encoding import LAYOUT_ROWS, observe
+from skipbo_env.encoding import GLOBAL_OFFSETS, LAYOUT_ROWS, observe
+from skipbo_env.rules import MAX_COUNTER
 from training.value_net import ValueNet, quantize
 
 FIELD_OF = {offset + k: name for name, offset, size in LAYOUT_ROWS for k in range(size)}
@@ -212,3 +213,79 @@ def test_the_shipped_network_loads_by_name_and_plays_as_its_evaluation_says():
         load_policy("neural-2p:model=x.json")
     result = run_tournament([bot, "greedy"], Rules(num_players=2), games=40, seed=11, engine="vector")
     assert result.agent_stats()[result.names[0]]["wins"] >= 36  # 99.8% of 4,000 games in its evaluation
+
+
+def extreme_network(first_weight: int, second_weight: int, output_weight: int) -> dict:
+    """A two-seat model whose only weights read ``max_turns``: every sum is largest when ``max_turns`` is."""
+    count = len(kernels.input_indices(2))
+    row = int(np.flatnonzero(kernels.input_indices(2) == GLOBAL_OFFSETS["max_turns"])[0])
+    first = np.zeros((count, 4), dtype=object)
+    first[row] = first_weight
+    return {"format": "skipbo-neural/1", "num_players": 2, "inputs": kernels.input_indices(2).tolist(),
+            "hidden": [4, 2], "first": first.tolist(), "first_bias": [0] * 4, "second": [[second_weight] * 4] * 2,
+            "second_bias": [0] * 2, "output": [output_weight] * 2, "output_bias": 0}
+
+
+def test_weights_at_the_allowed_maximum_are_refused_naming_the_file(tmp_path):
+    path = tmp_path / "huge.json"
+    path.write_text(json.dumps(extreme_network(MAX_WEIGHT, MAX_WEIGHT, MAX_WEIGHT)))
+    with pytest.raises(ValueError, match=f"{path}.*too large to be summed exactly in 64-bit integers") as error:
+        read_model(str(path))
+    assert "\n" not in str(error.value)
+
+
+def test_weights_just_within_the_bound_play_exactly_at_the_largest_counter():
+    """The largest model :func:`largest_sum` lets through: the kernels' int64 sums equal Python's exact ones."""
+    first_weight = MAX_SUM // (2 * COUNTER_MAX)
+    second_weight = MAX_SUM // (4 * (first_weight * COUNTER_MAX >> kernels.FIRST_SHIFT))
+    output_weight = MAX_SUM // (2 * (4 * second_weight * (first_weight * COUNTER_MAX >> kernels.FIRST_SHIFT)
+                                     >> kernels.SECOND_SHIFT))
+    data = extreme_network(first_weight, second_weight, output_weight)
+    network = network_from_dict(data)
+    assert MAX_SUM / 4 < largest_sum(network) <= MAX_SUM
+    with pytest.raises(ValueError, match="too large"):
+        network_from_dict(extreme_network(2 * first_weight, second_weight, output_weight))
+    game = Game(Rules(num_players=2, max_turns=MAX_COUNTER), seed=3)
+    x = observe(game, game.current_seat)["observation"]
+    first, first_bias, second, second_bias, output, output_bias, input_of = network.arrays
+    q = np.zeros(first.shape[0], dtype=np.int64)
+    kernels.root_inputs(x, input_of, q, np.zeros(14, dtype=np.int64))
+    sums = np.empty(first.shape[1], dtype=np.int64)
+    kernels.root_sums(q, first, first_bias, sums)
+    logit = kernels.network_value(sums, second, second_bias, output, output_bias[0], np.empty(2, dtype=np.int64))
+    exact_first = [sum(int(q[i]) * int(first[i, h]) for i in range(len(q))) for h in range(4)]
+    exact_second = [max(0, sum(second_weight * (a >> kernels.FIRST_SHIFT) for a in exact_first if a > 0))
+                    >> kernels.SECOND_SHIFT for _ in range(2)]
+    exact_output = sum(output_weight * h for h in exact_second)
+    assert sums.tolist() == exact_first and exact_output >= 2**60
+    assert logit == exact_output * kernels.OUTPUT_UNIT
+
+
+def test_an_integer_of_thousands_of_digits_is_one_line_naming_the_file(model_file, tmp_path):
+    path = tmp_path / "digits.json"
+    path.write_text(open(model_file).read().replace('"output_bias": ', '"output_bias": ' + "9" * 5000 + ", \"x\": "))
+    with pytest.raises(ValueError, match=f"{path}.*an integer of 5,000 digits") as error:
+        read_model(str(path))
+    assert "\n" not in str(error.value) and "limit" not in str(error.value)
+
+
+@pytest.mark.parametrize("engine", ["python", "vector"])
+def test_a_model_for_two_players_is_refused_at_three_seats_before_any_game(engine):
+    bot = load_policy("neural-2p")
+    with pytest.raises(ValueError, match="was trained for 2 players and reads only the seats of a 2-player table; "
+                                         "it does not play at a table of 3") as error:
+        run_tournament([bot, "greedy", "greedy"], Rules(num_players=3), games=3, seed=1, engine=engine)
+    assert "\n" not in str(error.value)
+
+
+def test_a_model_for_two_players_refuses_three_seat_observations_on_either_engine():
+    from skipbo_env.vector import VectorGame
+
+    bot = load_policy("neural-2p")
+    game = Game(Rules(num_players=3), seed=2)
+    with pytest.raises(ValueError, match="does not play at a table of 3"):
+        bot.act(observe(game, game.current_seat))
+    engine = VectorGame(Rules(num_players=3), 4, seed=2)
+    rows = np.arange(4)
+    with pytest.raises(ValueError, match="does not play at a table of 3"):
+        bot.act_batch(engine.observe(rows), engine.action_mask[rows])

@@ -16,7 +16,8 @@ import torch
 from agents.network import NetworkPolicy, parameter_shapes
 from agents.saved_model import SavedModelError, load_saved_policy, read_model, save_model
 from skipbo_env import Game, Rules
-from skipbo_env.encoding import EARLIER_OBS_SIZES, OBS_SIZE, observe
+from evaluation.tournament import run_tournament
+from skipbo_env.encoding import EARLIER_OBS_SIZES, OBS_SIZE, observe, table_inputs
 
 HIDDEN = [16, 8]
 
@@ -166,3 +167,34 @@ def test_the_shipped_two_player_model_loads_and_plays():
     while not game.is_over and game.turn < 20:
         observation = observe(game, game.current_seat)
         game.step(policy.act(observation))
+
+
+def table_only_weights(num_players: int) -> dict:
+    """Weights of a network trained with ``network.inputs: table``: zero rows for every value a table of
+    ``num_players`` seats never sets."""
+    weights = random_weights()
+    unread = np.setdiff1d(np.arange(OBS_SIZE), table_inputs(num_players))
+    weights["policy_net.0.weight"][:, unread] = 0.0
+    return weights
+
+
+def test_a_table_only_model_for_two_players_refuses_a_larger_table_in_one_line(tmp_path):
+    path = save_model(tmp_path / "two.zip", table_only_weights(2), metadata())
+    policy = load_saved_policy(path)
+    with pytest.raises(ValueError, match=f"the model {path} was trained for 2 players and reads only the seats of "
+                                         "a 2-player table") as error:
+        run_tournament([str(path), "greedy", "greedy"], Rules(num_players=3), games=2, seed=1)
+    assert "\n" not in str(error.value)
+    game = Game.new(Rules(num_players=4), seed=1)
+    with pytest.raises(ValueError, match="does not play at a table of 4"):
+        policy.act(observe(game, game.current_seat))
+    game = Game.new(Rules(num_players=2), seed=1)
+    assert policy.act(observe(game, game.current_seat)) in game.legal_actions()
+
+
+def test_a_model_that_reads_every_seat_plays_at_every_table_size(tmp_path):
+    policy = load_saved_policy(save_model(tmp_path / "all.zip", random_weights(), metadata()))
+    for players in (2, 3, 6):
+        policy.check_num_players(players)
+        game = Game.new(Rules(num_players=players), seed=1)
+        assert policy.act(observe(game, game.current_seat)) in game.legal_actions()

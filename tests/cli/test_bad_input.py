@@ -299,6 +299,8 @@ def _cases():
         ("evaluate a missing class", ["evaluate", "--agents", "{tmp}/code.py:Nobody", "greedy"], "defines no"),
         ("evaluate an unknown bot option", ["evaluate", "--agents", "planner:depth=3", "greedy"], "has no option"),
         ("evaluate an unknown spec", ["evaluate", "--agents", "nobody", "greedy"], "unknown policy spec"),
+        ("evaluate a two-player model at three seats", ["evaluate", "--agents", "neural-2p", "greedy", "--players", "3"],
+         "was trained for 2 players"),
         # seeds and numbers
         ("demo negative seed", ["demo", "--seed", "-1"], "use an integer from 0"),
         ("demo text seed", ["demo", "--seed", "x"], "is not an integer"),

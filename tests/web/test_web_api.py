@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import shutil
 import warnings
 from concurrent.futures import ThreadPoolExecutor
@@ -224,6 +225,22 @@ def test_the_options_offer_every_rule_setting_and_the_bots(client):
     assert {"random", "greedy", "planner", "pretrained-2p"} <= {o["name"] for o in options["opponents"]}
     assert client.get("/api/options").json() == options
     assert {e["path"] for e in client.get("/api").json()["endpoints"]} >= {"/api/games", "/api/games/{id}/act"}
+
+
+def test_every_opponent_offered_seats_a_game_and_docs_web_lists_them_all(client):
+    offered = [o["name"] for o in client.get("/api/options").json()["opponents"]]
+    for name in offered:
+        assert client.post("/api/games", json={"opponents": [name], "seed": 1}).status_code == 201, name
+    assert "neural" not in offered  # it needs a model file; its shipped network is offered by name
+    assert "unknown opponent" in _error(client.post("/api/games", json={"opponents": ["neural"]}), 400)
+    page = (Path(__file__).resolve().parents[2] / "docs" / "web.md").read_text()
+    listed = page[page.index("opponents: the bots"):page.index("and the model files")]
+    assert re.findall(r"`([^`]+)`", listed) == offered
+
+
+def test_a_model_for_two_players_is_refused_at_a_larger_table(client):
+    answer = client.post("/api/games", json={"opponents": ["neural-2p", "greedy"], "seed": 1})
+    assert "was trained for 2 players" in _error(answer, 400)
 
 
 def test_models_are_offered_by_name_and_only_from_inside_the_models_folder(tmp_path, games):

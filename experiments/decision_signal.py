@@ -1,8 +1,8 @@
 """How far one decision moves the outcome, against the noise of the games that follow it.
 
-    python benchmarks/decision_signal.py [--kind discards|plays] [--decisions 20] [--samples 400] [--seed 0]
+    python experiments/decision_signal.py [--kind discards|plays] [--decisions 20] [--samples 400] [--seed 0]
                                          [--share 0.08] [--json OUT]
-    python benchmarks/decision_signal.py --summarize OUT [OUT ...]
+    python experiments/decision_signal.py --summarize OUT [OUT ...]
 
 Not a speed benchmark: it measures the signal that every outcome-driven way of improving on ``pretrained-2p``
 (Monte-Carlo rollouts, expert iteration, Monte-Carlo or TD value fits, an evolution strategy) has to find.
@@ -28,8 +28,8 @@ seconds a game played out takes, with the command, the versions and the load.
 
 from __future__ import annotations
 
-import argparse
 import json
+import math
 import os
 import platform
 import sys
@@ -49,6 +49,8 @@ from skipbo_env.vector import VectorGame
 from skipbo_env.vector.engine import MAX_SEED
 from skipbo_env.vector.layout import RUNNING
 from training.learned import play_table
+from skipbo_cli.arguments import bounded_int, flag_check
+from skipbo_cli.script import ScriptParser, check_output_file, count, run
 
 RULES = Rules(num_players=2, stock_size=30)
 MAX_ACTIONS = FIRST_DISCARD + 1
@@ -59,6 +61,9 @@ CHANCE_ABOVE_TWO_SE = 0.023
 """The chance that an action no better than the bot's own measures more than two standard errors above it."""
 WORST_CASE_VARIANCE = 0.25
 """``p (1 - p)`` at ``p = 1/2``: the games needed to resolve a spread are counted at the noisiest win rate."""
+MAX_SAMPLES = 4_000
+"""The most games per action: the copies of every action are one batch of the engine, ``1 + samples x
+MAX_ACTIONS`` games of about 5 KB each, under 2 GB at this cap."""
 BOOTSTRAP = 2000
 """Resamples of the decisions for the upper bound of the spread (from a generator seeded 0)."""
 TABLE = np.ascontiguousarray(SHIPPED[0:1])
@@ -237,18 +242,25 @@ def print_summary(summary: dict, command: str) -> None:
           f"{summary['correlation']:.2f}")
     print(f"estimated sd of the actions' true win chances: {summary['true_spread']:.4f} (95% bootstrap upper "
           f"bound {summary['true_spread_upper']:.4f}); measured best minus own: {summary['best_minus_own']:.4f}")
-    print(f"the bot's own action: {summary['own_minus_others']:+.4f} (se {summary['own_minus_others_se']:.4f}) "
+    se = summary["own_minus_others_se"]
+    print(f"the bot's own action: {summary['own_minus_others']:+.4f} "
+          f"({f'se {se:.4f}' if math.isfinite(se) else 'no standard error from one decision'}) "
           f"against the mean of the others, above {summary['own_percentile']:.0%} of them on average; "
           f"{summary['above_own']} of {summary['compared']} others more than two standard errors above it "
           f"(about {CHANCE_ABOVE_TWO_SE * summary['compared']:.1f} if all were equal)")
-    print(f"games per action to tell apart two actions an upper-bound sd apart (2 standard errors): at least "
-          f"{summary['games_per_action_to_resolve_spread']:.0f}")
+    needed = summary["games_per_action_to_resolve_spread"]
+    print("games per action to tell apart two actions an upper-bound sd apart (2 standard errors): "
+          + (f"at least {needed:.0f}" if math.isfinite(needed) else "no number of games (the measured spread is 0)"))
     if summary["cpu_seconds_per_game"] is not None:
         print(f"{summary['cpu_seconds_per_game'] * 1000:.1f} ms of CPU a game played out")
 
 
+RECORD_FIELDS = ("win_rates", "samples", "agreement", "games", "cpu_seconds")
+
+
 def read_records(path: str) -> list[dict]:
-    """The records of a ``--json`` file; ``ValueError`` with one line naming the file when it holds none."""
+    """The records of a ``--json`` file; ``ValueError`` with one line naming the file and the field when it holds
+    none, or a record whose values this script could not have written."""
     try:
         data = json.loads(read_file_text(path, max_bytes=MAX_RECORDS_BYTES, what="records file"))
     except FileRefused:
@@ -256,38 +268,58 @@ def read_records(path: str) -> list[dict]:
     except (ValueError, RecursionError) as error:
         raise ValueError(f"{path} is not valid JSON ({type(error).__name__})") from None
     records = data.get("records") if isinstance(data, dict) else None
-    fields = ("win_rates", "samples", "agreement", "games", "cpu_seconds")
     if not isinstance(records, list) or not records or not all(
-            isinstance(r, dict) and all(field in r for field in fields) for r in records):
+            isinstance(r, dict) and all(field in r for field in RECORD_FIELDS) for r in records):
         raise ValueError(f"{path} holds no records of this script (a JSON object whose 'records' list has the "
-                         f"fields {', '.join(fields)})")
+                         f"fields {', '.join(RECORD_FIELDS)})")
+    for index, r in enumerate(records):
+        problem = record_problem(r)
+        if problem:
+            raise ValueError(f"{path}: record {index} {problem}")
     return records
 
 
+def record_problem(r: dict) -> str | None:
+    """What is wrong with one record's values (``None`` when nothing is)."""
+    def number(value) -> bool:
+        return isinstance(value, (int, float)) and not isinstance(value, bool) and math.isfinite(value)
+
+    def count(value, low: int) -> bool:
+        return isinstance(value, int) and not isinstance(value, bool) and value >= low
+
+    rates = r["win_rates"]
+    if not isinstance(rates, list) or len(rates) < 2 or not all(number(p) and 0 <= p <= 1 for p in rates):
+        return "'win_rates' must be a list of at least two win rates from 0 to 1 (the bot's own action first)"
+    if not count(r["samples"], 2):
+        return "'samples' must be an integer >= 2 (games per action)"
+    if not number(r["agreement"]) or not 0 <= r["agreement"] <= 1:
+        return "'agreement' must be a number from 0 to 1"
+    if not count(r["games"], 0):
+        return "'games' must be an integer >= 0"
+    if not number(r["cpu_seconds"]) or r["cpu_seconds"] < 0:
+        return "'cpu_seconds' must be a finite number >= 0"
+    return None
+
+
 def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--decisions", type=int, default=20, help="decisions measured (default 20)")
-    parser.add_argument("--samples", type=int, default=400, help="games per action (default 400)")
-    parser.add_argument("--seed", type=int, default=0, help="deals seed*1000 on, and the sampling (default 0)")
-    parser.add_argument("--share", type=float, default=0.08, help="share of the eligible decisions measured (default 0.08)")
+    parser = ScriptParser(prog="decision_signal.py", description=__doc__.splitlines()[0])
+    parser.add_argument("--decisions", type=count, default=20, help="decisions measured (default 20)")
+    parser.add_argument("--samples", type=bounded_int(2, MAX_SAMPLES), default=400,
+                        help="games per action (default 400)")
+    parser.add_argument("--seed", type=bounded_int(0, MAX_SEED // 1000 - 1), default=0,
+                        help="deals seed*1000 on, and the sampling (default 0)")
+    parser.add_argument("--share", type=share, default=0.08, help="share of the eligible decisions measured (default 0.08)")
     parser.add_argument("--kind", choices=("discards", "plays"), default="discards",
                         help="the decisions measured: turn-end discards, or plays (default discards)")
-    parser.add_argument("--json", help="write the records to this file")
+    parser.add_argument("--json", help="write the records to this file (a new file)")
     parser.add_argument("--summarize", nargs="+", metavar="JSON", help="summarize the records of earlier runs")
     args = parser.parse_args(argv)
-    command = " ".join(["python benchmarks/decision_signal.py", *(argv if argv is not None else sys.argv[1:])])
+    command = " ".join(["python experiments/decision_signal.py", *(argv if argv is not None else sys.argv[1:])])
     if args.summarize:
-        try:
-            records = [record for path in args.summarize for record in read_records(path)]
-        except ValueError as error:  # FileRefused is a ValueError
-            parser.error(str(error))
+        records = [record for path in args.summarize for record in read_records(path)]
     else:
-        if args.decisions < 1 or args.samples < 2 or not 0 < args.share <= 1 or not 0 <= args.seed < MAX_SEED // 1000:
-            parser.error(f"--decisions >= 1, --samples >= 2, 0 < --share <= 1 and 0 <= --seed < {MAX_SEED // 1000}")
-        if args.json and not os.path.isdir(os.path.dirname(os.path.abspath(args.json))):
-            parser.error(f"--json {args.json}: no such folder")
-        if args.json and os.path.exists(args.json):
-            parser.error(f"--json {args.json}: the file exists; give a new one")
+        if args.json:
+            check_output_file(args.json)
 
         def save(records: list[dict]) -> None:
             if args.json:
@@ -298,5 +330,16 @@ def main(argv: list[str] | None = None) -> int:
     return 0
 
 
+@flag_check
+def share(text: str) -> float:
+    try:
+        value = float(text)
+    except ValueError:
+        value = math.nan
+    if not 0 < value <= 1:
+        raise ValueError(f"{text!r} is not allowed: use a share above 0 and at most 1")
+    return value
+
+
 if __name__ == "__main__":
-    raise SystemExit(main())
+    raise SystemExit(run(main))

@@ -1,4 +1,4 @@
-"""``benchmarks/decision_signal.py``: the copies it plays out are the game as the seat sees it, and a tiny run
+"""``experiments/decision_signal.py``: the copies it plays out are the game as the seat sees it, and a tiny run
 measures and summarizes."""
 
 from __future__ import annotations
@@ -9,7 +9,7 @@ from collections import Counter
 import numpy as np
 import pytest
 
-from benchmarks import decision_signal
+from experiments import decision_signal
 from skipbo_env.actions import END_TURN, FIRST_DISCARD, discard_action
 from skipbo_env.game import Game
 from skipbo_env.rules import Rules
@@ -100,26 +100,61 @@ def test_the_summary_counts_the_alternatives_measurably_above_the_bots_own():
     assert summary["cpu_seconds_per_game"] is None
 
 
-@pytest.mark.parametrize("content, says", [(None, "cannot be read"), ("{not json", "is not valid JSON"),
-                                           ('{"records": [{"win_rates": [0.5]}]}', "holds no records")])
-def test_a_bad_records_file_is_one_line_and_exit_2(tmp_path, capsys, content, says):
+def exit_status(argv: list[str]) -> int:
+    """The status the script exits with for ``argv`` (as ``python experiments/decision_signal.py ARGS``)."""
+    try:
+        return decision_signal.run(decision_signal.main, argv)
+    except SystemExit as stopped:
+        return stopped.code
+
+
+GOOD = {"win_rates": [0.5, 0.4], "samples": 400, "agreement": 0.5, "games": 800, "cpu_seconds": 1.0}
+
+
+@pytest.mark.parametrize("content, says", [
+    (None, "cannot be read"), ("{not json", "is not valid JSON"), ("[1, 2]", "holds no records"),
+    ('{"records": 5}', "holds no records"), ('{"records": []}', "holds no records"),
+    ('{"records": [{"win_rates": [0.5]}]}', "holds no records"),
+    ({"win_rates": "0.5"}, "'win_rates' must be a list"), ({"win_rates": [0.5]}, "at least two win rates"),
+    ({"win_rates": [0.5, 2]}, "win rates from 0 to 1"), ({"win_rates": [0.5, None]}, "'win_rates' must be"),
+    ({"samples": 0}, "'samples' must be an integer >= 2"), ({"samples": "400"}, "'samples' must be"),
+    ({"samples": True}, "'samples' must be"), ({"agreement": float("nan")}, "'agreement' must be a number"),
+    ({"agreement": [1]}, "'agreement' must be"), ({"games": -1}, "'games' must be an integer >= 0"),
+    ({"games": 1.5}, "'games' must be"), ({"cpu_seconds": "x"}, "'cpu_seconds' must be a finite number"),
+    ({"cpu_seconds": float("inf")}, "'cpu_seconds' must be"),
+])
+def test_a_damaged_records_file_is_one_line_and_exit_2(tmp_path, capsys, content, says):
     path = tmp_path / "records.json"
+    if isinstance(content, dict):
+        content = json.dumps({"records": [GOOD, {**GOOD, **content}]})
     if content is not None:
         path.write_text(content)
-    with pytest.raises(SystemExit) as stopped:
-        decision_signal.main(["--summarize", str(path)])
-    assert stopped.value.code == 2
-    err = capsys.readouterr().err
-    assert says in err.strip().splitlines()[-1] and "Traceback" not in err
+    assert exit_status(["--summarize", str(path)]) == 2
+    out, err = capsys.readouterr()
+    assert len(err.strip().splitlines()) == 1 and says in err and str(path) in err and "Traceback" not in err
+    assert "record 1 " in err or not (content or "").startswith('{"records": [{"win_rates": [0.5, 0.4]')
+    assert "nan" not in out
+
+
+def test_one_decision_summarizes_without_a_nan(tmp_path, capsys):
+    path = tmp_path / "records.json"
+    path.write_text(json.dumps({"records": [GOOD]}))
+    assert exit_status(["--summarize", str(path)]) == 0
+    assert "nan" not in capsys.readouterr().out
 
 
 @pytest.mark.parametrize("argv, says", [(["--seed", "-1"], "--seed"), (["--share", "0"], "--share"),
-                                        (["--json", "EXISTING"], "the file exists")])
-def test_bad_options_stop_before_any_game(tmp_path, capsys, argv, says):
+                                        (["--samples", "1"], "--samples"), (["--decisions", "x"], "--decisions"),
+                                        (["--json", "EXISTING"], "the file exists"),
+                                        (["--json", "MISSING/out.json"], "no such folder"),
+                                        (["--json", "/proc/out.json"], "cannot write into the folder")])
+def test_bad_options_stop_before_any_game(tmp_path, capsys, monkeypatch, argv, says):
     existing = tmp_path / "old.json"
     existing.write_text("{}")
-    argv = [str(existing) if arg == "EXISTING" else arg for arg in argv]
-    with pytest.raises(SystemExit) as stopped:
-        decision_signal.main(argv)
-    assert stopped.value.code == 2 and says in capsys.readouterr().err
+    monkeypatch.setattr(decision_signal, "measure", lambda *args: pytest.fail("a game was played"))
+    argv = [str(existing) if arg == "EXISTING" else arg.replace("MISSING", str(tmp_path / "missing"))
+            for arg in argv]
+    assert exit_status(argv) == 2
+    err = capsys.readouterr().err
+    assert says in err and len(err.strip().splitlines()) == 1
     assert existing.read_text() == "{}"
