@@ -7,7 +7,7 @@ the hand from there. At a decision the bot searches every sequence of plays it c
 the sequence could stop by the network, plays the first play of the best, and when stopping is best
 discards the card whose turn end the network values most. It draws nothing at random.
 
-Its weights are learned by self-play (``backend: neural``, ``training/neural.py``) and saved as a JSON
+Its weights are learned by self-play (``backend: neural``, ``training/neural/trainer.py``) and saved as a JSON
 file of integers (:func:`read_model`, numbers only: loading a file cannot run code). The kernel that
 decides reads only the observation and the legal mask, so the bot plays the same on the rules engine
 (:meth:`NeuralBot.act`) and on the batched engine (:meth:`NeuralBot.act_batch`, a whole batch in one

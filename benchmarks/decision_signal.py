@@ -48,7 +48,7 @@ from skipbo_env.rules import Rules
 from skipbo_env.vector import VectorGame
 from skipbo_env.vector.engine import MAX_SEED
 from skipbo_env.vector.layout import RUNNING
-from training.learned import play_table
+from training.snes.trainer import play_table
 
 RULES = Rules(num_players=2, stock_size=30)
 MAX_ACTIONS = FIRST_DISCARD + 1

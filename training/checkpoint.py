@@ -50,6 +50,7 @@ from skipbo_env.files import (
     write_json_atomically,
     write_text_atomically,
 )
+from training.schema import ConfigError
 from training.state_checks import (
     COUNT,
     PROBABILITY,
@@ -73,9 +74,6 @@ CHECKPOINT_NAME = re.compile(r"step_(\d{9,})(?:-(\d+))?")
 """``step_NNNNNNNNN``, or ``step_NNNNNNNNN-K`` for the K-th checkpoint of the same step."""
 MAX_TENSOR_BYTES = 2**31
 """The largest tensor file read back (a model file may be 256 MB; the optimizer holds twice the weights)."""
-STATE_COUNTERS = ("timesteps", "updates", "next_snapshot", "next_evaluation", "next_checkpoint")
-RLLIB_STATE_COUNTERS = ("timesteps", "iterations", "next_snapshot", "next_evaluation", "next_checkpoint")
-"""The counters of a checkpoint's state: the SB3 trainer counts updates, the RLlib trainer iterations."""
 
 
 def tensors_to_bytes(tensors) -> bytes:
@@ -269,14 +267,13 @@ def check_step(value: int, checkpoint: Path, field: str) -> None:
                               f"checkpoint folder {checkpoint.name} is of step {step_of(checkpoint)}")
 
 
-def read_checkpoint_state(checkpoint: Path, counters: tuple[str, ...] = STATE_COUNTERS,
-                          extra: dict[str, Field] | None = None) -> dict:
+def read_checkpoint_state(checkpoint: Path, counters: tuple[str, ...], extra: dict[str, Field]) -> dict:
     """A checkpoint's ``state.json``, every value a resumed PPO run reads checked (:mod:`training.state_checks`):
-    the ``counters`` (the SB3 trainer's by default; the RLlib trainer counts iterations instead of updates),
+    the backend's ``counters`` (``STATE_COUNTERS`` of :mod:`training.sb3.config` or :mod:`training.rllib.config`),
     the clock, the snapshot steps, the evaluation history, the best evaluation, and the backend's ``extra``
     fields; ``timesteps`` must be the step the checkpoint folder is named for."""
     path = checkpoint / "state.json"
-    state = check_fields(read_json_object(path), {**{key: COUNT for key in counters}, **PPO_STATE, **(extra or {})},
+    state = check_fields(read_json_object(path), {**{key: COUNT for key in counters}, **PPO_STATE, **extra},
                          path)
     check_step(state["timesteps"], checkpoint, "timesteps")
     for key, value in (("snapshot_steps", max(state["snapshot_steps"], default=0)),
@@ -294,3 +291,26 @@ HISTORY = list_of(record({"timesteps": COUNT, "results": RESULTS}))
 PPO_STATE = {"wall_seconds": SECONDS, "snapshot_steps": list_of(COUNT), "history": HISTORY,
              "best": optional(record({"score": PROBABILITY, "timesteps": COUNT}))}
 """The fields both PPO trainers (SB3 and RLlib) save beside their counters."""
+
+
+def check_ppo_budget_left(config, folder: RunFolder, counters: tuple[str, ...], extra: dict[str, Field],
+                          clock: str) -> None:
+    """``--resume`` of a PPO run (``check_resume`` of sb3 and rllib): refuse, naming the key to raise, a finished
+    run (its final evaluation written) whose ``budget.total_timesteps`` or ``budget.max_minutes`` is spent;
+    ``clock`` is the state's field the minutes count (the minutes of PPO, or the wall time)."""
+    checkpoint = folder.latest_checkpoint()
+    if checkpoint is None:
+        return
+    state = read_checkpoint_state(checkpoint, counters, extra)
+    if not folder.evaluation_path.is_file():
+        return
+    budget = config.budget
+    if state["timesteps"] >= budget.total_timesteps:
+        raise ConfigError(f"{folder.path} already trained {state['timesteps']:,} of budget.total_timesteps="
+                          f"{budget.total_timesteps:,} steps: give more, e.g. skipbo train --resume {folder.path} "
+                          f"budget.total_timesteps={2 * budget.total_timesteps}")
+    trained = state[clock]
+    if budget.max_minutes is not None and trained >= 60 * budget.max_minutes:
+        raise ConfigError(f"{folder.path} already trained {trained / 60:.1f} of budget.max_minutes="
+                          f"{budget.max_minutes:g} minutes: give more, e.g. skipbo train --resume {folder.path} "
+                          f"budget.max_minutes={2 * budget.max_minutes:g}")

@@ -1,8 +1,8 @@
 """What every training backend shares: the result of a run, the final results table, the evaluation of a
 policy against bots, the run's seeds, schedules and clock.
 
-The backends (:mod:`training.trainer` for SB3, :mod:`training.learned` for sNES, :mod:`training.rllib.trainer`
-for RLlib, :mod:`training.neural`) import these; :mod:`training.run` reads a config and starts one of them.
+The backends (:mod:`training.sb3.trainer` for SB3, :mod:`training.snes.trainer` for sNES, :mod:`training.rllib.trainer`
+for RLlib, :mod:`training.neural.trainer`) import these; :mod:`training.run` reads a config and starts one of them.
 """
 
 from __future__ import annotations

@@ -18,7 +18,7 @@ from agents.loading import load_policy
 from skipbo_cli.main import main
 
 ROOT = Path(__file__).resolve().parents[2]
-QUICKSTART = ROOT / "training" / "configs" / "ppo_2p.yaml"
+QUICKSTART = ROOT / "configs" / "ppo_2p.yaml"
 NEEDS_FIFO = pytest.mark.skipif(not hasattr(os, "mkfifo"), reason="no FIFOs on this platform")
 
 

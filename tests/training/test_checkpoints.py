@@ -18,7 +18,7 @@ from training.checkpoint import CheckpointError, RunFolder
 from training.run import train
 
 ROOT = Path(__file__).resolve().parents[2]
-CONFIG = ROOT / "training" / "configs" / "learned_2p.yaml"
+CONFIG = ROOT / "configs" / "snes_2p.yaml"
 SMALL = ["rules.stock_size=5", "snes.population=4", "snes.deals=2", "snes.curve_every=1", "snes.curve_deals=2",
          "snes.final_deals=2", "seed=4"]
 KILLED = 17
@@ -103,7 +103,7 @@ def test_a_kill_at_any_step_of_saving_a_checkpoint_leaves_a_run_that_resumes_to_
 
 SLOW_FIRST_CALL = """
 import sys, time
-import training.learned as learned
+import training.snes.trainer as learned
 
 kernel, loaded = learned.play_table, []
 

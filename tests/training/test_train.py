@@ -18,7 +18,7 @@ from skipbo_env import Game, Rules
 from skipbo_env.encoding import OBS_SIZE, observe
 from skipbo_cli.main import main
 from training.config import ConfigError, load_config
-from training.selfplay import OpponentPool, PoolOpponent
+from training.sb3.selfplay import OpponentPool, PoolOpponent
 
 TINY = {
     "name": "tiny",
@@ -275,7 +275,7 @@ def test_the_summary_never_calls_step_0_the_best_when_later_evaluations_came(tmp
     import io
     from types import SimpleNamespace
 
-    from training.trainer import Trainer
+    from training.sb3.trainer import Trainer
 
     out = io.StringIO()
     trainer = Trainer(load_config(tiny_config(tmp_path)), SimpleNamespace(best_model_path="best_model.zip"),

@@ -40,16 +40,14 @@ from agents.saved_model import encode_model, read_model
 from skipbo_env.encoding import OBS_SIZE
 from skipbo_env.provenance import versions
 from skipbo_env.files import write_bytes_atomically, write_json_atomically
-from training.checkpoint import (RLLIB_STATE_COUNTERS, CheckpointError, RunFolder, load_tensors,
+from training.checkpoint import (CheckpointError, RunFolder, load_tensors,
                                  read_checkpoint_state, tensors_to_bytes)
 from training.common import TrainResult, clock, evaluate_policy, next_due, training_seed, utc_now
 from training.config import ConfigError, TrainConfig
-from training.state_checks import COUNT, TEXT, optional
+from training.rllib.config import RLLIB_STATE, STATE_COUNTERS
 from training.rllib.seating import LEARNER, SeatDrawer, bot_modules, snapshot_module
 
 LEARNER_STATE = "learner.pt"
-RLLIB_STATE = {"snapshots_added": COUNT, "warm_start": optional(TEXT)}
-"""The fields of an RLlib checkpoint's state beyond the counters, clock, snapshots and history of every PPO run."""
 
 
 def ppo_settings(config: TrainConfig) -> dict:
@@ -365,7 +363,7 @@ class RLlibTrainer:
     def _restore(self, checkpoint: Path) -> None:
         from ray.rllib.core import COMPONENT_LEARNER, COMPONENT_OPTIMIZER, COMPONENT_RL_MODULE
 
-        state = read_checkpoint_state(checkpoint, RLLIB_STATE_COUNTERS, RLLIB_STATE)
+        state = read_checkpoint_state(checkpoint, STATE_COUNTERS, RLLIB_STATE)
         if len(state["snapshot_steps"]) > min(state["snapshots_added"], self.config.opponents.max_snapshots):
             raise CheckpointError(f"cannot resume from {checkpoint / 'state.json'}: 'snapshot_steps' lists "
                                   f"{len(state['snapshot_steps'])} snapshots; at most snapshots_added="

@@ -4,7 +4,7 @@ games (DAgger).
 The neural bot (:mod:`agents.neural`) searches its turn and values each place it could stop, and each
 turn end a discard reaches, by a network that reads the observation encoding of that position. Only the
 order of the values within one decision matters to it, so the network is fitted list by list
-(:mod:`agents.batched.neural_teacher`, :func:`training.value_net.fit_lists`): at a decision the teacher
+(:mod:`agents.batched.neural_teacher`, :func:`training.neural.value_net.fit_lists`): at a decision the teacher
 (``neural.teacher``, a learned bot) lists where the turn could stop with its value of each, and the
 network's softmax over the list is fitted to the teacher's; at a discard, to the teacher's choice.
 
@@ -17,14 +17,14 @@ network's softmax over the list is fitted to the teacher's; at a discard, to the
 
 With ``neural.outcome_weight`` > 0 each fit also takes the hands' results: every recorded decision's position,
 fitted to the result of its hand for the seat that decided (a Monte-Carlo return of the seat's own play, beside
-the teacher's lists; :func:`training.value_net.fit_lists`).
+the teacher's lists; :func:`training.neural.value_net.fit_lists`).
 
 3. **Evolution** (``neural.es_generations`` > 0): the lists can teach the network no more than the teacher knows,
    so the run ends by optimising what the network plays for, its wins. A separable natural evolution strategy
    (sNES, as ``backend: snes``) searches the output layer (the weights of the last hidden layer's features; the
    layers below stay as fitted): each generation ``neural.es_population`` candidates (mirrored pairs around the
    mean) play the same ``neural.es_games`` duplicate deals against each of ``neural.es_opponents``, and the mean
-   and spreads move toward the better ranked (:func:`training.learned.snes_step`). Both bots of a game are
+   and spreads move toward the better ranked (:func:`training.snes.trainer.snes_step`). Both bots of a game are
    deterministic, so two candidates that decide alike play the same game: only the decisions they differ in
    tell them apart.
 
@@ -42,13 +42,10 @@ from __future__ import annotations
 import io
 import json
 import math
-import re
 import time
-import zipfile
 from collections import Counter
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
-from pathlib import Path
 from typing import TextIO
 
 import numpy as np
@@ -62,22 +59,20 @@ from skipbo_env.files import write_bytes_atomically, write_json_atomically
 from skipbo_env.provenance import versions
 from skipbo_env.rules import Rules
 from training.checkpoint import RunFolder
-from training.state_checks import (
-    COUNT, LIST, MAPPING, SECONDS, CheckpointError, Field, check_fields, finite_numbers, generator_state, list_of,
-    optional, read_json_object, record,
-)
-from training.config import PAST, SELF, ConfigError, TrainConfig, table_seats
+from training.state_checks import CheckpointError, read_json_object
+from training.config import TrainConfig
+from training.neural.config import table_seats
+from training.neural.data_files import DATA_DIR, data_file_name, npz_bytes, read_data_file
+from training.neural.state import FRESH_ES, WEIGHTS_FILE, checked_state, read_float_weights
+from training.schema import PAST, SELF, ConfigError
 from training.distributed import WorkPool
 from agents.loading import short_name
 from training.common import TrainResult, clock, print_results_table, progress_bar
-from training.learned import mirrored_noise, snes_step
-from training.value_games import ListData, Seat, play_list_games
+from training.snes.trainer import mirrored_noise, snes_step
+from training.neural.value_games import ListData, Seat, play_list_games
 
 MODEL_FILE = "model.json"
 """The run's network (``agents.load_policy("neural:model=RUN/model.json")`` plays it)."""
-WEIGHTS_FILE = "weights.npz"
-"""The float weights a resumed run continues from (numpy arrays only, read without pickles)."""
-DATA_DIR = "data"
 CURVE_SEED, FINAL_SEED = 7_100_000, 7_200_000
 """Tournament seeds of the held-out deals of the curve and of the final evaluation (plus the run's seed)."""
 
@@ -198,7 +193,7 @@ class NeuralTrainer:
         """Play one generation's hands, store its data, fit the network; returns the float network."""
         import torch
 
-        from training.value_net import ValueNet, fit_lists, quantize
+        from training.neural.value_net import ValueNet, fit_lists, quantize
 
         settings = self.settings
         number = state["generation"] + 1
@@ -233,7 +228,7 @@ class NeuralTrainer:
     def _start(self, state: dict):
         """Generation 0 of a run with ``neural.start``: the float network of that model file."""
         from agents.neural import model_path, read_model
-        from training.value_net import dequantize
+        from training.neural.value_net import dequantize
 
         network = read_model(model_path(self.settings.start))
         state["generation"] = 0
@@ -246,7 +241,7 @@ class NeuralTrainer:
         """One sNES generation on ``net``'s output layer (the module docstring, 3.); returns ``net`` with the new mean."""
         import torch
 
-        from training.value_net import quantize
+        from training.neural.value_net import quantize
 
         settings, es = self.settings, state["es"]
         begin = time.perf_counter()
@@ -348,7 +343,7 @@ class NeuralTrainer:
 
     # ------------------------------------------------------------------ data
     def _store_data(self, state: dict, number: int, data: ListData) -> None:
-        name = f"gen-{number:04d}.npz"
+        name = data_file_name(number)
         self.data_dir.mkdir(parents=True, exist_ok=True)
         write_bytes_atomically(self.data_dir / name, npz_bytes(data.arrays()))
         state["data_files"] = (state["data_files"] + [name])[-self.settings.window:]
@@ -362,7 +357,7 @@ class NeuralTrainer:
     # ------------------------------------------------------------------ measuring
     def measure(self, net, opponents: list[str], games: int, seed: int) -> dict:
         """The quantized network's results against each opponent on duplicate deals (``skipbo evaluate``'s)."""
-        from training.value_net import quantize
+        from training.neural.value_net import quantize
 
         bot = NeuralBot.of(quantize(net), label="the run's network")
         return {opponent: self._play_against(bot, "neural", opponent, games, seed) for opponent in opponents}
@@ -435,7 +430,7 @@ class NeuralTrainer:
 
     # ------------------------------------------------------------------ files
     def model_document(self, state: dict, net) -> dict:
-        from training.value_net import quantize
+        from training.neural.value_net import quantize
 
         start, es = self.settings.start, state["es"]["generation"]
         steps = [f"started from {start}" if start else "fitted to the teacher's lists"]
@@ -443,7 +438,7 @@ class NeuralTrainer:
         steps += [f"{dagger} DAgger generation{'s' * (dagger != 1)}"] if dagger > 0 else []
         steps += [f"{es} sNES generation{'s' * (es != 1)} on the output layer"] if es else []
         method = ", then ".join(steps)
-        return {**quantize(net).to_dict(), "method": f"{method} (training/neural.py)", "teacher": self.settings.teacher,
+        return {**quantize(net).to_dict(), "method": f"{method} (training/neural/trainer.py)", "teacher": self.settings.teacher,
                 "es_generations": state["es"]["generation"],
                 "rules": self.rules.to_dict(), "generation": state["generation"], "games": state["games"],
                 "positions": state["decisions"], "wall_seconds": round(state["wall_seconds"], 1),
@@ -491,7 +486,7 @@ class NeuralTrainer:
         from agents.batched import neural_teacher, start_compiling_bots
         from agents.batched.neural import warm_up as network_warm_up
         from skipbo_env.vector import VectorGame
-        from training.value_net import zero_network
+        from training.neural.value_net import zero_network
 
         helper = start_compiling_bots(self.rules.decks)
         try:
@@ -562,7 +557,7 @@ def play_es_candidate(shared, output: list) -> list[tuple[float, int]]:
     the quantized network's dict, opponents, games, one tournament seed per opponent, engine threads, seat
     orders)``, ``output`` the candidate's float output weights. Returns its score against each opponent (wins, and
     half the draws, per game) with the games played."""
-    from training.value_net import quantize_output
+    from training.neural.value_net import quantize_output
 
     rules_dict, network, opponents, games, seeds, threads, seat_orders = shared
     bot = NeuralBot.of(network_from_dict({**network, "output": quantize_output(np.asarray(output))}), "a candidate")
@@ -580,108 +575,3 @@ def stats_of(result, name: str) -> dict:
     games, wins = stats["games"], stats["wins"]
     return {"games": games, "wins": wins, "draws": stats["draws"], "losses": games - wins - stats["draws"],
             "win_rate": wins / games if games else 0.0, "ci95": list(wilson_interval(wins, games))}
-
-
-def npz_bytes(arrays: dict) -> bytes:
-    """``arrays`` as an ``.npz`` file (what ``numpy.load`` reads), deflated at level 3: about a third of the
-    time of ``numpy.savez_compressed``'s level 6, and a third larger (the rows of a list differ in a few
-    inputs: it shrinks them some twentyfold)."""
-    buffer = io.BytesIO()
-    with zipfile.ZipFile(buffer, "w", compression=zipfile.ZIP_DEFLATED, compresslevel=3) as archive:
-        for name, array in arrays.items():
-            with archive.open(f"{name}.npy", "w", force_zip64=True) as member:
-                np.lib.format.write_array(member, np.ascontiguousarray(array), allow_pickle=False)
-    return buffer.getvalue()
-
-
-ROOT_ARRAYS = {"root_inputs": lambda width: np.zeros((0, width), dtype=np.int16),
-               "root_results": lambda width: np.zeros(0, dtype=np.float32)}
-"""The decisions' positions, absent from the data files of runs before ``neural.outcome_weight``: read as none."""
-
-
-def read_data_file(path: Path, width: int) -> ListData:
-    """A generation's data file (the arrays of :class:`training.value_games.ListData`, ``width`` inputs a row),
-    read without pickles, every array checked against the others."""
-    try:
-        with np.load(path, allow_pickle=False) as data:
-            arrays = {name: data[name] for name in ListData.__dataclass_fields__
-                      if name in data.files or name not in ROOT_ARRAYS}
-        for name, empty in ROOT_ARRAYS.items():
-            arrays.setdefault(name, empty(width))
-    except Exception as error:  # numpy raises ValueError, OSError, KeyError, zipfile errors for a broken file
-        raise CheckpointError(f"cannot resume: {path} is not a readable data file ({type(error).__name__}: "
-                              f"{error})") from None
-    problem = list_data_problem(arrays, width)
-    if problem:
-        raise CheckpointError(f"cannot resume: {path} holds damaged data ({problem})")
-    return ListData(**arrays)
-
-
-def list_data_problem(arrays: dict, width: int) -> str | None:
-    """What is wrong with a data file's arrays, ``None`` when nothing is."""
-    stops, discards = arrays["stop_lengths"].astype(np.int64), arrays["discard_lengths"].astype(np.int64)
-    if arrays["stop_inputs"].shape != (stops.sum(), width) or arrays["discard_inputs"].shape != (discards.sum(), width):
-        return f"the rows are not {width} inputs wide or do not add up to the lists' lengths"
-    if arrays["stop_values"].shape != (len(arrays["stop_inputs"]),) or not np.isfinite(arrays["stop_values"]).all():
-        return "the teacher's values are missing or not finite"
-    if (stops < 1).any() or (discards < 1).any():
-        return "a list is empty"
-    chosen = arrays["discard_chosen"].astype(np.int64)
-    if chosen.shape != discards.shape or (chosen < 0).any() or (chosen >= discards).any():
-        return "a discard list's choice is not one of its rows"
-    if arrays["root_inputs"].shape != (len(arrays["root_results"]), width):
-        return f"the decisions' positions are not {width} inputs wide or not one per result"
-    for name in ("seat0_results", "root_results"):
-        results = arrays[name]
-        if not np.isfinite(results).all() or ((results < 0) | (results > 1)).any():
-            return "the hands' results must be 0, 0.5 or 1"
-    return None
-
-
-def read_float_weights(path: Path, players: int, hidden: tuple):
-    """The float network of a checkpoint's ``weights.npz``: every array present, of its shape, finite."""
-    import torch
-
-    from training.value_net import ValueNet
-
-    net = ValueNet(players, hidden)
-    try:
-        with np.load(path, allow_pickle=False) as data:
-            arrays = {name: data[name] for name in data.files}
-    except Exception as error:
-        raise CheckpointError(f"cannot resume: {path} is not a readable weights file ({type(error).__name__}: "
-                              f"{error})") from None
-    expected = net.state_dict()
-    if set(arrays) != set(expected):
-        raise CheckpointError(f"cannot resume: {path} holds {sorted(arrays)}, the network has {sorted(expected)}")
-    for name, tensor in expected.items():
-        array = arrays[name]
-        if array.shape != tuple(tensor.shape) or array.dtype != np.float32:
-            raise CheckpointError(f"cannot resume: {path}: {name} is {array.dtype} {list(array.shape)}, the network's "
-                                  f"is float32 {list(tensor.shape)}")
-        if not np.isfinite(array).all():
-            raise CheckpointError(f"cannot resume: {path}: {name} holds NaN or infinite weights")
-    net.load_state_dict({name: torch.from_numpy(array.copy()) for name, array in arrays.items()})
-    return net
-
-
-DATA_FILE = Field("a data file name gen-NNNN.npz",
-                  lambda value: isinstance(value, str) and re.fullmatch(r"gen-\d{4,}\.npz", value) is not None)
-FRESH_ES = {"generation": 0, "sigma": None}
-"""The evolution's state before its first generation (the mean is the float network's output layer)."""
-STATE_FIELDS = {"generation": COUNT, "games": COUNT, "decisions": COUNT, "wall_seconds": SECONDS, "history": LIST,
-                "log": LIST, "archive": LIST, "teacher": optional(MAPPING), "evaluation": optional(MAPPING),
-                "es": record({"generation": COUNT, "sigma": optional(finite_numbers(minimum=0.0))}),
-                "rng": generator_state()}
-"""What a ``backend: neural`` checkpoint's ``state.json`` holds (``data_files`` and the archive are checked
-against the run's settings)."""
-
-
-def checked_state(state: dict, path: Path, window: int) -> None:
-    """Refuse (``CheckpointError`` naming the file and the field) a state whose values are not what a run writes."""
-    check_fields(state, {**STATE_FIELDS, "data_files": list_of(DATA_FILE, 0, window)}, path)
-    for index, network in enumerate(state["archive"]):
-        try:
-            network_from_dict(network, f"archive[{index}]")
-        except ValueError as error:
-            raise CheckpointError(f"cannot resume from {path}: {error}") from None

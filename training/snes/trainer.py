@@ -50,7 +50,8 @@ from skipbo_env.vector.kernels import step_game
 from skipbo_env.vector.layout import RUNNING
 from training.common import TrainResult, clock, print_results_table
 from training.checkpoint import RESULTS, CheckpointError, RunFolder, check_step
-from training.config import PAST, SELF, ConfigError, TrainConfig
+from training.config import TrainConfig
+from training.schema import PAST, SELF, ConfigError
 from training.distributed import WorkPool
 from training.state_checks import (COUNT, MAPPING, SECONDS, finite_numbers, generator_state, list_of, optional,
                                    read_json_object, read_state, record)
@@ -439,7 +440,7 @@ class SNESTrainer:
     # ------------------------------------------------------------------ files
     def weights_document(self, state: dict) -> dict:
         """The JSON of a weights file for the current mean (``agents.learned.read_parameters`` reads it)."""
-        return {"parameters": parameter_dict(state["mu"]), "method": "sNES self-play (training/learned.py)",
+        return {"parameters": parameter_dict(state["mu"]), "method": "sNES self-play (training/snes/trainer.py)",
                 "rules": self.rules.to_dict(), "generation": state["generation"], "games": state["games"],
                 "wall_seconds": round(state["wall_seconds"], 1), "seed": self.config.seed,
                 "command": self.folder.run_info().get("command"), "versions": versions()}

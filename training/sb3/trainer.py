@@ -9,11 +9,11 @@ What a run does, in order (each step is a method of :class:`Trainer`):
    (:func:`training.run.train`, for every backend).
 2. Create the run folder (``training.checkpoint``): resolved ``config.yaml``, ``run.json``.
 3. Build ``env.num_envs`` single-agent environments, each seat of the other players filled by
-   a :class:`training.selfplay.PoolOpponent`, and a ``MaskablePPO`` (sb3-contrib) learner.
+   a :class:`training.sb3.selfplay.PoolOpponent`, and a ``MaskablePPO`` (sb3-contrib) learner.
    With ``env.vec_env: vector`` the hands run on the batched engine instead
-   (:class:`training.selfplay_vector.VectorSelfPlayEnv`), the opponents drawn from the same pool.
+   (:class:`training.sb3.selfplay_vector.VectorSelfPlayEnv`), the opponents drawn from the same pool.
    A user's own opponent class (no batched interface) is asked game by game; the log says so once.
-4. Optionally (``pretrain.enabled``) clone the teacher bot's decisions (``training.pretrain``), on
+4. Optionally (``pretrain.enabled``) clone the teacher bot's decisions (``training.sb3.pretrain``), on
    the batched engine for a kernel bot teacher, within ``pretrain.max_minutes``.
 5. Train, until ``budget.total_timesteps``, ``budget.max_minutes`` of PPO (over the whole run,
    resumes included), ``budget.target_win_rate`` or Ctrl-C; the log says which ended it and how
@@ -46,7 +46,6 @@ from agents.saved_model import encode_model
 from skipbo_env.encoding import OBS_SIZE
 from skipbo_env.provenance import versions
 from training.checkpoint import (
-    STATE_COUNTERS,
     CheckpointError,
     RunFolder,
     load_tensors,
@@ -57,19 +56,11 @@ from training.common import (
     TrainResult, clock, evaluate_policy, next_due, print_results_table, progress_bar, training_seed, utc_now,
 )
 from training.config import TrainConfig
-from training.state_checks import MAPPING, SECONDS, one_of, optional
-from training.selfplay import OpponentPool, PoolOpponent, SelfPlayEnv
+from training.sb3.config import SB3_STATE, STATE_COUNTERS, STOPPED_BY
+from training.sb3.selfplay import OpponentPool, PoolOpponent, SelfPlayEnv
 
-PROGRESS_WINDOW = 200  # hands per opponent kind in the progress bar's training win rate
-"""Seconds between two progress lines when the output is not a terminal."""
-STOPPED_BY = {
-    "steps": "budget.total_timesteps reached",
-    "time": "the time budget is spent (budget.max_minutes={minutes} minutes of PPO)",
-    "target": "the target is reached (budget.target_win_rate={target} against {opponent})",
-    "interrupt": "interrupted (Ctrl-C)",
-}
-SB3_STATE = {"training_seconds": SECONDS, "pretrain": optional(MAPPING), "stopped_by": optional(one_of(*STOPPED_BY))}
-"""The fields of an SB3 checkpoint's state beyond the counters, clock, snapshots and history of every PPO run."""
+PROGRESS_WINDOW = 200
+"""Hands per opponent kind in the progress bar's training win rate."""
 
 
 def limit_threads(threads: int) -> None:
@@ -133,7 +124,7 @@ class Trainer:
         from stable_baselines3.common.logger import configure
         from stable_baselines3.common.vec_env import DummyVecEnv, SubprocVecEnv, VecMonitor
 
-        from training.network import policy_kwargs
+        from training.sb3.network import policy_kwargs
 
         config = self.config
         limit_threads(config.threads)
@@ -229,7 +220,7 @@ class Trainer:
 
     def _pretrain(self) -> None:
         from agents.batched.bots import kernel_bot_code
-        from training.pretrain import collect_teacher_games, concatenate
+        from training.sb3.pretrain import collect_teacher_games, concatenate
 
         settings = self.config.pretrain
         gamma, shaping = self.config.ppo.gamma, self.config.env.shaping
@@ -273,7 +264,7 @@ class Trainer:
             bar.close()
 
     def _clone(self, data, epochs: int, deadline: float | None):
-        from training.pretrain import clone_teacher
+        from training.sb3.pretrain import clone_teacher
 
         settings = self.config.pretrain
         return clone_teacher(
@@ -613,7 +604,7 @@ def env_factory(config: TrainConfig, rules, index: int, seed: int):
 
 def vector_selfplay_env(config: TrainConfig, rules, seed: int):
     """``env.vec_env: vector``: all ``env.num_envs`` hands on the batched engine, opponents from one pool."""
-    from training.selfplay_vector import VectorSelfPlayEnv
+    from training.sb3.selfplay_vector import VectorSelfPlayEnv
 
     pool = OpponentPool(config.opponents.mix, config.opponents.max_snapshots,
                         (list(config.network.hidden), config.network.activation))
