@@ -12,6 +12,7 @@ A run folder::
         model.zip              the final policy (agents.load_policy("runs/.../model.zip"))
         best_model.zip         the policy of the best periodic evaluation (mean win rate)
         evaluation.json        the final evaluation tables
+        learning_curve.png     the curve of the periodic evaluations (training.learning_curve)
 
 A checkpoint folder holds ``learner.pt`` (the whole actor-critic ``state_dict``),
 ``optimizer.pt`` (Adam's state), ``pool.pt`` (the snapshot weights of the opponent pool),
@@ -165,6 +166,10 @@ class RunFolder:
     @property
     def evaluation_path(self) -> Path:
         return self.path / "evaluation.json"
+
+    @property
+    def curve_path(self) -> Path:
+        return self.path / "learning_curve.png"
 
     def run_info(self) -> dict:
         return read_json_object(self.run_info_path)

@@ -33,8 +33,8 @@ from one seeded ``numpy`` Generator (the deals, the order the lists are fitted i
 games are deterministic given their seeds and networks, and each generation starts a fresh optimiser, so a
 run resumed from any checkpoint ends with the same weights as one that was never stopped. With
 ``ray.address`` the hands of a generation are played as Ray tasks, chunk by chunk, with the same result as a
-local run. ``skipbo train neural_2p`` (``training/configs/neural_2p.yaml``) trains the two-player network;
-``make train`` (``training/configs/quickstart.yaml``) a short run of the same.
+local run. ``skipbo train neural_2p`` (``configs/neural_2p.yaml``) trains the two-player network;
+``make train`` (``configs/quickstart.yaml``) a short run of the same.
 """
 
 from __future__ import annotations
@@ -67,7 +67,7 @@ from training.neural.state import FRESH_ES, WEIGHTS_FILE, checked_state, read_fl
 from training.schema import PAST, SELF, ConfigError
 from training.distributed import WorkPool
 from agents.loading import short_name
-from training.common import TrainResult, clock, print_results_table, progress_bar
+from training.common import RunLog, TrainResult, clock, print_summary, progress_bar, write_evaluation
 from training.snes.trainer import mirrored_noise, snes_step
 from training.neural.value_games import ListData, Seat, play_list_games
 
@@ -89,7 +89,7 @@ class NeuralTrainer:
     """One ``backend: neural`` run in its run folder: generations, checkpoints, curve, evaluation, summary."""
 
     def __init__(self, config: TrainConfig, folder: RunFolder, progress: bool, out: TextIO) -> None:
-        self.config, self.folder, self.progress, self.out = config, folder, progress, out
+        self.config, self.folder, self.progress, self.log = config, folder, progress, RunLog(out)
         self.settings = config.neural
         self.rules = config.make_rules()
         self.players = self.rules.num_players
@@ -136,7 +136,7 @@ class NeuralTrainer:
         rng.bit_generator.state = state["rng"]
         minutes = self.config.budget.max_minutes
         guard = math.inf if minutes is None else 60 * minutes - state["wall_seconds"]
-        self._print(f"neural self-play: a {self.hidden[0]}x{self.hidden[1]} value network, "
+        self.log.print(f"neural self-play: a {self.hidden[0]}x{self.hidden[1]} value network, "
                     f"{settings.teacher}'s lists for generation 0, "
                     f"{settings.games:,} hands a generation at {', '.join('+'.join(t) for t in settings.tables)}; "
                     f"budget {settings.generations} generations"
@@ -144,9 +144,9 @@ class NeuralTrainer:
                     f"{'' if minutes is None else f' (guard: {minutes:g} minutes)'}")
         self._warm_up()
         self.pool = WorkPool(self.config.ray.address, self.config.ray.workers)
-        self._print(f"self-play hands: {self.pool.describe()}")
+        self.log.print(f"self-play hands: {self.pool.describe()}")
         writer = self._tensorboard()
-        bar = self.bar = self._bar(state)
+        bar = self.log.bar = self._bar(state)
         started = time.perf_counter()
         try:
             while not self._spent(state, started, guard):
@@ -165,11 +165,10 @@ class NeuralTrainer:
             state["wall_seconds"] += time.perf_counter() - begin
             self._checkpoint(state, net, rng)
         except KeyboardInterrupt:
-            self._print(f"interrupted: resume with skipbo train --resume {self.folder.path}")
+            self.log.print(f"interrupted: resume with skipbo train --resume {self.folder.path}")
             raise
         finally:
-            bar.close()
-            self.bar = None
+            self.log.close_bar()
             self.pool.close()
             if writer is not None:
                 writer.close()
@@ -184,7 +183,7 @@ class NeuralTrainer:
         if state["generation"] >= settings.generations and state["es"]["generation"] >= settings.es_generations:
             return True
         if time.perf_counter() - started > guard:
-            self._print(f"budget.max_minutes={self.config.budget.max_minutes:g} reached: stopping after generation "
+            self.log.print(f"budget.max_minutes={self.config.budget.max_minutes:g} reached: stopping after generation "
                         f"{state['generation']} (resume to go on)")
             return True
         return False
@@ -219,7 +218,7 @@ class NeuralTrainer:
         entry = {**played.entry, "generation": number, "lists_trained": data.lists, **fit,
                  "play_seconds": round(fitted - begin, 1), "fit_seconds": round(time.perf_counter() - fitted, 1)}
         state["log"].append(entry)
-        self._print(f"generation {number:>3}: {entry['games']:,} hands ({entry['who']}), {entry['lists']:,} "
+        self.log.print(f"generation {number:>3}: {entry['games']:,} hands ({entry['who']}), {entry['lists']:,} "
                     f"decisions listed; fitted on {data.lists:,}: the teacher's best stop is the network's in "
                     f"{fit['stop_agreement']:.1%}, its discard in {fit['discard_agreement']:.1%} "
                     f"({entry['play_seconds']:.0f} s playing, {entry['fit_seconds']:.0f} s fitting)")
@@ -234,7 +233,7 @@ class NeuralTrainer:
         state["generation"] = 0
         state["archive"].append(network.to_dict())
         state["log"].append({"generation": 0, "start": self.settings.start})
-        self._print(f"generation   0: the network of {self.settings.start}")
+        self.log.print(f"generation   0: the network of {self.settings.start}")
         return dequantize(network)
 
     def es_generation(self, state: dict, net, rng: np.random.Generator):
@@ -263,7 +262,7 @@ class NeuralTrainer:
         es["generation"] += 1
         es["sigma"] = sigma.tolist()
         state["games"] += games
-        self.bar.update(games)
+        self.log.bar.update(games)
         placement = {"nodes": dict(Counter(self.pool.last_nodes))} if self.pool.on_ray else {}
         entry = {"es_generation": es["generation"], "games": games, "mean_fitness": round(float(rates.mean()), 4),
                  "best_fitness": round(float(rates.mean(axis=1).max()), 4),
@@ -271,7 +270,7 @@ class NeuralTrainer:
                  "sigma": round(float(sigma.mean()), 5), "seconds": round(time.perf_counter() - begin, 1), **placement}
         state["log"].append(entry)
         by_opponent = ", ".join(f"{short_name(name)} {rate:.1%}" for name, rate in entry["by_opponent"].items())
-        self._print(f"sNES generation {es['generation']:>3}: {settings.es_population} candidates, {games:,} games; "
+        self.log.print(f"sNES generation {es['generation']:>3}: {settings.es_population} candidates, {games:,} games; "
                     f"mean win rate {entry['mean_fitness']:.1%} ({by_opponent}), the best candidate's "
                     f"{entry['best_fitness']:.1%}; spread {entry['sigma']:.4f} ({entry['seconds']:.0f} s)")
         return net
@@ -394,7 +393,7 @@ class NeuralTrainer:
         bar.set_postfix({f"vs {short_name(name)}": f"{s['win_rate']:.0%}" for name, s in results.items()})
         what = "final evaluation, " if final else ""
         where = f"generation {state['generation']:>3}" + (f", sNES generation {es}" if es else "")
-        self._print(f"{where} ({clock(state['wall_seconds'])}, {state['games']:,} hands): "
+        self.log.print(f"{where} ({clock(state['wall_seconds'])}, {state['games']:,} hands): "
                     f"{what}{games} held-out duplicate games each: {rates}")
         if writer is not None:
             for name, stats in results.items():
@@ -421,11 +420,8 @@ class NeuralTrainer:
         settings = self.settings
         results = self.measure(net, settings.final_bots, settings.final_games, self.config.seed + FINAL_SEED)
         self._record_point(state, results, settings.final_games, writer, bar, final=True)
-        write_json_atomically(self.folder.evaluation_path, {
-            "format": "skipbo-train-evaluation/1", "model": str(self.folder.path / MODEL_FILE),
-            "seed": self.config.seed, "generation": state["generation"], "rules": self.rules.to_dict(),
-            "duplicate": True, "results": results, "history": state["history"], "teacher": state["teacher"],
-            "versions": versions()})
+        write_evaluation(self.folder.evaluation_path, self.folder.path / MODEL_FILE, self.config.seed, self.rules,
+                         results, state["history"], generation=state["generation"], teacher=state["teacher"])
         return results
 
     # ------------------------------------------------------------------ files
@@ -459,24 +455,22 @@ class NeuralTrainer:
     def _finish(self, state: dict) -> None:
         from training.learning_curve import draw_learning_curve
 
-        curve = self.folder.path / "learning_curve.png"
         references = {name: stats["win_rate"] for name, stats in (state["teacher"] or {}).items()}
-        draw_learning_curve(state["history"], state["evaluation"], state["games"], curve,
+        draw_learning_curve(state["history"], state["evaluation"], state["games"], self.folder.curve_path,
                             title=f"{self.config.name}: the neural bot's win rate (95% intervals)",
                             x_label="training hands (wall time in minutes on top)", references=references,
                             reference_label=f"{self.settings.teacher} (teacher)")
         write_json_atomically(self.folder.path / "learning_curve.json", {
             "history": state["history"], "teacher": state["teacher"], "evaluation": state["evaluation"]})
         es = state["es"]["generation"]
-        print_results_table(state["evaluation"], f"{self.config.name}: the network after {state['generation']} "
-                            f"generations{f' and {es} of sNES' if es else ''} ({clock(state['wall_seconds'])}, "
-                            f"{state['games']:,} hands)", self.out)
         model = self.folder.path / MODEL_FILE
-        self._print(f"model:       {model}")
-        self._print(f"             play it: skipbo play --opponents neural:model={model}; measure it: "
-                    f"skipbo evaluate --agents neural:model={model} planner --games 2000")
-        self._print(f"evaluation:  {self.folder.evaluation_path}")
-        self._print(f"curve:       {curve}")
+        print_summary(self.log, state["evaluation"], f"{self.config.name}: the network after {state['generation']} "
+                      f"generations{f' and {es} of sNES' if es else ''} ({clock(state['wall_seconds'])}, "
+                      f"{state['games']:,} hands)", [
+                          ("model", model),
+                          ("", f"play it: skipbo play --opponents neural:model={model}; measure it: "
+                               f"skipbo evaluate --agents neural:model={model} planner --games 2000"),
+                          ("evaluation", self.folder.evaluation_path), ("curve", self.folder.curve_path)])
 
     # ------------------------------------------------------------------ output
     def _warm_up(self) -> None:
@@ -503,7 +497,7 @@ class NeuralTrainer:
         teacher = kernel_bot_code(self.settings.teacher)
         seatings = [(Seat(network=0, recorded=True),) * self.players, (Seat(bot=teacher, recorded=True),) * self.players]
         play_list_games(self.rules, [net], seatings, np.array([1, 2]), teacher, self.settings.list_size)
-        self._print(f"kernels ready in {time.perf_counter() - begin:.0f} s")
+        self.log.print(f"kernels ready in {time.perf_counter() - begin:.0f} s")
 
     def _tensorboard(self):
         try:
@@ -519,15 +513,7 @@ class NeuralTrainer:
                                        settings.seat_orders) for opponent in settings.es_opponents)
         total = ((settings.teacher_games if settings.start is None else 0) + settings.games * settings.generations
                  + settings.es_generations * settings.es_population * es_games)
-        return progress_bar(total, "hands (budget)", "hand", state["games"], self.progress, self.out)
-
-    def _print(self, line: str) -> None:
-        bar = getattr(self, "bar", None)
-        if bar is not None:
-            bar.clear()
-        print(line, file=self.out, flush=True)
-        if bar is not None:
-            bar.refresh()
+        return progress_bar(total, "hands (budget)", "hand", state["games"], self.progress, self.log.out)
 
 
 def play_work_item(shared, item) -> ListData:
