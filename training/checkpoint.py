@@ -16,7 +16,7 @@ A run folder::
 
 A checkpoint folder holds ``learner.pt`` (the whole actor-critic ``state_dict``),
 ``optimizer.pt`` (Adam's state), ``pool.pt`` (the snapshot weights of the opponent pool),
-``state.json`` (steps, schedules, generator states, evaluation history), a copy of
+``state.json`` (steps, schedules, generator states, evaluation history; compact JSON), a copy of
 ``run.json`` and ``config.yaml``, and ``model.zip`` (the policy at that step, loadable like any
 model). Every file is written to a temporary name and renamed, and the folder itself is built
 under a temporary name and renamed into place, under a name no folder has (a second checkpoint
@@ -36,6 +36,7 @@ from __future__ import annotations
 
 import datetime
 import io
+import json
 import os
 import re
 import shutil
@@ -187,7 +188,7 @@ class RunFolder:
         try:
             for file_name, data in files.items():
                 write_bytes_atomically(staging / file_name, data)
-            write_json_atomically(staging / "state.json", state)
+            write_bytes_atomically(staging / "state.json", compact_json(state))
             shutil.copy2(self.run_info_path, staging / "run.json")
             shutil.copy2(self.config_path, staging / "config.yaml")
             final = self._unused_name(step)
@@ -252,6 +253,14 @@ class RunFolder:
                 shutil.rmtree(old, ignore_errors=True)
         for leftover in self.checkpoints_dir.glob(".step_*"):
             shutil.rmtree(leftover, ignore_errors=True)
+
+
+def compact_json(data) -> bytes:
+    """``data`` as JSON without spaces or indentation: a checkpoint's ``state.json`` and the neural backend's
+    model files hold whole networks, which indentation would make several times larger than what a resume reads
+    back (:data:`training.state_checks.MAX_STATE_BYTES`, ``agents.neural.MAX_MODEL_BYTES``; ``neural.hidden`` is
+    checked against both)."""
+    return json.dumps(data, separators=(",", ":"), sort_keys=True).encode()
 
 
 def checkpoint_order(name: str) -> tuple[int, int]:

@@ -29,10 +29,36 @@ class ConfigError(ValueError):
     """A configuration that cannot run; the message names the key and the allowed values."""
 
 
-def setting(default: Any, help: str, **checks: Any) -> Any:
-    """A dataclass field with its documentation and range checks (``min``, ``max``, ``min_exclusive``)."""
+@dataclasses.dataclass(frozen=True)
+class Bounds:
+    """The allowed range of a kind of numeric setting, shared by every section that has one (every number is also
+    checked to be finite and of its type): ``min``, ``max``, ``min_exclusive``, and why a limit is where it is
+    (``why_min``, ``why_max``: said in a refusal)."""
+
+    min: Optional[float] = None
+    max: Optional[float] = None
+    min_exclusive: Optional[float] = None
+    why_min: Optional[str] = None
+    why_max: Optional[str] = None
+
+
+LEARNING_RATE = Bounds(min_exclusive=0.0, max=1.0, why_max="a step size; a larger one overflows the weights")
+"""Every optimiser's step size (``ppo.learning_rate``, ``pretrain.learning_rate``, ``neural.learning_rate``)."""
+TEMPERATURE = Bounds(min=1e-3, max=1e6, why_min="the values are divided by it: a smaller one overflows their softmax")
+"""A softmax temperature (``neural.temperature``)."""
+PLAYED_GAMES = Bounds(min=1, max=1_000_000, why_max="games are time: a million take hours, skipbo evaluate's cap")
+"""Games (or duplicate deals) played to measure or rank: evaluations, curves, fitness."""
+RECORDED_HANDS = Bounds(min=1, max=20_000, why_max="the recorded positions of a hand take about a megabyte of memory")
+"""Hands whose decisions are recorded and held in memory to be fitted (teacher games, lists of a generation)."""
+
+
+def setting(default: Any, help: str, bounds: Optional[Bounds] = None, **checks: Any) -> Any:
+    """A dataclass field with its documentation and range checks: a shared :class:`Bounds` and its own ``min``,
+    ``max``, ``min_exclusive`` (which win over the shared ones)."""
     factory = (lambda: copy.deepcopy(default)) if isinstance(default, (list, dict)) else None
-    metadata = {"help": help, **checks}
+    shared = {} if bounds is None else {key: value for key, value in dataclasses.asdict(bounds).items()
+                                        if value is not None}
+    metadata = {"help": help, **shared, **checks}
     if factory is not None:
         return dataclasses.field(default_factory=factory, metadata=metadata)
     return dataclasses.field(default=default, metadata=metadata)
@@ -102,9 +128,11 @@ def _checked_value(key: str, value: Any, kind: Any, checks: typing.Mapping) -> A
         if not math.isfinite(value):
             raise ConfigError(f"{key}={value!r} is not allowed: use a finite number")
         if "min" in checks and value < checks["min"]:
-            raise ConfigError(f"{key}={value!r} is not allowed: use a number >= {checks['min']}")
+            why = f" ({checks['why_min']})" if "why_min" in checks else ""
+            raise ConfigError(f"{key}={value!r} is not allowed: use a number >= {checks['min']}{why}")
         if "max" in checks and value > checks["max"]:
-            raise ConfigError(f"{key}={value!r} is not allowed: use a number <= {checks['max']}")
+            why = f" ({checks['why_max']})" if "why_max" in checks else ""
+            raise ConfigError(f"{key}={value!r} is not allowed: use a number <= {checks['max']}{why}")
         if "min_exclusive" in checks and value <= checks["min_exclusive"]:
             raise ConfigError(f"{key}={value!r} is not allowed: use a number > {checks['min_exclusive']}")
     return value

@@ -14,7 +14,7 @@ from typing import Any, Literal, Optional
 
 from skipbo_env.envs.common import ENV_MAX_TURNS
 from skipbo_env.rules import Rules
-from training.schema import SNAPSHOTS, ConfigError, setting
+from training.schema import LEARNING_RATE, PLAYED_GAMES, SNAPSHOTS, ConfigError, setting
 
 MAX_LAYERS = 16
 MAX_ROLLOUT = 2**20
@@ -26,7 +26,7 @@ MAX_PYTHON_ENVS = 256
 @dataclasses.dataclass
 class EnvConfig:
     num_envs: int = setting(64, "environments stepped together (SB3 VecEnv); dummy and subproc: at most "
-                               f"{MAX_PYTHON_ENVS}", min=1, max=MAX_ROLLOUT)
+                                 f"{MAX_PYTHON_ENVS}", min=1, max=MAX_ROLLOUT)
     vec_env: Literal["dummy", "subproc", "vector"] = setting(
         "vector", "vector: the batched engine (skipbo_env.vector), num_envs hands stepped together in one "
                   "process, every shipped bot and snapshot played in batch; dummy: one Python game per env in "
@@ -53,14 +53,14 @@ class NetworkConfig:
     hidden: list[int] = setting([256, 256], "hidden layer sizes of the policy and of the value network")
     activation: Literal["relu", "tanh"] = setting("relu", "activation between the layers")
     inputs: Literal["all", "table"] = setting("all", "all: the networks read the whole observation; table: only "
-                                                    "the values this table size can set (the absent seats' are "
-                                                    "always zero; a smaller first layer, the same policy, "
-                                                    "faster to train)")
+                                                      "the values this table size can set (the absent seats' are "
+                                                      "always zero; a smaller first layer, the same policy, "
+                                                      "faster to train)")
 
 
 @dataclasses.dataclass
 class PPOConfig:
-    learning_rate: float = setting(3e-4, "Adam step size", min_exclusive=0.0)
+    learning_rate: float = setting(3e-4, "Adam step size", LEARNING_RATE)
     n_steps: int = setting(128, "steps per environment in each rollout", min=1)
     batch_size: int = setting(256, "minibatch size", min=2)
     n_epochs: int = setting(4, "passes over each rollout", min=1)
@@ -72,28 +72,28 @@ class PPOConfig:
     max_grad_norm: float = setting(0.5, "gradient clipping norm", min_exclusive=0.0)
     target_kl: Optional[float] = setting(None, "stop an update early past this KL (null: never)", min_exclusive=0.0)
     anneal_lr: bool = setting(False, "lower the step size linearly to zero over the budget (the share of "
-                                    "budget.total_timesteps done or of budget.max_minutes spent, whichever is "
-                                    "larger; a resume with a larger budget raises it again)")
+                                      "budget.total_timesteps done or of budget.max_minutes spent, whichever is "
+                                      "larger; a resume with a larger budget raises it again)")
 
 
 @dataclasses.dataclass
 class BudgetConfig:
     total_timesteps: int = setting(200_000, "learner decisions to train for", min=1)
     max_minutes: Optional[float] = setting(None, "stop PPO (with a checkpoint) once it has trained this many "
-                                                "minutes over the whole run, resumes included (pretraining has "
-                                                "its own pretrain.max_minutes)", min_exclusive=0.0)
+                                                  "minutes over the whole run, resumes included (pretraining has "
+                                                  "its own pretrain.max_minutes)", min_exclusive=0.0)
     target_win_rate: Optional[float] = setting(None, "stop PPO once a periodic evaluation's win rate against "
-                                                    "target_opponent reaches this (null: never)",
-                                              min_exclusive=0.0, max=1.0)
+                                                      "target_opponent reaches this (null: never)",
+                                                min_exclusive=0.0, max=1.0)
     target_opponent: str = setting("greedy", "the evaluation.opponents entry target_win_rate is measured against")
 
 
 @dataclasses.dataclass
 class EvaluationConfig:
     every_steps: int = setting(50_000, "learner steps between two evaluations", min=1)
-    games: int = setting(200, "games per opponent in each periodic evaluation", min=2)
+    games: int = setting(200, "games per opponent in each periodic evaluation", PLAYED_GAMES, min=2)
     opponents: list[str] = setting(["greedy", "planner"], "bots of the periodic evaluation")
-    final_games: int = setting(400, "games per opponent in the final evaluation", min=2)
+    final_games: int = setting(400, "games per opponent in the final evaluation", PLAYED_GAMES, min=2)
     final_opponents: list[str] = setting(["random", "greedy", "planner"], "bots of the final evaluation")
 
 
@@ -109,12 +109,13 @@ RAY_NAMED_ADDRESSES = ("local", "auto")
 
 @dataclasses.dataclass
 class RayConfig:
-    address: Optional[str] = setting(None, "where backend: snes and backend: neural play their games: null: in this process; "
-                                          "'local': a Ray instance started here (127.0.0.1, ray.workers CPUs); "
-                                          "'auto': the Ray cluster this machine joined; HOST:PORT: the cluster of "
-                                          "that head (ray start --head); the result for a seed is the same")
+    address: Optional[str] = setting(None, "where backend: snes and backend: neural play their games: null: in "
+                                            "this process; 'local': a Ray instance started here (127.0.0.1, "
+                                            "ray.workers CPUs); 'auto': the Ray cluster this machine joined; "
+                                            "HOST:PORT: the cluster of that head (ray start --head); the result for "
+                                            "a seed is the same")
     workers: Optional[int] = setting(None, "CPUs of the Ray instance ray.address=local starts (null: the "
-                                          "machine's); a cluster has the CPUs its nodes were started with", min=1)
+                                            "machine's); a cluster has the CPUs its nodes were started with", min=1)
 
 
 @dataclasses.dataclass
@@ -128,7 +129,7 @@ class SharedSettings:
     output_dir: str = setting("runs", "folder that receives the run folders")
     threads: int = setting(1, "torch CPU threads (1 is fastest for networks this small)", min=1)
     rules: dict[str, Any] = setting({"num_players": 2}, "skipbo_env.Rules settings (docs/RULES.md); max_turns defaults "
-                                   "to 1000 as in the environments (null: no limit)")
+                                     "to 1000 as in the environments (null: no limit)")
     env: EnvConfig = dataclasses.field(default_factory=EnvConfig)
     opponents: OpponentConfig = dataclasses.field(default_factory=OpponentConfig)
     network: NetworkConfig = dataclasses.field(default_factory=NetworkConfig)

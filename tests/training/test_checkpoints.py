@@ -179,3 +179,14 @@ def test_the_checkpoints_sort_by_step_not_by_name(tmp_path):
         folder.save_checkpoint(step, {}, {}, keep=5)
     assert folder.checkpoints()[-1].name == "step_1000000000"
 
+
+
+def test_a_checkpoints_state_is_written_compactly_and_reads_back_the_same(tmp_path):
+    from training.state_checks import read_json_object
+
+    folder = RunFolder.create(tmp_path, "run", "name: run\n", {})
+    state = {"timesteps": 3, "archive": [{"first": [[1, -2], [3, 4]]}], "wall_seconds": 1.5}
+    saved = folder.save_checkpoint(3, {}, state, keep=1)
+    text = (saved / "state.json").read_text()
+    assert text == '{"archive":[{"first":[[1,-2],[3,4]]}],"timesteps":3,"wall_seconds":1.5}'
+    assert read_json_object(saved / "state.json") == state

@@ -132,3 +132,35 @@ def test_the_schema_description_lists_every_section():
     text = describe_schema()
     for key in ("ppo.learning_rate", "opponents.mix", "pretrain.teacher", "checkpoint.every_steps"):
         assert key in text
+
+
+@pytest.mark.parametrize("override, allowed", [
+    ("neural.learning_rate=1e300", "<= 1.0"),
+    ("neural.learning_rate=1e9", "<= 1.0"),
+    ("ppo.learning_rate=1e9", "<= 1.0"),
+    ("pretrain.learning_rate=1e300", "<= 1.0"),
+    ("neural.teacher_games=1000000000000", "<= 20000"),
+    ("neural.games=1000000000000", "<= 20000"),
+    ("neural.curve_games=1000000000000", "<= 1000000"),
+    ("neural.final_games=1000000000000", "<= 1000000"),
+    ("neural.es_games=1000000000000", "<= 1000000"),
+    ("snes.final_deals=1000000000000", "<= 1000000"),
+    ("evaluation.final_games=1000000000000", "<= 1000000"),
+    ("neural.temperature=1e-320", ">= 0.001"),
+])
+def test_a_value_past_the_shared_bounds_is_one_line_naming_the_key_and_the_allowed_values(override, allowed):
+    key = override.split("=")[0]
+    with pytest.raises(ConfigError) as refused:
+        load_config("quickstart", [override])
+    message = str(refused.value)
+    assert message.startswith(f"{key}=") and f"is not allowed: use a number {allowed} (" in message
+    assert "\n" not in message
+
+
+def test_layers_whose_files_a_resume_could_not_read_back_are_refused_up_front():
+    with pytest.raises(ConfigError, match=r"neural.hidden=\[1024, 1024\] is not allowed at 2 seats: .* model file "
+                                          r"\(at most 16 MiB\) .* state.json \(at most 64 MiB\)"):
+        load_config("quickstart", ["neural.hidden=[1024,1024]"])
+    with pytest.raises(ConfigError, match="neural.past_networks=40"):
+        load_config("quickstart", ["neural.hidden=[512,256]", "neural.past_networks=40"])
+    assert load_config("quickstart", ["neural.hidden=[512,256]"]).neural.hidden == [512, 256]

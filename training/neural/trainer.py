@@ -40,7 +40,6 @@ local run. ``skipbo train neural_2p`` (``configs/neural_2p.yaml``) trains the tw
 from __future__ import annotations
 
 import io
-import json
 import math
 import time
 from collections import Counter
@@ -58,7 +57,7 @@ from evaluation.schedule import scheduled_games
 from skipbo_env.files import write_bytes_atomically, write_json_atomically
 from skipbo_env.provenance import versions
 from skipbo_env.rules import Rules
-from training.checkpoint import RunFolder
+from training.checkpoint import RunFolder, compact_json
 from training.state_checks import CheckpointError, read_json_object
 from training.config import TrainConfig
 from training.neural.config import table_seats
@@ -173,7 +172,7 @@ class NeuralTrainer:
             if writer is not None:
                 writer.close()
         model = self.folder.path / MODEL_FILE
-        write_json_atomically(model, self.model_document(state, net))
+        write_bytes_atomically(model, compact_json(self.model_document(state, net)))
         self._finish(state)
         return TrainResult(self.folder.path, model, state["games"], state["evaluation"], state["history"])
 
@@ -442,7 +441,7 @@ class NeuralTrainer:
 
     def _checkpoint(self, state: dict, net, rng: np.random.Generator) -> None:
         state["rng"] = rng.bit_generator.state
-        model = json.dumps(self.model_document(state, net)).encode()
+        model = compact_json(self.model_document(state, net))
         buffer = io.BytesIO()
         np.savez(buffer, **{name: tensor.detach().numpy() for name, tensor in net.state_dict().items()})
         self.folder.save_checkpoint(max(state["generation"], 0) + state["es"]["generation"], {MODEL_FILE: model, WEIGHTS_FILE: buffer.getvalue()},

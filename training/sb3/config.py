@@ -7,7 +7,7 @@ from __future__ import annotations
 import dataclasses
 from typing import Optional
 
-from training.schema import SELF, Backend, ConfigError, setting
+from training.schema import LEARNING_RATE, RECORDED_HANDS, SELF, Backend, ConfigError, setting
 from training.sections import MAX_PYTHON_ENVS, check_ppo_sections
 from training.state_checks import MAPPING, SECONDS, one_of, optional
 
@@ -16,18 +16,19 @@ from training.state_checks import MAPPING, SECONDS, one_of, optional
 class PretrainConfig:
     enabled: bool = setting(False, "warm-start the policy by behaviour cloning the teacher bot")
     teacher: str = setting("planner", "the bot whose decisions are imitated (agents.load_policy spec)")
-    games: int = setting(300, "teacher games played to collect (observation, mask, action) data", min=1)
+    games: int = setting(300, "teacher games played to collect (observation, mask, action) data",
+                         RECORDED_HANDS)
     epochs: int = setting(10, "passes over the collected data", min=1)
     batch_size: int = setting(512, "minibatch size", min=2)
-    learning_rate: float = setting(1e-3, "Adam step size", min_exclusive=0.0)
+    learning_rate: float = setting(1e-3, "Adam step size", LEARNING_RATE)
     value: bool = setting(True, "also fit the value network to the game outcomes")
     dagger_rounds: int = setting(0, "DAgger rounds after cloning: the learner plays, the teacher labels its "
-                                   "decisions, the policy is refit on all the data", min=0)
-    dagger_games: int = setting(200, "games the learner plays in each DAgger round", min=1)
+                                     "decisions, the policy is refit on all the data", min=0)
+    dagger_games: int = setting(200, "games the learner plays in each DAgger round", RECORDED_HANDS)
     dagger_epochs: int = setting(2, "passes over all the data after each DAgger round", min=1)
     max_minutes: Optional[float] = setting(None, "wall-clock budget of the whole imitation phase (games, DAgger, "
-                                                "fitting); past it no new game starts and no further epoch or "
-                                                "round runs", min_exclusive=0.0)
+                                                  "fitting); past it no new game starts and no further epoch or "
+                                                  "round runs", min_exclusive=0.0)
 
 
 
