@@ -136,11 +136,11 @@ class NeuralTrainer:
         minutes = self.config.budget.max_minutes
         guard = math.inf if minutes is None else 60 * minutes - state["wall_seconds"]
         self.log.print(f"neural self-play: a {self.hidden[0]}x{self.hidden[1]} value network, "
-                    f"{settings.teacher}'s lists for generation 0, "
-                    f"{settings.games:,} hands a generation at {', '.join('+'.join(t) for t in settings.tables)}; "
-                    f"budget {settings.generations} generations"
-                    f"{f', then {settings.es_generations} of sNES on the output layer' if settings.es_generations else ''}"
-                    f"{'' if minutes is None else f' (guard: {minutes:g} minutes)'}")
+                       f"{settings.teacher}'s lists for generation 0, "
+                       f"{settings.games:,} hands a generation at {', '.join('+'.join(t) for t in settings.tables)}; "
+                       f"budget {settings.generations} generations"
+                       f"{f', then {settings.es_generations} of sNES on the output layer' if settings.es_generations else ''}"
+                       f"{'' if minutes is None else f' (guard: {minutes:g} minutes)'}")
         self._warm_up()
         self.pool = WorkPool(self.config.ray.address, self.config.ray.workers)
         self.log.print(f"self-play hands: {self.pool.describe()}")
@@ -183,7 +183,7 @@ class NeuralTrainer:
             return True
         if time.perf_counter() - started > guard:
             self.log.print(f"budget.max_minutes={self.config.budget.max_minutes:g} reached: stopping after generation "
-                        f"{state['generation']} (resume to go on)")
+                           f"{state['generation']} (resume to go on)")
             return True
         return False
 
@@ -218,9 +218,9 @@ class NeuralTrainer:
                  "play_seconds": round(fitted - begin, 1), "fit_seconds": round(time.perf_counter() - fitted, 1)}
         state["log"].append(entry)
         self.log.print(f"generation {number:>3}: {entry['games']:,} hands ({entry['who']}), {entry['lists']:,} "
-                    f"decisions listed; fitted on {data.lists:,}: the teacher's best stop is the network's in "
-                    f"{fit['stop_agreement']:.1%}, its discard in {fit['discard_agreement']:.1%} "
-                    f"({entry['play_seconds']:.0f} s playing, {entry['fit_seconds']:.0f} s fitting)")
+                       f"decisions listed; fitted on {data.lists:,}: the teacher's best stop is the network's in "
+                       f"{fit['stop_agreement']:.1%}, its discard in {fit['discard_agreement']:.1%} "
+                       f"({entry['play_seconds']:.0f} s playing, {entry['fit_seconds']:.0f} s fitting)")
         return net
 
     def _start(self, state: dict):
@@ -270,8 +270,8 @@ class NeuralTrainer:
         state["log"].append(entry)
         by_opponent = ", ".join(f"{short_name(name)} {rate:.1%}" for name, rate in entry["by_opponent"].items())
         self.log.print(f"sNES generation {es['generation']:>3}: {settings.es_population} candidates, {games:,} games; "
-                    f"mean win rate {entry['mean_fitness']:.1%} ({by_opponent}), the best candidate's "
-                    f"{entry['best_fitness']:.1%}; spread {entry['sigma']:.4f} ({entry['seconds']:.0f} s)")
+                       f"mean win rate {entry['mean_fitness']:.1%} ({by_opponent}), the best candidate's "
+                       f"{entry['best_fitness']:.1%}; spread {entry['sigma']:.4f} ({entry['seconds']:.0f} s)")
         return net
 
     def play(self, number: int, current: Network, state: dict, rng: np.random.Generator, bar) -> Generation:
@@ -393,7 +393,7 @@ class NeuralTrainer:
         what = "final evaluation, " if final else ""
         where = f"generation {state['generation']:>3}" + (f", sNES generation {es}" if es else "")
         self.log.print(f"{where} ({clock(state['wall_seconds'])}, {state['games']:,} hands): "
-                    f"{what}{games} held-out duplicate games each: {rates}")
+                       f"{what}{games} held-out duplicate games each: {rates}")
         if writer is not None:
             for name, stats in results.items():
                 writer.add_scalar(f"win_rate/{name}", stats["win_rate"], state["games"])

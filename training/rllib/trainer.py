@@ -207,7 +207,7 @@ class RLlibTrainer:
         except KeyboardInterrupt:
             self._save_checkpoint()
             self.log.print(f"interrupted: checkpoint at step {self.state['timesteps']:,} saved; "
-                        f"continue with: skipbo train --resume {self.folder.path}")
+                           f"continue with: skipbo train --resume {self.folder.path}")
             raise
         self._save_checkpoint()
         model_path = self._export_model()
@@ -326,8 +326,8 @@ class RLlibTrainer:
                           if key.startswith(WIN_RATE_PREFIX))
         turns = metrics.get("hand/turns")
         self.log.print(f"iteration {self.state['iterations']}: step {step:,} ({clock(self._wall_seconds())}); "
-                    f"training win rate vs {rates or '-'}; "
-                    + (f"{turns:.1f} turns a hand" if turns is not None else "no hand finished yet"))
+                       f"training win rate vs {rates or '-'}; "
+                       + (f"{turns:.1f} turns a hand" if turns is not None else "no hand finished yet"))
 
     # ------------------------------------------------------------------ checkpoints
     def _save_checkpoint(self) -> None:

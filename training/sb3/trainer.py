@@ -132,7 +132,7 @@ class Trainer:
             vector_env = vector_selfplay_env(config, self.rules, env_seed)
             for kind in vector_env.per_game_players():
                 self.log.print(f"opponent {kind!r} has no batched interface (act_batch or logits): the batched engine "
-                            "asks it game by game, slower than the shipped bots and snapshots")
+                               "asks it game by game, slower than the shipped bots and snapshots")
             self.vec_env = VecMonitor(vector_env)
         else:
             factories = [env_factory(config, self.rules, index, env_seed) for index in range(config.env.num_envs)]
@@ -216,7 +216,7 @@ class Trainer:
         start = time.perf_counter()
         compile_kernels(self.rules.decks, bots or ("random",))
         self.log.print(f"batched engine ready in {clock(time.perf_counter() - start)} (numba kernels, compiled "
-                    "on the first run, then read from the cache)")
+                       "on the first run, then read from the cache)")
 
     def _pretrain(self) -> None:
         from agents.batched.bots import kernel_bot_code
@@ -228,8 +228,9 @@ class Trainer:
         deadline = None if settings.max_minutes is None else start + 60 * settings.max_minutes
         phase_end = _phase_deadlines(start, deadline, settings.dagger_rounds)
         engine = "the batched engine" if kernel_bot_code(settings.teacher) is not None else "the rules engine"
-        self.log.print(f"pretraining: behaviour cloning {settings.teacher!r} over {settings.games:,} games on {engine}"
-                    + ("" if deadline is None else f" (at most {settings.max_minutes:g} minutes: pretrain.max_minutes)"))
+        limit = "" if deadline is None else f" (at most {settings.max_minutes:g} minutes: pretrain.max_minutes)"
+        self.log.print(f"pretraining: behaviour cloning {settings.teacher!r} over {settings.games:,} games on "
+                       f"{engine}{limit}")
         data = self._collect(lambda on_game: collect_teacher_games(
             settings.teacher, self.rules, settings.games, training_seed(self.config.seed, 2), gamma, on_game=on_game,
             deadline=phase_end[0], shaping=shaping), settings.games, "teacher games")
@@ -237,12 +238,12 @@ class Trainer:
         for round_index in range(settings.dagger_rounds):
             if deadline is not None and time.perf_counter() > deadline:
                 self.log.print(f"pretrain.max_minutes={settings.max_minutes:g} is spent: DAgger rounds "
-                            f"{round_index + 1}-{settings.dagger_rounds} skipped")
+                               f"{round_index + 1}-{settings.dagger_rounds} skipped")
                 break
             student = NetworkPolicy(learner_weights(self.model), self.config.network.hidden,
                                     self.config.network.activation)
             self.log.print(f"DAgger round {round_index + 1}/{settings.dagger_rounds}: the learner plays "
-                        f"{settings.dagger_games:,} games, {settings.teacher!r} labels its decisions")
+                           f"{settings.dagger_games:,} games, {settings.teacher!r} labels its decisions")
             data = concatenate([data, self._collect(lambda on_game, student=student, round_index=round_index: collect_teacher_games(
                 settings.teacher, self.rules, settings.dagger_games, training_seed(self.config.seed, 2, round_index + 1),
                 gamma, student=student, on_game=on_game, deadline=phase_end[round_index + 1], shaping=shaping),
@@ -250,8 +251,8 @@ class Trainer:
             report = self._clone(data, settings.dagger_epochs, phase_end[round_index + 1])
         self.state["pretrain"] = {**dataclasses.asdict(report), "seconds": round(time.perf_counter() - start, 1)}
         self.log.print(f"pretraining done in {clock(time.perf_counter() - start)}: {report.games:,} games, "
-                    f"{report.decisions:,} decisions, agreement {report.agreement:.1%}, "
-                    f"value error {report.value_error:.3f}")
+                       f"{report.decisions:,} decisions, agreement {report.agreement:.1%}, "
+                       f"value error {report.value_error:.3f}")
         logger = self.model.logger
         logger.record("pretrain/agreement", report.agreement)
         logger.record("pretrain/value_error", report.value_error)
@@ -310,7 +311,7 @@ class Trainer:
         self.state["stopped_by"] = self._stop
         step = self.state["timesteps"]
         self.log.print(f"training stopped at step {step:,} of {budget.total_timesteps:,} after "
-                    f"{clock(self._training_seconds())} of PPO: {reason}")
+                       f"{clock(self._training_seconds())} of PPO: {reason}")
         resume = f"skipbo train --resume {self.folder.path}"
         if self._stop == "time":
             self.log.print(f"continue with: {resume} budget.max_minutes={2 * budget.max_minutes:g}")
@@ -423,7 +424,8 @@ class Trainer:
                                   "self-play against an opponent pool", pretrain=self.state["pretrain"])
 
     def _export_model(self) -> Path:
-        write_bytes_atomically(self.folder.model_path, encode_model(learner_weights(self.model), self._model_metadata()))
+        model = encode_model(learner_weights(self.model), self._model_metadata())
+        write_bytes_atomically(self.folder.model_path, model)
         return self.folder.model_path
 
     def _final_evaluation(self) -> dict:

@@ -309,10 +309,10 @@ class SNESTrainer:
         self.pool = self.candidate_pool()
         arena = Arena(self.rules)
         self.log.print(f"sNES self-play: {self.settings.population} candidates a generation, each at "
-                    f"{len(self.settings.tables)} tables ({', '.join(map(table_name, self.settings.tables))}) on "
-                    f"{self.settings.deals} deals x {self.rules.num_players} seats; budget "
-                    f"{'no time limit' if minutes is None else f'{minutes:g} minutes'}"
-                    f"{'' if self.settings.generations is None else f', {self.settings.generations} generations'}")
+                       f"{len(self.settings.tables)} tables ({', '.join(map(table_name, self.settings.tables))}) on "
+                       f"{self.settings.deals} deals x {self.rules.num_players} seats; budget "
+                       f"{'no time limit' if minutes is None else f'{minutes:g} minutes'}"
+                       f"{'' if self.settings.generations is None else f', {self.settings.generations} generations'}")
         self.log.print(f"candidate games: {self.pool.describe()}")
         try:
             if not state["history"]:
@@ -423,11 +423,11 @@ class SNESTrainer:
         rates = ", ".join(f"vs {name} {stats['win_rate']:.1%} [{stats['ci95'][0]:.1%}, {stats['ci95'][1]:.1%}]"
                           for name, stats in results.items())
         self.log.print(f"generation {state['generation']:>4} ({clock(state['wall_seconds'])}, {state['games']:,} "
-                    f"games): the mean on {self.settings.curve_deals} held-out deals: {rates}")
+                       f"games): the mean on {self.settings.curve_deals} held-out deals: {rates}")
 
     def final_evaluation(self, arena: Arena, state: dict) -> dict:
         self.log.print(f"final evaluation: {self.settings.final_deals} held-out deals x {self.rules.num_players} seats "
-                    f"at each of {', '.join(map(table_name, self.settings.curve_tables))}")
+                       f"at each of {', '.join(map(table_name, self.settings.curve_tables))}")
         games = arena.games_played
         results = self.play_mean(arena, state, "final", self.settings.final_deals)
         arena.games_played = games
@@ -470,11 +470,11 @@ class SNESTrainer:
             return
         if "best_fitness" not in entry:
             self.log.print(f"generation {entry['generation']:>4}: every candidate's search was too big (refused); the "
-                        "distribution stays")
+                           "distribution stays")
             return
         tables = ", ".join(f"{name} {rate:.2f}" for name, rate in entry["mean_by_table"].items() if rate is not None)
         placement = f", on {len(entry['nodes'])} Ray node(s)" if "nodes" in entry else ""
         self.log.print(f"generation {entry['generation']:>4} ({entry['seconds']:.0f} s, total "
-                    f"{clock(state['wall_seconds'])}): fitness best {entry['best_fitness']:.3f}, mean "
-                    f"{entry['mean_fitness']:.3f} ({tables}), {entry['refused']} refused{placement}")
+                       f"{clock(state['wall_seconds'])}): fitness best {entry['best_fitness']:.3f}, mean "
+                       f"{entry['mean_fitness']:.3f} ({tables}), {entry['refused']} refused{placement}")
 
