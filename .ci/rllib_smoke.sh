@@ -72,11 +72,11 @@ games = [{k: v for k, v in g.items() if k != "seat_seconds"} for g in local["gam
 assert games == [{k: v for k, v in g.items() if k != "seat_seconds"} for g in on_ray["games"]], "ray != local"
 print(f"evaluate --ray matches the local run game for game ({len(games)} games)")
 PY
-SNES=(learned_2p rules.stock_size=5 snes.population=4 snes.deals=3 snes.generations=2 snes.curve_every=2
+SNES=(snes_2p rules.stock_size=5 snes.population=4 snes.deals=3 snes.generations=2 snes.curve_every=2
       snes.curve_deals=2 snes.final_deals=2)
 "$BIN/skipbo" train "${SNES[@]}" output_dir="$WORK/snes-ray" ray.address="$ADDRESS" --no-progress | grep "candidate games"
 "$BIN/skipbo" train "${SNES[@]}" output_dir="$WORK/snes-local" --no-progress >/dev/null
-"$BIN/python" - "$WORK"/snes-ray/learned-2p-* "$WORK"/snes-local/learned-2p-* <<'PY'
+"$BIN/python" - "$WORK"/snes-ray/snes-2p-* "$WORK"/snes-local/snes-2p-* <<'PY'
 import json, sys
 
 from training.checkpoint import RunFolder

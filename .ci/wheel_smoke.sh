@@ -1,9 +1,9 @@
 #!/usr/bin/env bash
 # CI, packaging part: build the wheel, install it in a clean venv (the CPU build of torch pinned first) and
 # run it from a folder outside the checkout, so nothing can come from the repository: `skipbo --help`, a short
-# `skipbo evaluate`, the shipped configs (`skipbo train --list-configs`) and a tiny real `skipbo train
-# ppo_2p` (SB3 PPO: 64 steps, an export and a final evaluation; the overrides keep every player in Python,
-# so no numba kernel is compiled and the run takes seconds). Usage: .ci/wheel_smoke.sh [PYTHON]
+# `skipbo evaluate`, the shipped configs (`skipbo train --list-configs`: configs/ installed as training/configs/)
+# and a tiny real `skipbo train ppo_2p` (SB3 PPO: 64 steps, an export and a final evaluation; the overrides keep
+# every player in Python, so no numba kernel is compiled and the run takes seconds). Usage: .ci/wheel_smoke.sh [PYTHON]
 # (PYTHON builds the wheel and needs the `build` package: the dev extra has it; default .venv/bin/python).
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -35,5 +35,8 @@ test -s "$(ls -d "$WORK"/runs/ppo-2p-*)/model.zip"
 "$BIN/python" - <<'PY'
 import pathlib, training.config
 assert pathlib.Path(training.config.__file__).resolve().is_relative_to(pathlib.Path.cwd()), training.config.__file__
+shipped = training.config.shipped_configs()  # the repository's configs/, installed as training/configs/
+assert shipped["quickstart"].parent == pathlib.Path(training.config.__file__).resolve().parent / "configs", shipped
+assert training.config.config_path("learned_2p") == shipped["snes_2p"]  # an old name still names its config
 print("wheel smoke: ok, the package ran from", pathlib.Path(training.config.__file__).parent)
 PY

@@ -4,7 +4,7 @@ The search and the chances are the expert's (:mod:`agents.expert`: the planner's
 turn's plays, card counting from the unseen cards). A stop is worth ``STOCK * (w . features)``
 and a discard ``d . (shape, coverage, reach)``; the features are named and explained in
 :data:`FEATURES`. The weights ``[w, d]`` are not set by hand: they were
-trained by self-play (``training/learned.py``, see ``agents/pretrained/README.md``) and ship as
+trained by self-play (``training/snes/trainer.py``, see ``agents/pretrained/README.md``) and ship as
 JSON (``agents/pretrained/learned-2p.json``, read as numbers only).
 
 :class:`LearnedBot` is the Python twin of the kernel bot (:mod:`agents.batched.learned`): the

@@ -50,8 +50,8 @@ MAX_WEIGHTS_BYTES = 2**20
 PRETRAINED_WEIGHTS = {"pretrained-2p": WEIGHTS_FILE,
                       "pretrained-4p": os.path.join(os.path.dirname(__file__), "pretrained", "learned-4p.json")}
 """The shipped models by name (``agents.load_policy("pretrained-2p")``): the learned bot with these weights,
-trained for two and for four players (``skipbo train learned_2p``, ``skipbo train learned_4p``: the configs in
-``training/configs/``). ``learned`` plays the first."""
+trained for two and for four players (``skipbo train snes_2p``, ``skipbo train snes_4p``: the configs in
+``configs/``). ``learned`` plays the first."""
 
 
 def parameter_vector(weights: dict) -> np.ndarray:

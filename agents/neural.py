@@ -7,7 +7,7 @@ the hand from there. At a decision the bot searches every sequence of plays it c
 the sequence could stop by the network, plays the first play of the best, and when stopping is best
 discards the card whose turn end the network values most. It draws nothing at random.
 
-Its weights are learned by self-play (``backend: neural``, ``training/neural.py``) and saved as a JSON
+Its weights are learned by self-play (``backend: neural``, ``training/neural/trainer.py``) and saved as a JSON
 file of integers (:func:`read_model`, numbers only: loading a file cannot run code; a file whose weights could
 make a sum of the kernels pass :data:`MAX_SUM`, :func:`largest_sum`, is refused, so every sum is exact). A network
 reads the seats of the table size it was trained for, and refuses to play at another. The kernel that

@@ -5,7 +5,7 @@
                                         [--n-steps N] [--json]
 
 Each cell is ``MaskablePPO.learn`` (sb3-contrib, one torch thread, the trainer's own environments and
-opponent pool from ``training.trainer``) for about ``--seconds`` seconds: rollouts *and* updates,
+opponent pool from ``training.sb3.trainer``) for about ``--seconds`` seconds: rollouts *and* updates,
 counted in learner steps (what SB3 counts) per second of wall-clock time, from the start of the
 second rollout (the first pays for numba compilation and warm-up).
 
@@ -41,7 +41,7 @@ from skipbo_cli.arguments import positive_int, seed  # noqa: E402
 from skipbo_cli.script import ScriptParser, positive_seconds, run  # noqa: E402
 from skipbo_env.provenance import header  # noqa: E402
 
-QUICKSTART = ROOT / "training" / "configs" / "quickstart.yaml"
+QUICKSTART = ROOT / "configs" / "quickstart.yaml"
 SHIPPED = ROOT / "agents" / "pretrained" / "skipbo-2p.zip"
 MIXES = ("greedy", "planner", "snapshots")
 PATHS = ("vector", "dummy")
@@ -73,8 +73,8 @@ def measure(path: str, mix: str, hidden: list[int], seconds: float, seed: int, n
     from stable_baselines3.common.callbacks import BaseCallback
     from stable_baselines3.common.vec_env import DummyVecEnv, VecMonitor
 
-    from training.network import policy_kwargs
-    from training.trainer import env_factory, vector_selfplay_env, learner_weights, limit_threads
+    from training.sb3.network import policy_kwargs
+    from training.sb3.trainer import env_factory, vector_selfplay_env, learner_weights, limit_threads
 
     config = cell_config(path, mix, hidden, seed, n_steps)
     rules = config.make_rules()

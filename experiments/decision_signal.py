@@ -48,7 +48,7 @@ from skipbo_env.rules import Rules
 from skipbo_env.vector import VectorGame
 from skipbo_env.vector.engine import MAX_SEED
 from skipbo_env.vector.layout import RUNNING
-from training.learned import play_table
+from training.snes.trainer import play_table
 from skipbo_cli.arguments import bounded_int, flag_check
 from skipbo_cli.script import ScriptParser, check_output_file, count, run
 

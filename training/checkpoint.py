@@ -12,10 +12,11 @@ A run folder::
         model.zip              the final policy (agents.load_policy("runs/.../model.zip"))
         best_model.zip         the policy of the best periodic evaluation (mean win rate)
         evaluation.json        the final evaluation tables
+        learning_curve.png     the curve of the periodic evaluations (training.learning_curve)
 
 A checkpoint folder holds ``learner.pt`` (the whole actor-critic ``state_dict``),
 ``optimizer.pt`` (Adam's state), ``pool.pt`` (the snapshot weights of the opponent pool),
-``state.json`` (steps, schedules, generator states, evaluation history), a copy of
+``state.json`` (steps, schedules, generator states, evaluation history; compact JSON), a copy of
 ``run.json`` and ``config.yaml``, and ``model.zip`` (the policy at that step, loadable like any
 model). Every file is written to a temporary name and renamed, and the folder itself is built
 under a temporary name and renamed into place, under a name no folder has (a second checkpoint
@@ -35,6 +36,7 @@ from __future__ import annotations
 
 import datetime
 import io
+import json
 import os
 import re
 import shutil
@@ -50,6 +52,7 @@ from skipbo_env.files import (
     write_json_atomically,
     write_text_atomically,
 )
+from training.schema import ConfigError
 from training.state_checks import (
     COUNT,
     PROBABILITY,
@@ -73,9 +76,6 @@ CHECKPOINT_NAME = re.compile(r"step_(\d{9,})(?:-(\d+))?")
 """``step_NNNNNNNNN``, or ``step_NNNNNNNNN-K`` for the K-th checkpoint of the same step."""
 MAX_TENSOR_BYTES = 2**31
 """The largest tensor file read back (a model file may be 256 MB; the optimizer holds twice the weights)."""
-STATE_COUNTERS = ("timesteps", "updates", "next_snapshot", "next_evaluation", "next_checkpoint")
-RLLIB_STATE_COUNTERS = ("timesteps", "iterations", "next_snapshot", "next_evaluation", "next_checkpoint")
-"""The counters of a checkpoint's state: the SB3 trainer counts updates, the RLlib trainer iterations."""
 
 
 def tensors_to_bytes(tensors) -> bytes:
@@ -168,6 +168,10 @@ class RunFolder:
     def evaluation_path(self) -> Path:
         return self.path / "evaluation.json"
 
+    @property
+    def curve_path(self) -> Path:
+        return self.path / "learning_curve.png"
+
     def run_info(self) -> dict:
         return read_json_object(self.run_info_path)
 
@@ -184,7 +188,7 @@ class RunFolder:
         try:
             for file_name, data in files.items():
                 write_bytes_atomically(staging / file_name, data)
-            write_json_atomically(staging / "state.json", state)
+            write_bytes_atomically(staging / "state.json", compact_json(state))
             shutil.copy2(self.run_info_path, staging / "run.json")
             shutil.copy2(self.config_path, staging / "config.yaml")
             final = self._unused_name(step)
@@ -251,6 +255,14 @@ class RunFolder:
             shutil.rmtree(leftover, ignore_errors=True)
 
 
+def compact_json(data) -> bytes:
+    """``data`` as JSON without spaces or indentation: a checkpoint's ``state.json`` and the neural backend's
+    model files hold whole networks, which indentation would make several times larger than what a resume reads
+    back (:data:`training.state_checks.MAX_STATE_BYTES`, ``agents.neural.MAX_MODEL_BYTES``; ``neural.hidden`` is
+    checked against both)."""
+    return json.dumps(data, separators=(",", ":"), sort_keys=True).encode()
+
+
 def checkpoint_order(name: str) -> tuple[int, int]:
     """``(step, K)`` of a checkpoint folder's name (K is 1 for ``step_NNNNNNNNN``), for sorting by age."""
     found = CHECKPOINT_NAME.fullmatch(name)
@@ -269,14 +281,13 @@ def check_step(value: int, checkpoint: Path, field: str) -> None:
                               f"checkpoint folder {checkpoint.name} is of step {step_of(checkpoint)}")
 
 
-def read_checkpoint_state(checkpoint: Path, counters: tuple[str, ...] = STATE_COUNTERS,
-                          extra: dict[str, Field] | None = None) -> dict:
+def read_checkpoint_state(checkpoint: Path, counters: tuple[str, ...], extra: dict[str, Field]) -> dict:
     """A checkpoint's ``state.json``, every value a resumed PPO run reads checked (:mod:`training.state_checks`):
-    the ``counters`` (the SB3 trainer's by default; the RLlib trainer counts iterations instead of updates),
+    the backend's ``counters`` (``STATE_COUNTERS`` of :mod:`training.sb3.config` or :mod:`training.rllib.config`),
     the clock, the snapshot steps, the evaluation history, the best evaluation, and the backend's ``extra``
     fields; ``timesteps`` must be the step the checkpoint folder is named for."""
     path = checkpoint / "state.json"
-    state = check_fields(read_json_object(path), {**{key: COUNT for key in counters}, **PPO_STATE, **(extra or {})},
+    state = check_fields(read_json_object(path), {**{key: COUNT for key in counters}, **PPO_STATE, **extra},
                          path)
     check_step(state["timesteps"], checkpoint, "timesteps")
     for key, value in (("snapshot_steps", max(state["snapshot_steps"], default=0)),
@@ -294,3 +305,26 @@ HISTORY = list_of(record({"timesteps": COUNT, "results": RESULTS}))
 PPO_STATE = {"wall_seconds": SECONDS, "snapshot_steps": list_of(COUNT), "history": HISTORY,
              "best": optional(record({"score": PROBABILITY, "timesteps": COUNT}))}
 """The fields both PPO trainers (SB3 and RLlib) save beside their counters."""
+
+
+def check_ppo_budget_left(config, folder: RunFolder, counters: tuple[str, ...], extra: dict[str, Field],
+                          clock: str) -> None:
+    """``--resume`` of a PPO run (``check_resume`` of sb3 and rllib): refuse, naming the key to raise, a finished
+    run (its final evaluation written) whose ``budget.total_timesteps`` or ``budget.max_minutes`` is spent;
+    ``clock`` is the state's field the minutes count (the minutes of PPO, or the wall time)."""
+    checkpoint = folder.latest_checkpoint()
+    if checkpoint is None:
+        return
+    state = read_checkpoint_state(checkpoint, counters, extra)
+    if not folder.evaluation_path.is_file():
+        return
+    budget = config.budget
+    if state["timesteps"] >= budget.total_timesteps:
+        raise ConfigError(f"{folder.path} already trained {state['timesteps']:,} of budget.total_timesteps="
+                          f"{budget.total_timesteps:,} steps: give more, e.g. skipbo train --resume {folder.path} "
+                          f"budget.total_timesteps={2 * budget.total_timesteps}")
+    trained = state[clock]
+    if budget.max_minutes is not None and trained >= 60 * budget.max_minutes:
+        raise ConfigError(f"{folder.path} already trained {trained / 60:.1f} of budget.max_minutes="
+                          f"{budget.max_minutes:g} minutes: give more, e.g. skipbo train --resume {folder.path} "
+                          f"budget.max_minutes={2 * budget.max_minutes:g}")

@@ -22,7 +22,7 @@ or on a hundred machines, is a contract between the caller and its work function
   table, a network's weights as numpy arrays). On Ray it is put in the object store once per
   ``map``, not shipped once per item. The function must not modify it.
 - **The function** takes ``(shared, item)`` and is defined at module level in a module of this
-  project (``training.learned.play_candidate``): not a lambda, closure, bound method or a
+  project (``training.snes.trainer.play_candidate``): not a lambda, closure, bound method or a
   function of ``__main__``. Ray ships it by its import name and each machine imports it from its
   own install of the project, which must be the same version as the driver's (README, Ray section).
   It may keep a per-process cache of what is costly to build (a network rebuilt from weights) in

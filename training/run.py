@@ -2,10 +2,9 @@
 
 :func:`train` checks the config (``training.config``) and every bot spec it names, creates the run folder
 (``training.checkpoint``: resolved ``config.yaml``, ``run.json``), or with ``resume`` opens an existing one,
-and hands the run to the trainer of ``backend``: ``sb3`` (:mod:`training.trainer`), ``snes``
-(:mod:`training.learned`), ``rllib`` (:mod:`training.rllib.trainer`) or ``neural`` (:mod:`training.neural`).
-What every backend shares (the result, the results table, the evaluation, seeds and clock) is in
-:mod:`training.common`.
+and hands the run to the trainer of ``backend``, as the table of backends says (:mod:`training.backends`:
+``sb3``, ``rllib``, ``snes``, ``neural``, one package each). What every backend shares (the result, progress,
+the evaluation and its file, the best model, the summary, seeds and clock) is in :mod:`training.common`.
 
 ``skipbo train --resume RUN_DIR`` continues a run from its last checkpoint (after a kill, a
 Ctrl-C or a spent budget) with the run's own config; overrides may follow (for example a larger
@@ -30,10 +29,11 @@ from agents.loading import load_policy
 from skipbo_env.encoding import OBS_SIZE
 from skipbo_env.files import check_creatable
 from skipbo_env.provenance import versions
-from training.checkpoint import RLLIB_STATE_COUNTERS, STATE_COUNTERS, RunFolder, read_checkpoint_state
+from training.backends import BACKENDS, trainer_class
+from training.checkpoint import RunFolder
 from training.common import TrainResult, utc_now
-from training.config import SELF, SNAPSHOTS, ConfigError, TrainConfig, dump_config, load_config
-from training.trainer import SB3_STATE, Trainer
+from training.config import ConfigError, TrainConfig, dump_config, load_config, renamed_config_note
+from training.schema import SELF, SNAPSHOTS
 
 
 def train(config: TrainConfig | str | Path | None, overrides: list[str] = (), *, resume: str | Path | None = None,
@@ -55,6 +55,9 @@ def train(config: TrainConfig | str | Path | None, overrides: list[str] = (), *,
             print(fallback, file=out, flush=True)
         return run_backend(config, folder, progress, out)
     if not isinstance(config, TrainConfig):
+        note = renamed_config_note(config)
+        if note:
+            print(note, file=out, flush=True)
         config = load_config(config, overrides)
     elif overrides:
         raise ConfigError("overrides apply to a config file; edit the TrainConfig object instead")
@@ -84,23 +87,13 @@ def busy_machine_note(threads: int) -> str | None:
 
 
 def run_backend(config: TrainConfig, folder: RunFolder, progress: bool, out: TextIO) -> TrainResult:
-    """Run (or continue, when ``folder`` holds a checkpoint) the run with the trainer of ``config.backend``."""
+    """Run (or continue, when ``folder`` holds a checkpoint) the run with the trainer of ``config.backend``
+    (:data:`training.backends.BACKENDS`)."""
     note = busy_machine_note(config.threads)
     if note:
         print(note, file=out, flush=True)
-    if config.backend == "neural":
-        from training.neural import NeuralTrainer
-
-        return NeuralTrainer(config, folder, progress=progress, out=out).run()
-    if config.backend == "snes":
-        from training.learned import SNESTrainer
-
-        return SNESTrainer(config, folder, progress=progress, out=out).run()
-    if config.backend == "rllib":
-        from training.rllib.trainer import RLlibTrainer
-
-        return RLlibTrainer(config, folder, progress=progress, out=out).run()
-    return Trainer(config, folder, progress=progress, out=out).run()
+    trainer = trainer_class(BACKENDS[config.backend])
+    return trainer(config, folder, progress=progress, out=out).run()
 
 
 def check_same_network(config: TrainConfig, saved: TrainConfig, folder: RunFolder) -> None:
@@ -111,30 +104,12 @@ def check_same_network(config: TrainConfig, saved: TrainConfig, folder: RunFolde
 
 
 def check_budget_left(config: TrainConfig, folder: RunFolder) -> None:
-    """On ``--resume``: refuse (naming the key to raise) a finished run whose step or time budget is already
-    spent. A run killed after its last checkpoint but before its final evaluation was written resumes to
-    write it."""
-    checkpoint = folder.latest_checkpoint()
-    if checkpoint is None or config.backend in ("snes", "neural"):  # these trainers check their own budget
-        return
-    if config.backend == "rllib":
-        from training.rllib.trainer import RLLIB_STATE
-
-        state = read_checkpoint_state(checkpoint, RLLIB_STATE_COUNTERS, RLLIB_STATE)
-    else:
-        state = read_checkpoint_state(checkpoint, STATE_COUNTERS, SB3_STATE)
-    if not folder.evaluation_path.is_file():
-        return
-    budget = config.budget
-    if state["timesteps"] >= budget.total_timesteps:
-        raise ConfigError(f"{folder.path} already trained {state['timesteps']:,} of budget.total_timesteps="
-                          f"{budget.total_timesteps:,} steps: give more, e.g. skipbo train --resume {folder.path} "
-                          f"budget.total_timesteps={2 * budget.total_timesteps}")
-    trained = state["wall_seconds"] if config.backend == "rllib" else state["training_seconds"]  # what each budget counts
-    if budget.max_minutes is not None and trained >= 60 * budget.max_minutes:
-        raise ConfigError(f"{folder.path} already trained {trained / 60:.1f} of budget.max_minutes="
-                          f"{budget.max_minutes:g} minutes: give more, e.g. skipbo train --resume {folder.path} "
-                          f"budget.max_minutes={2 * budget.max_minutes:g}")
+    """On ``--resume``: refuse (naming the key to raise) a finished run whose budget is already spent, with the
+    backend's own check (``check_resume`` of its :class:`training.schema.Backend`; a backend without one checks
+    in its trainer). A run killed after its last checkpoint but before its final evaluation resumes to write it."""
+    check_resume = BACKENDS[config.backend].check_resume
+    if check_resume is not None:
+        check_resume(config, folder)
 
 
 def check_specs(config: TrainConfig) -> None:

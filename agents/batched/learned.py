@@ -7,7 +7,7 @@ is how a stop is valued: ``STOCK * (w . features(stop))``, the features of ``FEA
 (what a sequence played and what the piles it leaves promise each seat), and how a discard is
 chosen: the expert's planned discard with weights ``d`` on its three terms (``DISCARD_FEATURES``; the
 names live in :mod:`agents.learned`). The parameter vector ``[w, d]`` (``PARAMETERS``) is an argument of the kernels, so training
-plays thousands of games with any weights without compiling again (``training/learned.py``);
+plays thousands of games with any weights without compiling again (``training/snes/trainer.py``);
 the shipped bots (codes from :data:`LEARNED_CODE` on) play the rows of :data:`SHIPPED`, read from the
 JSON files of ``agents.learned.PRETRAINED_WEIGHTS`` when the module loads (a kernel sees it as a constant; the jit's source
 stamp covers the file, so a new file recompiles the kernels).
@@ -55,7 +55,7 @@ SHIPPED = np.array([read_parameters(path) for path in PRETRAINED_WEIGHTS.values(
 """The shipped models' parameters, one row each (frozen into the kernels when they compile)."""
 TABLE_CODES = LEARNED_CODE + len(SHIPPED)
 """``TABLE_CODES + k``: the learned bot with the parameters of row ``k`` of a table given to a kernel
-(training plays any weights without compiling again, ``training/learned.py``)."""
+(training plays any weights without compiling again, ``training/snes/trainer.py``)."""
 
 
 def learned_code(spec: str) -> int | None:

@@ -101,7 +101,7 @@ def decide_row(games, legal, cfg, g, parameters, out):
 @pytest.mark.parametrize("rules", TABLES, ids=lambda r: f"{r.num_players}p-stock{r.stock_size}")
 def test_the_kernel_learned_bot_decides_as_agents_learned_in_every_position(rules, tmp_path):
     """The same action, and the same count of positions searched (the count sNES training refuses a candidate
-    by: ``training.learned.MAX_POSITIONS``)."""
+    by: ``training.snes.trainer.MAX_POSITIONS``)."""
     rng = np.random.default_rng(rules.num_players)
     settings = [expert_parameters() * rng.uniform(0.2, 3.0, NUM_PARAMETERS) + rng.normal(0, 0.05, NUM_PARAMETERS),
                 rng.normal(0, 1.0, NUM_PARAMETERS)]

@@ -18,7 +18,7 @@ from evaluation.tournament import run_tournament
 from skipbo_env import Game, Rules
 from skipbo_env.encoding import GLOBAL_OFFSETS, LAYOUT_ROWS, observe
 from skipbo_env.rules import MAX_COUNTER
-from training.value_net import ValueNet, quantize
+from training.neural.value_net import ValueNet, quantize
 
 FIELD_OF = {offset + k: name for name, offset, size in LAYOUT_ROWS for k in range(size)}
 FIELD_OF[kernels.PENDING] = "pending_discard"

@@ -29,7 +29,7 @@ from skipbo_cli.main import main
 from training.config import dump_config, load_config
 
 ROOT = Path(__file__).resolve().parents[2]
-QUICKSTART = str(ROOT / "training" / "configs" / "ppo_2p.yaml")  # an sb3 run: the cases use its keys
+QUICKSTART = str(ROOT / "configs" / "ppo_2p.yaml")  # an sb3 run: the cases use its keys
 HIDDEN = [8]
 
 

@@ -18,7 +18,7 @@ from agents.loading import load_policy
 from skipbo_cli.main import main
 
 ROOT = Path(__file__).resolve().parents[2]
-QUICKSTART = ROOT / "training" / "configs" / "ppo_2p.yaml"
+QUICKSTART = ROOT / "configs" / "ppo_2p.yaml"
 NEEDS_FIFO = pytest.mark.skipif(not hasattr(os, "mkfifo"), reason="no FIFOs on this platform")
 
 
@@ -86,7 +86,7 @@ def test_a_weights_file_of_the_wrong_shape_is_one_line(text, words, tmp_path, ca
     ["train", "{fifo}.yaml"],
     ["evaluate", "--agents", "{fifo}.zip", "greedy"],
     ["import-sb3", "{fifo}.zip", "{tmp}/out.zip"],
-    ["train", "learned_2p", "snes.start={fifo}.json"],
+    ["train", "snes_2p", "snes.start={fifo}.json"],
     ["train", "--resume", "{run}"],
 ], ids=["config", "model", "sb3 archive", "snes.start", "resume state"])
 def test_a_fifo_is_refused_wherever_a_file_is_read(argv, tmp_path):

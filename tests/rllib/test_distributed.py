@@ -19,7 +19,7 @@ from training.config import ConfigError  # noqa: E402
 from training.distributed import WorkPool  # noqa: E402
 from training.run import train  # noqa: E402
 
-CONFIG = Path(__file__).resolve().parents[2] / "training" / "configs" / "learned_2p.yaml"
+CONFIG = Path(__file__).resolve().parents[2] / "configs" / "snes_2p.yaml"
 SMALL = ["rules.stock_size=5", "snes.population=4", "snes.deals=3", "snes.curve_every=1", "snes.curve_deals=2",
          "snes.final_deals=2", "seed=4", "snes.generations=2"]
 

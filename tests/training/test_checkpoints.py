@@ -18,7 +18,7 @@ from training.checkpoint import CheckpointError, RunFolder
 from training.run import train
 
 ROOT = Path(__file__).resolve().parents[2]
-CONFIG = ROOT / "training" / "configs" / "learned_2p.yaml"
+CONFIG = ROOT / "configs" / "snes_2p.yaml"
 SMALL = ["rules.stock_size=5", "snes.population=4", "snes.deals=2", "snes.curve_every=1", "snes.curve_deals=2",
          "snes.final_deals=2", "seed=4"]
 KILLED = 17
@@ -103,7 +103,7 @@ def test_a_kill_at_any_step_of_saving_a_checkpoint_leaves_a_run_that_resumes_to_
 
 SLOW_FIRST_CALL = """
 import sys, time
-import training.learned as learned
+import training.snes.trainer as learned
 
 kernel, loaded = learned.play_table, []
 
@@ -179,3 +179,14 @@ def test_the_checkpoints_sort_by_step_not_by_name(tmp_path):
         folder.save_checkpoint(step, {}, {}, keep=5)
     assert folder.checkpoints()[-1].name == "step_1000000000"
 
+
+
+def test_a_checkpoints_state_is_written_compactly_and_reads_back_the_same(tmp_path):
+    from training.state_checks import read_json_object
+
+    folder = RunFolder.create(tmp_path, "run", "name: run\n", {})
+    state = {"timesteps": 3, "archive": [{"first": [[1, -2], [3, 4]]}], "wall_seconds": 1.5}
+    saved = folder.save_checkpoint(3, {}, state, keep=1)
+    text = (saved / "state.json").read_text()
+    assert text == '{"archive":[{"first":[[1,-2],[3,4]]}],"timesteps":3,"wall_seconds":1.5}'
+    assert read_json_object(saved / "state.json") == state

@@ -1,4 +1,4 @@
-"""``backend: snes`` (training/learned.py): the learned bot's weights trained by ``skipbo train``,
+"""``backend: snes`` (training/snes/trainer.py): the learned bot's weights trained by ``skipbo train``,
 reproducible from the seed, resumable, its ranking, its refusal of slow candidates, its tables at any
 number of seats and its one-line refusals of configs it cannot run (``ray`` included: the runs on Ray
 are in tests/rllib/test_distributed.py)."""
@@ -17,14 +17,14 @@ import pytest
 from agents.batched import bots
 from agents.batched.learned import TABLE_CODES
 from agents.learned_parameters import PARAMETERS, WEIGHTS_FILE, read_parameters
-from training import learned as training
+from training.snes import trainer as training
 from training.checkpoint import RunFolder
 from skipbo_cli.main import main
 from training.config import ConfigError, load_config
 from training.distributed import WorkPool
 from training.run import train
 
-CONFIG = Path(__file__).resolve().parents[2] / "training" / "configs" / "learned_2p.yaml"
+CONFIG = Path(__file__).resolve().parents[2] / "configs" / "snes_2p.yaml"
 SMALL = ["rules.stock_size=5", "snes.population=4", "snes.deals=2", "snes.curve_every=1", "snes.curve_deals=2",
          "snes.final_deals=2", "seed=4"]
 

@@ -13,9 +13,9 @@ from skipbo_env import Rules
 from skipbo_env.actions import NUM_ACTIONS
 from skipbo_env.encoding import OBS_HIGH, OBS_LOW, OBS_SIZE, observe, table_inputs
 from skipbo_env.game import Game
-from training.config import NetworkConfig
-from training.network import policy_kwargs
-from training.trainer import learner_weights
+from training.sections import NetworkConfig
+from training.sb3.network import policy_kwargs
+from training.sb3.trainer import learner_weights
 
 
 def observations_of_play(num_players: int, moves: int = 400, seed: int = 0) -> np.ndarray:

@@ -83,7 +83,7 @@ def test_the_evolution_moves_only_the_output_layer_and_resumes_to_the_weights_of
     assert after["output"] != before["output"]
     model = json.loads(whole.model_path.read_text())
     assert model["es_generations"] == 2
-    assert model["method"] == "fitted to the teacher's lists, then 1 DAgger generation, then 2 sNES generations on the output layer (training/neural.py)"
+    assert model["method"] == "fitted to the teacher's lists, then 1 DAgger generation, then 2 sNES generations on the output layer (training/neural/trainer.py)"
     assert model["games"] == 16 + 12 + 2 * 4 * 2 * 4  # teacher, one fitted generation, two of 4 candidates x 2 x 4
     curve = json.loads((whole.run_dir / "learning_curve.json").read_text())["history"]
     assert [(p["generation"], p.get("es_generation", 0), p.get("final", False)) for p in curve] == [
@@ -96,15 +96,15 @@ def test_the_evolution_moves_only_the_output_layer_and_resumes_to_the_weights_of
 
 
 def test_the_progress_bar_counts_the_evolution_games_as_played(tmp_path, monkeypatch):
-    import training.neural
+    import training.neural.trainer
 
-    totals, original = [], training.neural.progress_bar
+    totals, original = [], training.neural.trainer.progress_bar
 
     def bar(total, *args):
         totals.append(total)
         return original(total, *args)
 
-    monkeypatch.setattr(training.neural, "progress_bar", bar)
+    monkeypatch.setattr(training.neural.trainer, "progress_bar", bar)
     run = train(tiny_config(tmp_path, es_generations=1, **{**ES, "es_games": 3}), progress=False)
     assert totals == [json.loads(run.model_path.read_text())["games"]] == [16 + 12 + 4 * 2 * 4]  # 3 games: 4 seatings
 
@@ -115,7 +115,7 @@ def test_a_run_can_start_from_a_model_file_and_plays_it_as_it_was(one_generation
     assert weights_of(started) == weights_of(one_generation)
     assert started.evaluation == one_generation.evaluation  # the same network on the same final deals
     document = json.loads(started.model_path.read_text())
-    assert document["method"] == f"started from {model} (training/neural.py)" and document["games"] == 0
+    assert document["method"] == f"started from {model} (training/neural/trainer.py)" and document["games"] == 0
     assert not list((started.run_dir / "data").glob("*.npz"))
     resumed = train(None, ["neural.es_generations=1", "neural.es_population=2", "neural.es_games=2"],
                     resume=started.run_dir, progress=False)  # a checkpoint without data files resumes
@@ -194,7 +194,7 @@ def test_data_files_without_the_decisions_positions_resume_and_damaged_ones_are_
     resumes (its files lack the arrays); a position's result outside 0..1 is refused."""
     import shutil
 
-    from training.neural import npz_bytes
+    from training.neural.data_files import npz_bytes
 
     for path in (one_generation.run_dir / "data").glob("*.npz"):
         with np.load(path) as data:

@@ -10,7 +10,7 @@ import pytest
 from agents.loading import load_policy
 from skipbo_env import Rules
 from skipbo_env.encoding import OBS_SIZE, SCALE
-from training.pretrain import BATCH_GAMES, collect_teacher_games
+from training.sb3.pretrain import BATCH_GAMES, collect_teacher_games
 
 RULES = Rules(stock_size=5, max_turns=1000)
 GAMMA = 0.9

@@ -1,4 +1,4 @@
-"""Behaviour cloning's fit (training.pretrain.clone_teacher): the loss, and that it learns the teacher."""
+"""Behaviour cloning's fit (training.sb3.pretrain.clone_teacher): the loss, and that it learns the teacher."""
 
 from __future__ import annotations
 
@@ -11,7 +11,7 @@ from sb3_contrib.common.maskable.policies import MaskableActorCriticPolicy
 from skipbo_env import Rules
 from skipbo_env.actions import NUM_ACTIONS
 from skipbo_env.encoding import OBS_SIZE
-from training.pretrain import cloning_loss, clone_teacher, collect_teacher_games
+from training.sb3.pretrain import cloning_loss, clone_teacher, collect_teacher_games
 
 RULES = Rules(stock_size=5, max_turns=1000)
 

@@ -16,14 +16,14 @@ import torch
 import yaml
 
 from skipbo_cli.main import main
-from training.checkpoint import RLLIB_STATE_COUNTERS, CheckpointError, RunFolder, read_checkpoint_state
-from training.rllib.trainer import RLLIB_STATE
+from training.checkpoint import CheckpointError, RunFolder, read_checkpoint_state
+from training.rllib.config import RLLIB_STATE, STATE_COUNTERS as RLLIB_STATE_COUNTERS
 from training.state_checks import (COUNT, check_finite_tensors, finite_numbers, generator_state, list_of, one_of,
                                    optional, record)
 from training.run import train
 
 ROOT = Path(__file__).resolve().parents[2]
-SNES_CONFIG = ROOT / "training" / "configs" / "learned_2p.yaml"
+SNES_CONFIG = ROOT / "configs" / "snes_2p.yaml"
 SNES_SMALL = ["rules.stock_size=5", "snes.population=4", "snes.deals=2", "snes.curve_every=1", "snes.curve_deals=2",
               "snes.final_deals=2", "seed=4", "snes.generations=1"]
 NAN, INF = float("nan"), float("inf")

@@ -1,4 +1,4 @@
-"""The teacher's lists (``agents.batched.neural_teacher``, ``training.value_games``): the teacher plays its own
+"""The teacher's lists (``agents.batched.neural_teacher``, ``training.neural.value_games``): the teacher plays its own
 moves while it lists them, each stop list starts with its best stop, the rows are the neural bot's inputs of
 stops and turn ends, and the same seeds give the same lists however the hands are split."""
 
@@ -12,8 +12,8 @@ from agents.batched.neural import PENDING, root_inputs
 from agents.batched.neural_teacher import MAX_DISCARDS, decision_roots, teacher_lists
 from skipbo_env.rules import Rules
 from skipbo_env.vector import VectorGame
-from training.value_games import ListData, Seat, play_list_games, teacher_index
-from training.value_net import zero_network
+from training.neural.value_games import ListData, Seat, play_list_games, teacher_index
+from training.neural.value_net import zero_network
 
 RULES = Rules(num_players=2, stock_size=8)
 TEACHER = bots.kernel_bot_code("pretrained-2p")

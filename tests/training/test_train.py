@@ -18,7 +18,7 @@ from skipbo_env import Game, Rules
 from skipbo_env.encoding import OBS_SIZE, observe
 from skipbo_cli.main import main
 from training.config import ConfigError, load_config
-from training.selfplay import OpponentPool, PoolOpponent
+from training.sb3.selfplay import OpponentPool, PoolOpponent
 
 TINY = {
     "name": "tiny",
@@ -271,21 +271,19 @@ def test_progress_is_logged_as_lines_when_the_output_is_not_a_terminal(tmp_path,
     assert lines and "steps/s" in lines[-1] and "/192 steps" in lines[-1]
 
 
-def test_the_summary_never_calls_step_0_the_best_when_later_evaluations_came(tmp_path):
+def test_the_summary_never_calls_step_0_the_best_when_later_evaluations_came():
     import io
-    from types import SimpleNamespace
 
-    from training.trainer import Trainer
+    from training.common import RunLog, print_best
 
     out = io.StringIO()
-    trainer = Trainer(load_config(tiny_config(tmp_path)), SimpleNamespace(best_model_path="best_model.zip"),
-                      progress=False, out=out)
     record = lambda step, rate: {"timesteps": step, "results": {"greedy": {"win_rate": rate}}}  # noqa: E731
-    trainer.state.update(timesteps=128, best={"score": 0.6, "timesteps": 0},
-                         history=[record(0, 0.6), record(64, 0.5), record(128, 0.55)])
-    trainer._print_best()
+    state = {"timesteps": 128, "best": {"score": 0.6, "timesteps": 0},
+             "history": [record(0, 0.6), record(64, 0.5), record(128, 0.55)]}
+    print_best(state, "best_model.zip", RunLog(out))
     assert "best periodic evaluation at step 0" not in out.getvalue()
     assert "no later periodic evaluation beat the one before PPO" in out.getvalue() and "55.0%" in out.getvalue()
+    assert "best_model.zip" in out.getvalue()
 
 
 def test_an_opponent_without_a_batched_interface_is_asked_game_by_game_and_the_log_says_so_once(tmp_path, capsys):

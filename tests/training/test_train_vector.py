@@ -13,8 +13,8 @@ from skipbo_env import Rules
 from skipbo_env.encoding import OBS_SIZE
 from skipbo_cli.main import main
 from training.config import ConfigError, config_from_dict
-from training.selfplay import OpponentPool
-from training.selfplay_vector import VectorSelfPlayEnv
+from training.sb3.selfplay import OpponentPool
+from training.sb3.selfplay_vector import VectorSelfPlayEnv
 
 TINY_VECTOR = {
     "name": "tiny",

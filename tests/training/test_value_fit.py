@@ -1,4 +1,4 @@
-"""``training.value_net.fit_lists``: the teacher's lists alone by default, and with ``outcome_weight`` the hands'
+"""``training.neural.value_net.fit_lists``: the teacher's lists alone by default, and with ``outcome_weight`` the hands'
 results too (a Monte-Carlo return on each decision's position)."""
 
 from __future__ import annotations
@@ -6,8 +6,8 @@ from __future__ import annotations
 import numpy as np
 import torch
 
-from training.value_games import ListData
-from training.value_net import ValueNet, fit_lists
+from training.neural.value_games import ListData
+from training.neural.value_net import ValueNet, fit_lists
 
 PLAYERS, HIDDEN = 2, (8, 4)
 WIDTH = len(ValueNet(PLAYERS, HIDDEN).inputs)

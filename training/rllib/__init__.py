@@ -2,6 +2,7 @@
 
 The pieces, each in its own module, import ``ray`` only when used (``pip install -e '.[rllib]'``):
 
+- :mod:`training.rllib.config`: its config section (``rllib``), its checks and its resume state;
 - :mod:`training.rllib.env`: the AEC environment registered for RLlib by name (rule settings as
   env config) through RLlib's PettingZoo wrapper;
 - :mod:`training.rllib.module`: the action-masking policy (a ``TorchRLModule`` reading the

@@ -7,7 +7,7 @@ per bot spec of ``opponents.mix``, in the mix's order).
 
 Per hand, one seat is the learner's (a random seat, or seat 0 with ``env.random_seat: false``)
 and every other seat draws an opponent *kind* with the weights of ``opponents.mix``, as the
-``skipbo train`` pool does (:class:`training.selfplay.OpponentPool`): ``"snapshots"`` (one of
+``skipbo train`` pool does (:class:`training.sb3.selfplay.OpponentPool`): ``"snapshots"`` (one of
 the kept snapshots, uniformly; another kind while none is kept), a bot spec, or ``"self"``,
 the learner itself (its moves from that seat train the shared policy too).
 
@@ -24,7 +24,7 @@ from typing import Mapping
 
 import numpy as np
 
-from training.config import SELF, SNAPSHOTS
+from training.schema import SELF, SNAPSHOTS
 
 LEARNER = "learner"
 MAX_PENDING = 10_000

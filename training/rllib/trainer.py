@@ -18,8 +18,8 @@ What a run does, in order (each step is a method of :class:`RLlibTrainer`):
    After an iteration: the training metrics go to TensorBoard (:mod:`training.rllib.metrics`,
    RLlib's losses); snapshots, evaluations (the tournament harness, duplicate deals against
    ``evaluation.opponents``) and checkpoints follow their ``every_steps`` schedules.
-5. At the end, as the SB3 path: a last checkpoint, ``model.zip`` in the safe model format, the
-   final evaluation, the summary table.
+5. At the end, as the SB3 path (:mod:`training.common`): a last checkpoint, ``model.zip`` in the safe model
+   format, the final evaluation, the learning curve, the summary table.
 
 Checkpoints hold the modules and the optimizer as plain tensors (``learner.pt``, read with
 ``weights_only=True``) and the schedules in ``state.json``; RLlib's own checkpoints (pickled
@@ -34,22 +34,21 @@ from typing import TextIO
 
 import numpy as np
 
-from agents.loading import tag_name
 from agents.network import NetworkPolicy
 from agents.saved_model import encode_model, read_model
-from skipbo_env.encoding import OBS_SIZE
 from skipbo_env.provenance import versions
-from skipbo_env.files import write_bytes_atomically, write_json_atomically
-from training.checkpoint import (RLLIB_STATE_COUNTERS, CheckpointError, RunFolder, load_tensors,
+from skipbo_env.files import write_bytes_atomically
+from training.checkpoint import (CheckpointError, RunFolder, load_tensors,
                                  read_checkpoint_state, tensors_to_bytes)
-from training.common import TrainResult, clock, evaluate_policy, next_due, training_seed, utc_now
+from training.common import (
+    RunLog, TrainResult, clock, evaluate_policy, evaluation_line, final_ppo_evaluation, keep_if_best, log_win_rates,
+    next_due, ppo_model_metadata, print_best, print_summary, training_seed, write_evaluation,
+)
 from training.config import ConfigError, TrainConfig
-from training.state_checks import COUNT, TEXT, optional
+from training.rllib.config import RLLIB_STATE, STATE_COUNTERS
 from training.rllib.seating import LEARNER, SeatDrawer, bot_modules, snapshot_module
 
 LEARNER_STATE = "learner.pt"
-RLLIB_STATE = {"snapshots_added": COUNT, "warm_start": optional(TEXT)}
-"""The fields of an RLlib checkpoint's state beyond the counters, clock, snapshots and history of every PPO run."""
 
 
 def ppo_settings(config: TrainConfig) -> dict:
@@ -146,7 +145,6 @@ class RLlibTrainer:
         self.folder = folder
         self.rules = config.make_rules()
         self.progress = progress
-        self.out = out
         self.state = {
             "timesteps": 0, "iterations": 0, "wall_seconds": 0.0, "history": [], "best": None,
             "snapshot_steps": [], "snapshots_added": 0, "warm_start": config.rllib.warm_start,
@@ -156,6 +154,7 @@ class RLlibTrainer:
         self.training_metrics: dict[str, float] = {}
         self._session_start = time.perf_counter()
         self._wall_before = 0.0
+        self.log = RunLog(out)
         self.algorithm = None
         self.writer = None
 
@@ -191,15 +190,15 @@ class RLlibTrainer:
                                  training_seed(self.config.seed, 7))
         self.algorithm = build_algorithm_config(self.config, self.drawer).build_algo()
         self.writer = SummaryWriter(str(self.folder.tensorboard_dir))
-        self._print(f"run folder: {self.folder.path}")
-        self._print(f"ray: {self._describe_cluster()}")
+        self.log.print(f"run folder: {self.folder.path}")
+        self.log.print(f"ray: {self._describe_cluster()}")
         if checkpoint is not None:
             self._restore(checkpoint)
-            self._print(f"resumed from {checkpoint.name} at step {self.state['timesteps']:,}")
+            self.log.print(f"resumed from {checkpoint.name} at step {self.state['timesteps']:,}")
         else:
             if warm_start is not None:
                 self._set_modules({LEARNER: warm_start})
-                self._print(f"warm start: the learner's policy from {self.config.rllib.warm_start}")
+                self.log.print(f"warm start: the learner's policy from {self.config.rllib.warm_start}")
             self._add_snapshot(0)
             self._evaluate()
             self._save_checkpoint()
@@ -207,8 +206,8 @@ class RLlibTrainer:
             self._learn()
         except KeyboardInterrupt:
             self._save_checkpoint()
-            self._print(f"interrupted: checkpoint at step {self.state['timesteps']:,} saved; "
-                        f"continue with: skipbo train --resume {self.folder.path}")
+            self.log.print(f"interrupted: checkpoint at step {self.state['timesteps']:,} saved; "
+                           f"continue with: skipbo train --resume {self.folder.path}")
             raise
         self._save_checkpoint()
         model_path = self._export_model()
@@ -298,18 +297,12 @@ class RLlibTrainer:
                   "seconds": round(time.perf_counter() - start, 1), "results": results,
                   "training": dict(self.training_metrics)}
         self.state["history"].append(record)
-        self._keep_if_best(record)
+        keep_if_best(self.state, record, self.folder.best_model_path,
+                     lambda: encode_model(self.learner_weights(), self._model_metadata()))
         step = self.state["timesteps"]
-        for opponent, stats in results.items():
-            name = tag_name(opponent)
-            self.writer.add_scalar(f"eval/win_rate_vs_{name}", stats["win_rate"], step)
-            self.writer.add_scalar(f"eval/ci95_low_vs_{name}", stats["ci95"][0], step)
-            self.writer.add_scalar(f"eval/ci95_high_vs_{name}", stats["ci95"][1], step)
+        log_win_rates("eval", results, lambda tag, value: self.writer.add_scalar(tag, value, step))
         self.writer.flush()
-        summary = ", ".join(f"{o} {s['win_rate']:.1%} [{s['ci95'][0]:.1%}, {s['ci95'][1]:.1%}]"
-                            for o, s in results.items())
-        self._print(f"step {step:>10,} ({clock(self._wall_seconds())}): win rate vs {summary} "
-                    f"({config.games} games each)")
+        self.log.print(evaluation_line(step, self._wall_seconds(), results, config.games))
 
     def _log_training(self, result: dict) -> None:
         from training.rllib.metrics import WIN_RATE_PREFIX
@@ -332,17 +325,9 @@ class RLlibTrainer:
         rates = ", ".join(f"{key.removeprefix(WIN_RATE_PREFIX)} {value:.0%}" for key, value in sorted(metrics.items())
                           if key.startswith(WIN_RATE_PREFIX))
         turns = metrics.get("hand/turns")
-        self._print(f"iteration {self.state['iterations']}: step {step:,} ({clock(self._wall_seconds())}); "
-                    f"training win rate vs {rates or '-'}; "
-                    + (f"{turns:.1f} turns a hand" if turns is not None else "no hand finished yet"))
-
-    def _keep_if_best(self, record: dict) -> None:
-        score = float(np.mean([stats["win_rate"] for stats in record["results"].values()]))
-        best = self.state["best"]
-        if best is None or score > best["score"]:
-            self.state["best"] = {"score": score, "timesteps": record["timesteps"]}
-            write_bytes_atomically(self.folder.best_model_path,
-                                   encode_model(self.learner_weights(), self._model_metadata()))
+        self.log.print(f"iteration {self.state['iterations']}: step {step:,} ({clock(self._wall_seconds())}); "
+                       f"training win rate vs {rates or '-'}; "
+                       + (f"{turns:.1f} turns a hand" if turns is not None else "no hand finished yet"))
 
     # ------------------------------------------------------------------ checkpoints
     def _save_checkpoint(self) -> None:
@@ -365,7 +350,7 @@ class RLlibTrainer:
     def _restore(self, checkpoint: Path) -> None:
         from ray.rllib.core import COMPONENT_LEARNER, COMPONENT_OPTIMIZER, COMPONENT_RL_MODULE
 
-        state = read_checkpoint_state(checkpoint, RLLIB_STATE_COUNTERS, RLLIB_STATE)
+        state = read_checkpoint_state(checkpoint, STATE_COUNTERS, RLLIB_STATE)
         if len(state["snapshot_steps"]) > min(state["snapshots_added"], self.config.opponents.max_snapshots):
             raise CheckpointError(f"cannot resume from {checkpoint / 'state.json'}: 'snapshot_steps' lists "
                                   f"{len(state['snapshot_steps'])} snapshots; at most snapshots_added="
@@ -392,44 +377,35 @@ class RLlibTrainer:
     def _model_metadata(self) -> dict:
         import ray
 
-        return {
-            "obs_size": OBS_SIZE, "hidden": list(self.config.network.hidden),
-            "activation": self.config.network.activation, "rules": self.rules.to_dict(),
-            "seed": self.config.seed, "timesteps": self.state["timesteps"], "config": self.config.to_dict(),
-            "versions": {**versions(), "ray": ray.__version__}, "created": utc_now(), "pretrain": None,
-            "warm_start": self.config.rllib.warm_start,
-            "trained_with": "skipbo train (backend: rllib): RLlib PPO self-play against an opponent pool",
-            "last_evaluation": self.state["history"][-1] if self.state["history"] else None,
-        }
+        return ppo_model_metadata(self.config, self.rules, self.state, "skipbo train (backend: rllib): RLlib PPO "
+                                  "self-play against an opponent pool", versions={**versions(), "ray": ray.__version__},
+                                  pretrain=None, warm_start=self.config.rllib.warm_start)
 
     def _export_model(self) -> Path:
         write_bytes_atomically(self.folder.model_path, encode_model(self.learner_weights(), self._model_metadata()))
         return self.folder.model_path
 
     def _final_evaluation(self) -> dict:
-        config = self.config.evaluation
         policy = NetworkPolicy(self.learner_weights(), self.config.network.hidden, self.config.network.activation)
-        self._print(f"final evaluation: {config.final_games} duplicate-deal games against each of "
-                    f"{', '.join(config.final_opponents)}")
-        seed = training_seed(self.config.seed, 5)
-        results = evaluate_policy(policy, config.final_opponents, self.rules, config.final_games, seed)
-        write_json_atomically(self.folder.evaluation_path, {
-            "format": "skipbo-train-evaluation/1", "model": str(self.folder.model_path), "seed": seed,
-            "timesteps": self.state["timesteps"], "rules": self.rules.to_dict(), "duplicate": True,
-            "results": results, "history": self.state["history"], "versions": versions(), "created": utc_now(),
-        })
+        results, seed = final_ppo_evaluation(self.config, self.rules, policy, self.log)
+        step = self.state["timesteps"]
+        log_win_rates("final", results, lambda tag, value: self.writer.add_scalar(tag, value, step))
+        self.writer.flush()
+        write_evaluation(self.folder.evaluation_path, self.folder.model_path, seed, self.rules, results,
+                         self.state["history"], timesteps=step)
         return results
 
     def _print_summary(self, evaluation: dict, model_path: Path) -> None:
-        for opponent, stats in evaluation.items():
-            self._print(f"  vs {opponent:10s} {stats['games']:5d} games, win rate {stats['win_rate']:.1%} "
-                        f"[{stats['ci95'][0]:.1%}, {stats['ci95'][1]:.1%}]")
-        self._print(f"model:       {model_path} (skipbo evaluate --agents {model_path} greedy planner)")
-        self._print(f"tensorboard: tensorboard --logdir {self.folder.tensorboard_dir}")
-        self._print(f"evaluation:  {self.folder.evaluation_path}")
+        from training.learning_curve import draw_learning_curve
 
-    def _print(self, line: str) -> None:
-        print(line, file=self.out, flush=True)
+        draw_learning_curve(self.state["history"], evaluation, self.state["timesteps"], self.folder.curve_path,
+                            title=f"{self.config.name}: win rate of the learner (95% intervals)")
+        print_summary(self.log, evaluation, f"{self.config.name}: learner after {self.state['timesteps']:,} steps "
+                      f"({clock(self._wall_seconds())})", [
+                          ("model", f"{model_path} (skipbo evaluate --agents {model_path} greedy planner)"),
+                          ("tensorboard", f"tensorboard --logdir {self.folder.tensorboard_dir}"),
+                          ("evaluation", self.folder.evaluation_path), ("curve", self.folder.curve_path)])
+        print_best(self.state, self.folder.best_model_path, self.log)
 
     def _wall_seconds(self) -> float:
         return self._wall_before + time.perf_counter() - self._session_start

@@ -9,11 +9,11 @@ What a run does, in order (each step is a method of :class:`Trainer`):
    (:func:`training.run.train`, for every backend).
 2. Create the run folder (``training.checkpoint``): resolved ``config.yaml``, ``run.json``.
 3. Build ``env.num_envs`` single-agent environments, each seat of the other players filled by
-   a :class:`training.selfplay.PoolOpponent`, and a ``MaskablePPO`` (sb3-contrib) learner.
+   a :class:`training.sb3.selfplay.PoolOpponent`, and a ``MaskablePPO`` (sb3-contrib) learner.
    With ``env.vec_env: vector`` the hands run on the batched engine instead
-   (:class:`training.selfplay_vector.VectorSelfPlayEnv`), the opponents drawn from the same pool.
+   (:class:`training.sb3.selfplay_vector.VectorSelfPlayEnv`), the opponents drawn from the same pool.
    A user's own opponent class (no batched interface) is asked game by game; the log says so once.
-4. Optionally (``pretrain.enabled``) clone the teacher bot's decisions (``training.pretrain``), on
+4. Optionally (``pretrain.enabled``) clone the teacher bot's decisions (``training.sb3.pretrain``), on
    the batched engine for a kernel bot teacher, within ``pretrain.max_minutes``.
 5. Train, until ``budget.total_timesteps``, ``budget.max_minutes`` of PPO (over the whole run,
    resumes included), ``budget.target_win_rate`` or Ctrl-C; the log says which ended it and how
@@ -44,9 +44,8 @@ from agents.loading import load_policy, short_name, tag_name
 from agents.network import NetworkPolicy
 from agents.saved_model import encode_model
 from skipbo_env.encoding import OBS_SIZE
-from skipbo_env.provenance import versions
+from skipbo_env.files import write_bytes_atomically
 from training.checkpoint import (
-    STATE_COUNTERS,
     CheckpointError,
     RunFolder,
     load_tensors,
@@ -54,22 +53,15 @@ from training.checkpoint import (
     tensors_to_bytes,
 )
 from training.common import (
-    TrainResult, clock, evaluate_policy, next_due, print_results_table, progress_bar, training_seed, utc_now,
+    RunLog, TrainResult, clock, evaluate_policy, evaluation_line, final_ppo_evaluation, keep_if_best, log_win_rates,
+    next_due, ppo_model_metadata, print_best, print_summary, progress_bar, training_seed, write_evaluation,
 )
 from training.config import TrainConfig
-from training.state_checks import MAPPING, SECONDS, one_of, optional
-from training.selfplay import OpponentPool, PoolOpponent, SelfPlayEnv
+from training.sb3.config import SB3_STATE, STATE_COUNTERS, STOPPED_BY
+from training.sb3.selfplay import OpponentPool, PoolOpponent, SelfPlayEnv
 
-PROGRESS_WINDOW = 200  # hands per opponent kind in the progress bar's training win rate
-"""Seconds between two progress lines when the output is not a terminal."""
-STOPPED_BY = {
-    "steps": "budget.total_timesteps reached",
-    "time": "the time budget is spent (budget.max_minutes={minutes} minutes of PPO)",
-    "target": "the target is reached (budget.target_win_rate={target} against {opponent})",
-    "interrupt": "interrupted (Ctrl-C)",
-}
-SB3_STATE = {"training_seconds": SECONDS, "pretrain": optional(MAPPING), "stopped_by": optional(one_of(*STOPPED_BY))}
-"""The fields of an SB3 checkpoint's state beyond the counters, clock, snapshots and history of every PPO run."""
+PROGRESS_WINDOW = 200
+"""Hands per opponent kind in the progress bar's training win rate."""
 
 
 def limit_threads(threads: int) -> None:
@@ -107,7 +99,6 @@ class Trainer:
         self.folder = folder
         self.rules = config.make_rules()
         self.progress = progress
-        self.out = out
         self.snapshots: list[tuple[int, dict]] = []
         self.state = {
             "timesteps": 0, "updates": 0, "wall_seconds": 0.0, "history": [], "pretrain": None,
@@ -122,7 +113,7 @@ class Trainer:
         self._training_before = 0.0
         self._training_start: float | None = None
         self._stop: str | None = None
-        self._bar = None
+        self.log = RunLog(out)
         self.model = None
         self.vec_env = None
 
@@ -133,15 +124,15 @@ class Trainer:
         from stable_baselines3.common.logger import configure
         from stable_baselines3.common.vec_env import DummyVecEnv, SubprocVecEnv, VecMonitor
 
-        from training.network import policy_kwargs
+        from training.sb3.network import policy_kwargs
 
         config = self.config
         limit_threads(config.threads)
         if config.env.vec_env == "vector":
             vector_env = vector_selfplay_env(config, self.rules, env_seed)
             for kind in vector_env.per_game_players():
-                self._print(f"opponent {kind!r} has no batched interface (act_batch or logits): the batched engine "
-                            "asks it game by game, slower than the shipped bots and snapshots")
+                self.log.print(f"opponent {kind!r} has no batched interface (act_batch or logits): the batched engine "
+                               "asks it game by game, slower than the shipped bots and snapshots")
             self.vec_env = VecMonitor(vector_env)
         else:
             factories = [env_factory(config, self.rules, index, env_seed) for index in range(config.env.num_envs)]
@@ -180,11 +171,11 @@ class Trainer:
         checkpoint = self.folder.latest_checkpoint()
         resumed_from = read_checkpoint_state(checkpoint, STATE_COUNTERS, SB3_STATE)["timesteps"] if checkpoint else None
         self._build(env_seed=training_seed(self.config.seed, 1, resumed_from or 0))
-        self._print(f"run folder: {self.folder.path}")
+        self.log.print(f"run folder: {self.folder.path}")
         self._compile_kernels()
         if checkpoint is not None:
             self._restore(checkpoint)
-            self._print(f"resumed from {checkpoint.name} at step {self.state['timesteps']:,}")
+            self.log.print(f"resumed from {checkpoint.name} at step {self.state['timesteps']:,}")
         else:
             if self.config.pretrain.enabled:
                 self._pretrain()
@@ -200,7 +191,7 @@ class Trainer:
             self._print_stop()
             raise
         finally:
-            self._close_bar()
+            self.log.close_bar()
         self._save_checkpoint()
         self._print_stop()
         model_path = self._export_model()
@@ -224,12 +215,12 @@ class Trainer:
             return
         start = time.perf_counter()
         compile_kernels(self.rules.decks, bots or ("random",))
-        self._print(f"batched engine ready in {clock(time.perf_counter() - start)} (numba kernels, compiled "
-                    "on the first run, then read from the cache)")
+        self.log.print(f"batched engine ready in {clock(time.perf_counter() - start)} (numba kernels, compiled "
+                       "on the first run, then read from the cache)")
 
     def _pretrain(self) -> None:
         from agents.batched.bots import kernel_bot_code
-        from training.pretrain import collect_teacher_games, concatenate
+        from training.sb3.pretrain import collect_teacher_games, concatenate
 
         settings = self.config.pretrain
         gamma, shaping = self.config.ppo.gamma, self.config.env.shaping
@@ -237,30 +228,31 @@ class Trainer:
         deadline = None if settings.max_minutes is None else start + 60 * settings.max_minutes
         phase_end = _phase_deadlines(start, deadline, settings.dagger_rounds)
         engine = "the batched engine" if kernel_bot_code(settings.teacher) is not None else "the rules engine"
-        self._print(f"pretraining: behaviour cloning {settings.teacher!r} over {settings.games:,} games on {engine}"
-                    + ("" if deadline is None else f" (at most {settings.max_minutes:g} minutes: pretrain.max_minutes)"))
+        limit = "" if deadline is None else f" (at most {settings.max_minutes:g} minutes: pretrain.max_minutes)"
+        self.log.print(f"pretraining: behaviour cloning {settings.teacher!r} over {settings.games:,} games on "
+                       f"{engine}{limit}")
         data = self._collect(lambda on_game: collect_teacher_games(
             settings.teacher, self.rules, settings.games, training_seed(self.config.seed, 2), gamma, on_game=on_game,
             deadline=phase_end[0], shaping=shaping), settings.games, "teacher games")
         report = self._clone(data, settings.epochs, phase_end[0])
         for round_index in range(settings.dagger_rounds):
             if deadline is not None and time.perf_counter() > deadline:
-                self._print(f"pretrain.max_minutes={settings.max_minutes:g} is spent: DAgger rounds "
-                            f"{round_index + 1}-{settings.dagger_rounds} skipped")
+                self.log.print(f"pretrain.max_minutes={settings.max_minutes:g} is spent: DAgger rounds "
+                               f"{round_index + 1}-{settings.dagger_rounds} skipped")
                 break
             student = NetworkPolicy(learner_weights(self.model), self.config.network.hidden,
                                     self.config.network.activation)
-            self._print(f"DAgger round {round_index + 1}/{settings.dagger_rounds}: the learner plays "
-                        f"{settings.dagger_games:,} games, {settings.teacher!r} labels its decisions")
+            self.log.print(f"DAgger round {round_index + 1}/{settings.dagger_rounds}: the learner plays "
+                           f"{settings.dagger_games:,} games, {settings.teacher!r} labels its decisions")
             data = concatenate([data, self._collect(lambda on_game, student=student, round_index=round_index: collect_teacher_games(
                 settings.teacher, self.rules, settings.dagger_games, training_seed(self.config.seed, 2, round_index + 1),
                 gamma, student=student, on_game=on_game, deadline=phase_end[round_index + 1], shaping=shaping),
                 settings.dagger_games, "learner games")])
             report = self._clone(data, settings.dagger_epochs, phase_end[round_index + 1])
         self.state["pretrain"] = {**dataclasses.asdict(report), "seconds": round(time.perf_counter() - start, 1)}
-        self._print(f"pretraining done in {clock(time.perf_counter() - start)}: {report.games:,} games, "
-                    f"{report.decisions:,} decisions, agreement {report.agreement:.1%}, "
-                    f"value error {report.value_error:.3f}")
+        self.log.print(f"pretraining done in {clock(time.perf_counter() - start)}: {report.games:,} games, "
+                       f"{report.decisions:,} decisions, agreement {report.agreement:.1%}, "
+                       f"value error {report.value_error:.3f}")
         logger = self.model.logger
         logger.record("pretrain/agreement", report.agreement)
         logger.record("pretrain/value_error", report.value_error)
@@ -273,13 +265,13 @@ class Trainer:
             bar.close()
 
     def _clone(self, data, epochs: int, deadline: float | None):
-        from training.pretrain import clone_teacher
+        from training.sb3.pretrain import clone_teacher
 
         settings = self.config.pretrain
         return clone_teacher(
             self.model.policy, data, epochs, settings.batch_size, settings.learning_rate, settings.value,
             seed=training_seed(self.config.seed, 3, len(data)), deadline=deadline,
-            on_epoch=lambda epoch, agreement: self._print(
+            on_epoch=lambda epoch, agreement: self.log.print(
                 f"  epoch {epoch}/{epochs}: agrees with the teacher on {agreement:.1%} of held-out decisions"),
         )
 
@@ -289,7 +281,7 @@ class Trainer:
         if remaining <= 0:
             self._stop = "steps"
             return
-        self._bar = self._progress_bar(budget, "training", "step", initial=self.state["timesteps"])
+        self.log.bar = self._progress_bar(budget, "training", "step", initial=self.state["timesteps"])
         self._refresh_bar()
         self._training_start = time.perf_counter()
         self.model.learn(total_timesteps=remaining, callback=_schedule_callback(self), reset_num_timesteps=False)
@@ -304,7 +296,7 @@ class Trainer:
             self._training_start = None
         self._sync_state()
         self.model.logger.dump(self.state["timesteps"])
-        self._close_bar()
+        self.log.close_bar()
 
     def _training_seconds(self) -> float:
         """Seconds of PPO over the whole run (this session's included)."""
@@ -318,15 +310,15 @@ class Trainer:
                                                target=budget.target_win_rate, opponent=budget.target_opponent)
         self.state["stopped_by"] = self._stop
         step = self.state["timesteps"]
-        self._print(f"training stopped at step {step:,} of {budget.total_timesteps:,} after "
-                    f"{clock(self._training_seconds())} of PPO: {reason}")
+        self.log.print(f"training stopped at step {step:,} of {budget.total_timesteps:,} after "
+                       f"{clock(self._training_seconds())} of PPO: {reason}")
         resume = f"skipbo train --resume {self.folder.path}"
         if self._stop == "time":
-            self._print(f"continue with: {resume} budget.max_minutes={2 * budget.max_minutes:g}")
+            self.log.print(f"continue with: {resume} budget.max_minutes={2 * budget.max_minutes:g}")
         elif self._stop == "target":
-            self._print(f"continue with: {resume} budget.target_win_rate=null")
+            self.log.print(f"continue with: {resume} budget.target_win_rate=null")
         elif self._stop == "interrupt":
-            self._print(f"checkpoint at step {step:,} saved; continue with: {resume}")
+            self.log.print(f"checkpoint at step {step:,} saved; continue with: {resume}")
 
     # ------------------------------------------------------------------ scheduled work
     def on_rollout_start(self) -> None:
@@ -364,9 +356,9 @@ class Trainer:
         for info in infos:
             if "selfplay_result" in info:
                 self.training_results[info["selfplay_opponents"]].append(info["selfplay_result"])
-        if self._bar is not None:
-            self._bar.update(num_steps)
-            if self._bar.n % 2048 < num_steps:
+        if self.log.bar is not None:
+            self.log.bar.update(num_steps)
+            if self.log.bar.n % 2048 < num_steps:
                 self._refresh_bar()
         if self._stop is not None:
             return False
@@ -390,37 +382,20 @@ class Trainer:
         record = {"timesteps": self.state["timesteps"], "wall_seconds": round(self._wall_seconds(), 1),
                   "seconds": round(time.perf_counter() - start, 1), "results": results}
         self.state["history"].append(record)
-        self._keep_if_best(record)
+        keep_if_best(self.state, record, self.folder.best_model_path,
+                     lambda: encode_model(learner_weights(self.model), self._model_metadata()))
         logger = self.model.logger
-        for opponent, stats in results.items():
-            name = tag_name(opponent)
-            logger.record(f"eval/win_rate_vs_{name}", stats["win_rate"])
-            logger.record(f"eval/ci95_low_vs_{name}", stats["ci95"][0])
-            logger.record(f"eval/ci95_high_vs_{name}", stats["ci95"][1])
+        log_win_rates("eval", results, logger.record)
         for opponent, window in self.training_results.items():
             name = "+".join(tag_name(kind) for kind in opponent.split("+"))
             logger.record(f"selfplay/win_rate_vs_{name}", float(np.mean(np.array(window) > 0)))
         logger.dump(self.state["timesteps"])
-        summary = ", ".join(f"{short_name(o)} {s['win_rate']:.1%} [{s['ci95'][0]:.1%}, {s['ci95'][1]:.1%}]"
-                            for o, s in results.items())
-        self._print(f"step {self.state['timesteps']:>10,} ({clock(self._wall_seconds())}): "
-                    f"win rate vs {summary} ({config.games} games each)")
+        self.log.print(evaluation_line(self.state["timesteps"], self._wall_seconds(), results, config.games))
         self._refresh_bar()
         target = self.config.budget.target_win_rate
         if target is not None and record["timesteps"] > 0:
             if results[self.config.budget.target_opponent]["win_rate"] >= target:
                 self._stop = "target"
-
-    def _keep_if_best(self, record: dict) -> None:
-        """Export the policy to ``best_model.zip`` when its mean evaluation win rate is the best so far."""
-        from skipbo_env.files import write_bytes_atomically
-
-        score = float(np.mean([stats["win_rate"] for stats in record["results"].values()]))
-        best = self.state.get("best")
-        if best is None or score > best["score"]:
-            self.state["best"] = {"score": score, "timesteps": record["timesteps"]}
-            write_bytes_atomically(self.folder.best_model_path,
-                                   encode_model(learner_weights(self.model), self._model_metadata()))
 
     def _save_checkpoint(self) -> None:
         import torch
@@ -445,90 +420,44 @@ class Trainer:
 
     # ------------------------------------------------------------------ the end
     def _model_metadata(self) -> dict:
-        return {
-            "obs_size": OBS_SIZE, "hidden": list(self.config.network.hidden),
-            "activation": self.config.network.activation, "rules": self.rules.to_dict(),
-            "seed": self.config.seed, "timesteps": self.state["timesteps"], "config": self.config.to_dict(),
-            "versions": versions(), "created": utc_now(), "pretrain": self.state["pretrain"],
-            "trained_with": "skipbo train: MaskablePPO (sb3-contrib) self-play against an opponent pool",
-            "last_evaluation": self.state["history"][-1] if self.state["history"] else None,
-        }
+        return ppo_model_metadata(self.config, self.rules, self.state, "skipbo train: MaskablePPO (sb3-contrib) "
+                                  "self-play against an opponent pool", pretrain=self.state["pretrain"])
 
     def _export_model(self) -> Path:
-        from skipbo_env.files import write_bytes_atomically
-
         model = encode_model(learner_weights(self.model), self._model_metadata())
         write_bytes_atomically(self.folder.model_path, model)
         return self.folder.model_path
 
     def _final_evaluation(self) -> dict:
-        from skipbo_env.files import write_json_atomically
-
-        config = self.config.evaluation
         policy = NetworkPolicy(learner_weights(self.model), self.config.network.hidden, self.config.network.activation)
-        self._print(f"final evaluation: {config.final_games} duplicate-deal games against each of "
-                    f"{', '.join(map(short_name, config.final_opponents))}")
-        seed = training_seed(self.config.seed, 5)
-        start = time.perf_counter()
-        results = evaluate_policy(policy, config.final_opponents, self.rules, config.final_games, seed)
-        self._print(f"final evaluation done in {clock(time.perf_counter() - start)}")
-        logger = self.model.logger
-        for opponent, stats in results.items():
-            name = tag_name(opponent)
-            logger.record(f"final/win_rate_vs_{name}", stats["win_rate"])
-            logger.record(f"final/ci95_low_vs_{name}", stats["ci95"][0])
-            logger.record(f"final/ci95_high_vs_{name}", stats["ci95"][1])
-        logger.dump(self.state["timesteps"])
-        write_json_atomically(self.folder.evaluation_path, {
-            "format": "skipbo-train-evaluation/1", "model": str(self.folder.model_path), "seed": seed,
-            "timesteps": self.state["timesteps"], "rules": self.rules.to_dict(), "duplicate": True,
-            "results": results, "history": self.state["history"], "versions": versions(), "created": utc_now(),
-        })
+        results, seed = final_ppo_evaluation(self.config, self.rules, policy, self.log)
+        log_win_rates("final", results, self.model.logger.record)
+        self.model.logger.dump(self.state["timesteps"])
+        write_evaluation(self.folder.evaluation_path, self.folder.model_path, seed, self.rules, results,
+                         self.state["history"], timesteps=self.state["timesteps"])
         return results
 
     def _print_summary(self, evaluation: dict, model_path: Path) -> None:
-        print_results_table(evaluation, f"{self.config.name}: learner after {self.state['timesteps']:,} steps "
-                                        f"({clock(self._wall_seconds())})", self.out)
-        tensorboard = self.folder.tensorboard_dir
-        self._print(f"model:       {model_path}")
-        self._print(f"             play it: skipbo play --opponents {model_path}; measure it: "
-                    f"skipbo evaluate --agents {model_path} greedy planner --games 2000")
-        self._print(f"tensorboard: tensorboard --logdir {tensorboard}")
-        self._print(f"evaluation:  {self.folder.evaluation_path}")
-        self._print(f"curve:       {self._draw_curve(evaluation)}")
-        self._print_best()
-
-    def _draw_curve(self, evaluation: dict) -> Path:
         from training.learning_curve import draw_learning_curve
 
-        path = self.folder.path / "learning_curve.png"
-        draw_learning_curve(self.state["history"], evaluation, self.state["timesteps"], path,
+        draw_learning_curve(self.state["history"], evaluation, self.state["timesteps"], self.folder.curve_path,
                             title=f"{self.config.name}: win rate of the learner (95% intervals)")
-        return path
-
-    def _print_best(self) -> None:
-        """Where the best periodic evaluation's policy is, when it is not the final one."""
-        best, history = self.state["best"], self.state["history"]
-        if best is None or best["timesteps"] == self.state["timesteps"]:
-            return
-        mean = {record["timesteps"]: np.mean([stats["win_rate"] for stats in record["results"].values()])
-                for record in history}
-        last = history[-1]["timesteps"]
-        if best["timesteps"] == history[0]["timesteps"] and last != best["timesteps"]:
-            self._print(f"no later periodic evaluation beat the one before PPO (mean win rate {best['score']:.1%}; "
-                        f"the last, at step {last:,}: {mean[last]:.1%}); that starting policy is "
-                        f"{self.folder.best_model_path}")
-            return
-        self._print(f"best periodic evaluation at step {best['timesteps']:,} "
-                    f"(mean win rate {best['score']:.1%}): {self.folder.best_model_path}")
+        print_summary(self.log, evaluation, f"{self.config.name}: learner after {self.state['timesteps']:,} steps "
+                      f"({clock(self._wall_seconds())})", [
+                          ("model", model_path),
+                          ("", f"play it: skipbo play --opponents {model_path}; measure it: "
+                               f"skipbo evaluate --agents {model_path} greedy planner --games 2000"),
+                          ("tensorboard", f"tensorboard --logdir {self.folder.tensorboard_dir}"),
+                          ("evaluation", self.folder.evaluation_path), ("curve", self.folder.curve_path)])
+        print_best(self.state, self.folder.best_model_path, self.log)
 
     # ------------------------------------------------------------------ display
     def _progress_bar(self, total: int, description: str, unit: str, initial: int = 0):
         """``training.common.progress_bar``: a tqdm bar in a terminal, log lines otherwise."""
-        return progress_bar(total, description, unit, initial, self.progress, self.out)
+        return progress_bar(total, description, unit, initial, self.progress, self.log.out)
 
     def _refresh_bar(self) -> None:
-        if self._bar is None:
+        if self.log.bar is None:
             return
         postfix = {}
         if self.state["history"]:
@@ -538,19 +467,7 @@ class Trainer:
             window = self.training_results[opponent]
             line_up = "+".join(map(short_name, opponent.split("+")))
             postfix[f"vs {line_up}"] = f"{np.mean(np.array(window) > 0):.0%}"
-        self._bar.set_postfix(postfix, refresh=False)
-
-    def _close_bar(self) -> None:
-        if self._bar is not None:
-            self._bar.close()
-            self._bar = None
-
-    def _print(self, line: str) -> None:
-        if self._bar is not None:
-            self._bar.clear()
-        print(line, file=self.out, flush=True)
-        if self._bar is not None:
-            self._bar.refresh()
+        self.log.bar.set_postfix(postfix, refresh=False)
 
     def _wall_seconds(self) -> float:
         return self._wall_before + time.perf_counter() - self._session_start
@@ -613,7 +530,7 @@ def env_factory(config: TrainConfig, rules, index: int, seed: int):
 
 def vector_selfplay_env(config: TrainConfig, rules, seed: int):
     """``env.vec_env: vector``: all ``env.num_envs`` hands on the batched engine, opponents from one pool."""
-    from training.selfplay_vector import VectorSelfPlayEnv
+    from training.sb3.selfplay_vector import VectorSelfPlayEnv
 
     pool = OpponentPool(config.opponents.mix, config.opponents.max_snapshots,
                         (list(config.network.hidden), config.network.activation))

@@ -4,7 +4,7 @@ games (DAgger).
 The neural bot (:mod:`agents.neural`) searches its turn and values each place it could stop, and each
 turn end a discard reaches, by a network that reads the observation encoding of that position. Only the
 order of the values within one decision matters to it, so the network is fitted list by list
-(:mod:`agents.batched.neural_teacher`, :func:`training.value_net.fit_lists`): at a decision the teacher
+(:mod:`agents.batched.neural_teacher`, :func:`training.neural.value_net.fit_lists`): at a decision the teacher
 (``neural.teacher``, a learned bot) lists where the turn could stop with its value of each, and the
 network's softmax over the list is fitted to the teacher's; at a discard, to the teacher's choice.
 
@@ -17,14 +17,14 @@ network's softmax over the list is fitted to the teacher's; at a discard, to the
 
 With ``neural.outcome_weight`` > 0 each fit also takes the hands' results: every recorded decision's position,
 fitted to the result of its hand for the seat that decided (a Monte-Carlo return of the seat's own play, beside
-the teacher's lists; :func:`training.value_net.fit_lists`).
+the teacher's lists; :func:`training.neural.value_net.fit_lists`).
 
 3. **Evolution** (``neural.es_generations`` > 0): the lists can teach the network no more than the teacher knows,
    so the run ends by optimising what the network plays for, its wins. A separable natural evolution strategy
    (sNES, as ``backend: snes``) searches the output layer (the weights of the last hidden layer's features; the
    layers below stay as fitted): each generation ``neural.es_population`` candidates (mirrored pairs around the
    mean) play the same ``neural.es_games`` duplicate deals against each of ``neural.es_opponents``, and the mean
-   and spreads move toward the better ranked (:func:`training.learned.snes_step`). Both bots of a game are
+   and spreads move toward the better ranked (:func:`training.snes.trainer.snes_step`). Both bots of a game are
    deterministic, so two candidates that decide alike play the same game: only the decisions they differ in
    tell them apart.
 
@@ -33,22 +33,18 @@ from one seeded ``numpy`` Generator (the deals, the order the lists are fitted i
 games are deterministic given their seeds and networks, and each generation starts a fresh optimiser, so a
 run resumed from any checkpoint ends with the same weights as one that was never stopped. With
 ``ray.address`` the hands of a generation are played as Ray tasks, chunk by chunk, with the same result as a
-local run. ``skipbo train neural_2p`` (``training/configs/neural_2p.yaml``) trains the two-player network;
-``make train`` (``training/configs/quickstart.yaml``) a short run of the same.
+local run. ``skipbo train neural_2p`` (``configs/neural_2p.yaml``) trains the two-player network;
+``make train`` (``configs/quickstart.yaml``) a short run of the same.
 """
 
 from __future__ import annotations
 
 import io
-import json
 import math
-import re
 import time
-import zipfile
 from collections import Counter
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
-from pathlib import Path
 from typing import TextIO
 
 import numpy as np
@@ -61,23 +57,21 @@ from evaluation.schedule import scheduled_games
 from skipbo_env.files import write_bytes_atomically, write_json_atomically
 from skipbo_env.provenance import versions
 from skipbo_env.rules import Rules
-from training.checkpoint import RunFolder
-from training.state_checks import (
-    COUNT, LIST, MAPPING, SECONDS, CheckpointError, Field, check_fields, finite_numbers, generator_state, list_of,
-    optional, read_json_object, record,
-)
-from training.config import PAST, SELF, ConfigError, TrainConfig, table_seats
+from training.checkpoint import RunFolder, compact_json
+from training.state_checks import CheckpointError, read_json_object
+from training.config import TrainConfig
+from training.neural.config import table_seats
+from training.neural.data_files import DATA_DIR, data_file_name, npz_bytes, read_data_file
+from training.neural.state import FRESH_ES, WEIGHTS_FILE, checked_state, read_float_weights
+from training.schema import PAST, SELF, ConfigError
 from training.distributed import WorkPool
 from agents.loading import short_name
-from training.common import TrainResult, clock, print_results_table, progress_bar
-from training.learned import mirrored_noise, snes_step
-from training.value_games import ListData, Seat, play_list_games
+from training.common import RunLog, TrainResult, clock, print_summary, progress_bar, write_evaluation
+from training.snes.trainer import mirrored_noise, snes_step
+from training.neural.value_games import ListData, Seat, play_list_games
 
 MODEL_FILE = "model.json"
 """The run's network (``agents.load_policy("neural:model=RUN/model.json")`` plays it)."""
-WEIGHTS_FILE = "weights.npz"
-"""The float weights a resumed run continues from (numpy arrays only, read without pickles)."""
-DATA_DIR = "data"
 CURVE_SEED, FINAL_SEED = 7_100_000, 7_200_000
 """Tournament seeds of the held-out deals of the curve and of the final evaluation (plus the run's seed)."""
 
@@ -94,7 +88,7 @@ class NeuralTrainer:
     """One ``backend: neural`` run in its run folder: generations, checkpoints, curve, evaluation, summary."""
 
     def __init__(self, config: TrainConfig, folder: RunFolder, progress: bool, out: TextIO) -> None:
-        self.config, self.folder, self.progress, self.out = config, folder, progress, out
+        self.config, self.folder, self.progress, self.log = config, folder, progress, RunLog(out)
         self.settings = config.neural
         self.rules = config.make_rules()
         self.players = self.rules.num_players
@@ -141,17 +135,17 @@ class NeuralTrainer:
         rng.bit_generator.state = state["rng"]
         minutes = self.config.budget.max_minutes
         guard = math.inf if minutes is None else 60 * minutes - state["wall_seconds"]
-        self._print(f"neural self-play: a {self.hidden[0]}x{self.hidden[1]} value network, "
-                    f"{settings.teacher}'s lists for generation 0, "
-                    f"{settings.games:,} hands a generation at {', '.join('+'.join(t) for t in settings.tables)}; "
-                    f"budget {settings.generations} generations"
-                    f"{f', then {settings.es_generations} of sNES on the output layer' if settings.es_generations else ''}"
-                    f"{'' if minutes is None else f' (guard: {minutes:g} minutes)'}")
+        self.log.print(f"neural self-play: a {self.hidden[0]}x{self.hidden[1]} value network, "
+                       f"{settings.teacher}'s lists for generation 0, "
+                       f"{settings.games:,} hands a generation at {', '.join('+'.join(t) for t in settings.tables)}; "
+                       f"budget {settings.generations} generations"
+                       f"{f', then {settings.es_generations} of sNES on the output layer' if settings.es_generations else ''}"
+                       f"{'' if minutes is None else f' (guard: {minutes:g} minutes)'}")
         self._warm_up()
         self.pool = WorkPool(self.config.ray.address, self.config.ray.workers)
-        self._print(f"self-play hands: {self.pool.describe()}")
+        self.log.print(f"self-play hands: {self.pool.describe()}")
         writer = self._tensorboard()
-        bar = self.bar = self._bar(state)
+        bar = self.log.bar = self._bar(state)
         started = time.perf_counter()
         try:
             while not self._spent(state, started, guard):
@@ -170,16 +164,15 @@ class NeuralTrainer:
             state["wall_seconds"] += time.perf_counter() - begin
             self._checkpoint(state, net, rng)
         except KeyboardInterrupt:
-            self._print(f"interrupted: resume with skipbo train --resume {self.folder.path}")
+            self.log.print(f"interrupted: resume with skipbo train --resume {self.folder.path}")
             raise
         finally:
-            bar.close()
-            self.bar = None
+            self.log.close_bar()
             self.pool.close()
             if writer is not None:
                 writer.close()
         model = self.folder.path / MODEL_FILE
-        write_json_atomically(model, self.model_document(state, net))
+        write_bytes_atomically(model, compact_json(self.model_document(state, net)))
         self._finish(state)
         return TrainResult(self.folder.path, model, state["games"], state["evaluation"], state["history"])
 
@@ -189,8 +182,8 @@ class NeuralTrainer:
         if state["generation"] >= settings.generations and state["es"]["generation"] >= settings.es_generations:
             return True
         if time.perf_counter() - started > guard:
-            self._print(f"budget.max_minutes={self.config.budget.max_minutes:g} reached: stopping after generation "
-                        f"{state['generation']} (resume to go on)")
+            self.log.print(f"budget.max_minutes={self.config.budget.max_minutes:g} reached: stopping after generation "
+                           f"{state['generation']} (resume to go on)")
             return True
         return False
 
@@ -198,7 +191,7 @@ class NeuralTrainer:
         """Play one generation's hands, store its data, fit the network; returns the float network."""
         import torch
 
-        from training.value_net import ValueNet, fit_lists, quantize
+        from training.neural.value_net import ValueNet, fit_lists, quantize
 
         settings = self.settings
         number = state["generation"] + 1
@@ -224,29 +217,29 @@ class NeuralTrainer:
         entry = {**played.entry, "generation": number, "lists_trained": data.lists, **fit,
                  "play_seconds": round(fitted - begin, 1), "fit_seconds": round(time.perf_counter() - fitted, 1)}
         state["log"].append(entry)
-        self._print(f"generation {number:>3}: {entry['games']:,} hands ({entry['who']}), {entry['lists']:,} "
-                    f"decisions listed; fitted on {data.lists:,}: the teacher's best stop is the network's in "
-                    f"{fit['stop_agreement']:.1%}, its discard in {fit['discard_agreement']:.1%} "
-                    f"({entry['play_seconds']:.0f} s playing, {entry['fit_seconds']:.0f} s fitting)")
+        self.log.print(f"generation {number:>3}: {entry['games']:,} hands ({entry['who']}), {entry['lists']:,} "
+                       f"decisions listed; fitted on {data.lists:,}: the teacher's best stop is the network's in "
+                       f"{fit['stop_agreement']:.1%}, its discard in {fit['discard_agreement']:.1%} "
+                       f"({entry['play_seconds']:.0f} s playing, {entry['fit_seconds']:.0f} s fitting)")
         return net
 
     def _start(self, state: dict):
         """Generation 0 of a run with ``neural.start``: the float network of that model file."""
         from agents.neural import model_path, read_model
-        from training.value_net import dequantize
+        from training.neural.value_net import dequantize
 
         network = read_model(model_path(self.settings.start))
         state["generation"] = 0
         state["archive"].append(network.to_dict())
         state["log"].append({"generation": 0, "start": self.settings.start})
-        self._print(f"generation   0: the network of {self.settings.start}")
+        self.log.print(f"generation   0: the network of {self.settings.start}")
         return dequantize(network)
 
     def es_generation(self, state: dict, net, rng: np.random.Generator):
         """One sNES generation on ``net``'s output layer (the module docstring, 3.); returns ``net`` with the new mean."""
         import torch
 
-        from training.value_net import quantize
+        from training.neural.value_net import quantize
 
         settings, es = self.settings, state["es"]
         begin = time.perf_counter()
@@ -268,7 +261,7 @@ class NeuralTrainer:
         es["generation"] += 1
         es["sigma"] = sigma.tolist()
         state["games"] += games
-        self.bar.update(games)
+        self.log.bar.update(games)
         placement = {"nodes": dict(Counter(self.pool.last_nodes))} if self.pool.on_ray else {}
         entry = {"es_generation": es["generation"], "games": games, "mean_fitness": round(float(rates.mean()), 4),
                  "best_fitness": round(float(rates.mean(axis=1).max()), 4),
@@ -276,9 +269,9 @@ class NeuralTrainer:
                  "sigma": round(float(sigma.mean()), 5), "seconds": round(time.perf_counter() - begin, 1), **placement}
         state["log"].append(entry)
         by_opponent = ", ".join(f"{short_name(name)} {rate:.1%}" for name, rate in entry["by_opponent"].items())
-        self._print(f"sNES generation {es['generation']:>3}: {settings.es_population} candidates, {games:,} games; "
-                    f"mean win rate {entry['mean_fitness']:.1%} ({by_opponent}), the best candidate's "
-                    f"{entry['best_fitness']:.1%}; spread {entry['sigma']:.4f} ({entry['seconds']:.0f} s)")
+        self.log.print(f"sNES generation {es['generation']:>3}: {settings.es_population} candidates, {games:,} games; "
+                       f"mean win rate {entry['mean_fitness']:.1%} ({by_opponent}), the best candidate's "
+                       f"{entry['best_fitness']:.1%}; spread {entry['sigma']:.4f} ({entry['seconds']:.0f} s)")
         return net
 
     def play(self, number: int, current: Network, state: dict, rng: np.random.Generator, bar) -> Generation:
@@ -348,7 +341,7 @@ class NeuralTrainer:
 
     # ------------------------------------------------------------------ data
     def _store_data(self, state: dict, number: int, data: ListData) -> None:
-        name = f"gen-{number:04d}.npz"
+        name = data_file_name(number)
         self.data_dir.mkdir(parents=True, exist_ok=True)
         write_bytes_atomically(self.data_dir / name, npz_bytes(data.arrays()))
         state["data_files"] = (state["data_files"] + [name])[-self.settings.window:]
@@ -362,7 +355,7 @@ class NeuralTrainer:
     # ------------------------------------------------------------------ measuring
     def measure(self, net, opponents: list[str], games: int, seed: int) -> dict:
         """The quantized network's results against each opponent on duplicate deals (``skipbo evaluate``'s)."""
-        from training.value_net import quantize
+        from training.neural.value_net import quantize
 
         bot = NeuralBot.of(quantize(net), label="the run's network")
         return {opponent: self._play_against(bot, "neural", opponent, games, seed) for opponent in opponents}
@@ -399,8 +392,8 @@ class NeuralTrainer:
         bar.set_postfix({f"vs {short_name(name)}": f"{s['win_rate']:.0%}" for name, s in results.items()})
         what = "final evaluation, " if final else ""
         where = f"generation {state['generation']:>3}" + (f", sNES generation {es}" if es else "")
-        self._print(f"{where} ({clock(state['wall_seconds'])}, {state['games']:,} hands): "
-                    f"{what}{games} held-out duplicate games each: {rates}")
+        self.log.print(f"{where} ({clock(state['wall_seconds'])}, {state['games']:,} hands): "
+                       f"{what}{games} held-out duplicate games each: {rates}")
         if writer is not None:
             for name, stats in results.items():
                 writer.add_scalar(f"win_rate/{name}", stats["win_rate"], state["games"])
@@ -426,16 +419,13 @@ class NeuralTrainer:
         settings = self.settings
         results = self.measure(net, settings.final_bots, settings.final_games, self.config.seed + FINAL_SEED)
         self._record_point(state, results, settings.final_games, writer, bar, final=True)
-        write_json_atomically(self.folder.evaluation_path, {
-            "format": "skipbo-train-evaluation/1", "model": str(self.folder.path / MODEL_FILE),
-            "seed": self.config.seed, "generation": state["generation"], "rules": self.rules.to_dict(),
-            "duplicate": True, "results": results, "history": state["history"], "teacher": state["teacher"],
-            "versions": versions()})
+        write_evaluation(self.folder.evaluation_path, self.folder.path / MODEL_FILE, self.config.seed, self.rules,
+                         results, state["history"], generation=state["generation"], teacher=state["teacher"])
         return results
 
     # ------------------------------------------------------------------ files
     def model_document(self, state: dict, net) -> dict:
-        from training.value_net import quantize
+        from training.neural.value_net import quantize
 
         start, es = self.settings.start, state["es"]["generation"]
         steps = [f"started from {start}" if start else "fitted to the teacher's lists"]
@@ -443,7 +433,7 @@ class NeuralTrainer:
         steps += [f"{dagger} DAgger generation{'s' * (dagger != 1)}"] if dagger > 0 else []
         steps += [f"{es} sNES generation{'s' * (es != 1)} on the output layer"] if es else []
         method = ", then ".join(steps)
-        return {**quantize(net).to_dict(), "method": f"{method} (training/neural.py)", "teacher": self.settings.teacher,
+        return {**quantize(net).to_dict(), "method": f"{method} (training/neural/trainer.py)", "teacher": self.settings.teacher,
                 "es_generations": state["es"]["generation"],
                 "rules": self.rules.to_dict(), "generation": state["generation"], "games": state["games"],
                 "positions": state["decisions"], "wall_seconds": round(state["wall_seconds"], 1),
@@ -451,7 +441,7 @@ class NeuralTrainer:
 
     def _checkpoint(self, state: dict, net, rng: np.random.Generator) -> None:
         state["rng"] = rng.bit_generator.state
-        model = json.dumps(self.model_document(state, net)).encode()
+        model = compact_json(self.model_document(state, net))
         buffer = io.BytesIO()
         np.savez(buffer, **{name: tensor.detach().numpy() for name, tensor in net.state_dict().items()})
         self.folder.save_checkpoint(max(state["generation"], 0) + state["es"]["generation"], {MODEL_FILE: model, WEIGHTS_FILE: buffer.getvalue()},
@@ -464,24 +454,22 @@ class NeuralTrainer:
     def _finish(self, state: dict) -> None:
         from training.learning_curve import draw_learning_curve
 
-        curve = self.folder.path / "learning_curve.png"
         references = {name: stats["win_rate"] for name, stats in (state["teacher"] or {}).items()}
-        draw_learning_curve(state["history"], state["evaluation"], state["games"], curve,
+        draw_learning_curve(state["history"], state["evaluation"], state["games"], self.folder.curve_path,
                             title=f"{self.config.name}: the neural bot's win rate (95% intervals)",
                             x_label="training hands (wall time in minutes on top)", references=references,
                             reference_label=f"{self.settings.teacher} (teacher)")
         write_json_atomically(self.folder.path / "learning_curve.json", {
             "history": state["history"], "teacher": state["teacher"], "evaluation": state["evaluation"]})
         es = state["es"]["generation"]
-        print_results_table(state["evaluation"], f"{self.config.name}: the network after {state['generation']} "
-                            f"generations{f' and {es} of sNES' if es else ''} ({clock(state['wall_seconds'])}, "
-                            f"{state['games']:,} hands)", self.out)
         model = self.folder.path / MODEL_FILE
-        self._print(f"model:       {model}")
-        self._print(f"             play it: skipbo play --opponents neural:model={model}; measure it: "
-                    f"skipbo evaluate --agents neural:model={model} planner --games 2000")
-        self._print(f"evaluation:  {self.folder.evaluation_path}")
-        self._print(f"curve:       {curve}")
+        print_summary(self.log, state["evaluation"], f"{self.config.name}: the network after {state['generation']} "
+                      f"generations{f' and {es} of sNES' if es else ''} ({clock(state['wall_seconds'])}, "
+                      f"{state['games']:,} hands)", [
+                          ("model", model),
+                          ("", f"play it: skipbo play --opponents neural:model={model}; measure it: "
+                               f"skipbo evaluate --agents neural:model={model} planner --games 2000"),
+                          ("evaluation", self.folder.evaluation_path), ("curve", self.folder.curve_path)])
 
     # ------------------------------------------------------------------ output
     def _warm_up(self) -> None:
@@ -491,7 +479,7 @@ class NeuralTrainer:
         from agents.batched import neural_teacher, start_compiling_bots
         from agents.batched.neural import warm_up as network_warm_up
         from skipbo_env.vector import VectorGame
-        from training.value_net import zero_network
+        from training.neural.value_net import zero_network
 
         helper = start_compiling_bots(self.rules.decks)
         try:
@@ -508,7 +496,7 @@ class NeuralTrainer:
         teacher = kernel_bot_code(self.settings.teacher)
         seatings = [(Seat(network=0, recorded=True),) * self.players, (Seat(bot=teacher, recorded=True),) * self.players]
         play_list_games(self.rules, [net], seatings, np.array([1, 2]), teacher, self.settings.list_size)
-        self._print(f"kernels ready in {time.perf_counter() - begin:.0f} s")
+        self.log.print(f"kernels ready in {time.perf_counter() - begin:.0f} s")
 
     def _tensorboard(self):
         try:
@@ -524,15 +512,7 @@ class NeuralTrainer:
                                        settings.seat_orders) for opponent in settings.es_opponents)
         total = ((settings.teacher_games if settings.start is None else 0) + settings.games * settings.generations
                  + settings.es_generations * settings.es_population * es_games)
-        return progress_bar(total, "hands (budget)", "hand", state["games"], self.progress, self.out)
-
-    def _print(self, line: str) -> None:
-        bar = getattr(self, "bar", None)
-        if bar is not None:
-            bar.clear()
-        print(line, file=self.out, flush=True)
-        if bar is not None:
-            bar.refresh()
+        return progress_bar(total, "hands (budget)", "hand", state["games"], self.progress, self.log.out)
 
 
 def play_work_item(shared, item) -> ListData:
@@ -562,7 +542,7 @@ def play_es_candidate(shared, output: list) -> list[tuple[float, int]]:
     the quantized network's dict, opponents, games, one tournament seed per opponent, engine threads, seat
     orders)``, ``output`` the candidate's float output weights. Returns its score against each opponent (wins, and
     half the draws, per game) with the games played."""
-    from training.value_net import quantize_output
+    from training.neural.value_net import quantize_output
 
     rules_dict, network, opponents, games, seeds, threads, seat_orders = shared
     bot = NeuralBot.of(network_from_dict({**network, "output": quantize_output(np.asarray(output))}), "a candidate")
@@ -580,108 +560,3 @@ def stats_of(result, name: str) -> dict:
     games, wins = stats["games"], stats["wins"]
     return {"games": games, "wins": wins, "draws": stats["draws"], "losses": games - wins - stats["draws"],
             "win_rate": wins / games if games else 0.0, "ci95": list(wilson_interval(wins, games))}
-
-
-def npz_bytes(arrays: dict) -> bytes:
-    """``arrays`` as an ``.npz`` file (what ``numpy.load`` reads), deflated at level 3: about a third of the
-    time of ``numpy.savez_compressed``'s level 6, and a third larger (the rows of a list differ in a few
-    inputs: it shrinks them some twentyfold)."""
-    buffer = io.BytesIO()
-    with zipfile.ZipFile(buffer, "w", compression=zipfile.ZIP_DEFLATED, compresslevel=3) as archive:
-        for name, array in arrays.items():
-            with archive.open(f"{name}.npy", "w", force_zip64=True) as member:
-                np.lib.format.write_array(member, np.ascontiguousarray(array), allow_pickle=False)
-    return buffer.getvalue()
-
-
-ROOT_ARRAYS = {"root_inputs": lambda width: np.zeros((0, width), dtype=np.int16),
-               "root_results": lambda width: np.zeros(0, dtype=np.float32)}
-"""The decisions' positions, absent from the data files of runs before ``neural.outcome_weight``: read as none."""
-
-
-def read_data_file(path: Path, width: int) -> ListData:
-    """A generation's data file (the arrays of :class:`training.value_games.ListData`, ``width`` inputs a row),
-    read without pickles, every array checked against the others."""
-    try:
-        with np.load(path, allow_pickle=False) as data:
-            arrays = {name: data[name] for name in ListData.__dataclass_fields__
-                      if name in data.files or name not in ROOT_ARRAYS}
-        for name, empty in ROOT_ARRAYS.items():
-            arrays.setdefault(name, empty(width))
-    except Exception as error:  # numpy raises ValueError, OSError, KeyError, zipfile errors for a broken file
-        raise CheckpointError(f"cannot resume: {path} is not a readable data file ({type(error).__name__}: "
-                              f"{error})") from None
-    problem = list_data_problem(arrays, width)
-    if problem:
-        raise CheckpointError(f"cannot resume: {path} holds damaged data ({problem})")
-    return ListData(**arrays)
-
-
-def list_data_problem(arrays: dict, width: int) -> str | None:
-    """What is wrong with a data file's arrays, ``None`` when nothing is."""
-    stops, discards = arrays["stop_lengths"].astype(np.int64), arrays["discard_lengths"].astype(np.int64)
-    if arrays["stop_inputs"].shape != (stops.sum(), width) or arrays["discard_inputs"].shape != (discards.sum(), width):
-        return f"the rows are not {width} inputs wide or do not add up to the lists' lengths"
-    if arrays["stop_values"].shape != (len(arrays["stop_inputs"]),) or not np.isfinite(arrays["stop_values"]).all():
-        return "the teacher's values are missing or not finite"
-    if (stops < 1).any() or (discards < 1).any():
-        return "a list is empty"
-    chosen = arrays["discard_chosen"].astype(np.int64)
-    if chosen.shape != discards.shape or (chosen < 0).any() or (chosen >= discards).any():
-        return "a discard list's choice is not one of its rows"
-    if arrays["root_inputs"].shape != (len(arrays["root_results"]), width):
-        return f"the decisions' positions are not {width} inputs wide or not one per result"
-    for name in ("seat0_results", "root_results"):
-        results = arrays[name]
-        if not np.isfinite(results).all() or ((results < 0) | (results > 1)).any():
-            return "the hands' results must be 0, 0.5 or 1"
-    return None
-
-
-def read_float_weights(path: Path, players: int, hidden: tuple):
-    """The float network of a checkpoint's ``weights.npz``: every array present, of its shape, finite."""
-    import torch
-
-    from training.value_net import ValueNet
-
-    net = ValueNet(players, hidden)
-    try:
-        with np.load(path, allow_pickle=False) as data:
-            arrays = {name: data[name] for name in data.files}
-    except Exception as error:
-        raise CheckpointError(f"cannot resume: {path} is not a readable weights file ({type(error).__name__}: "
-                              f"{error})") from None
-    expected = net.state_dict()
-    if set(arrays) != set(expected):
-        raise CheckpointError(f"cannot resume: {path} holds {sorted(arrays)}, the network has {sorted(expected)}")
-    for name, tensor in expected.items():
-        array = arrays[name]
-        if array.shape != tuple(tensor.shape) or array.dtype != np.float32:
-            raise CheckpointError(f"cannot resume: {path}: {name} is {array.dtype} {list(array.shape)}, the network's "
-                                  f"is float32 {list(tensor.shape)}")
-        if not np.isfinite(array).all():
-            raise CheckpointError(f"cannot resume: {path}: {name} holds NaN or infinite weights")
-    net.load_state_dict({name: torch.from_numpy(array.copy()) for name, array in arrays.items()})
-    return net
-
-
-DATA_FILE = Field("a data file name gen-NNNN.npz",
-                  lambda value: isinstance(value, str) and re.fullmatch(r"gen-\d{4,}\.npz", value) is not None)
-FRESH_ES = {"generation": 0, "sigma": None}
-"""The evolution's state before its first generation (the mean is the float network's output layer)."""
-STATE_FIELDS = {"generation": COUNT, "games": COUNT, "decisions": COUNT, "wall_seconds": SECONDS, "history": LIST,
-                "log": LIST, "archive": LIST, "teacher": optional(MAPPING), "evaluation": optional(MAPPING),
-                "es": record({"generation": COUNT, "sigma": optional(finite_numbers(minimum=0.0))}),
-                "rng": generator_state()}
-"""What a ``backend: neural`` checkpoint's ``state.json`` holds (``data_files`` and the archive are checked
-against the run's settings)."""
-
-
-def checked_state(state: dict, path: Path, window: int) -> None:
-    """Refuse (``CheckpointError`` naming the file and the field) a state whose values are not what a run writes."""
-    check_fields(state, {**STATE_FIELDS, "data_files": list_of(DATA_FILE, 0, window)}, path)
-    for index, network in enumerate(state["archive"]):
-        try:
-            network_from_dict(network, f"archive[{index}]")
-        except ValueError as error:
-            raise CheckpointError(f"cannot resume from {path}: {error}") from None

@@ -4,7 +4,7 @@ With ``network.inputs: table`` both networks read only the observation values th
 set (:func:`skipbo_env.encoding.table_inputs`): at two seats well under half of them, the four absent seats'
 blocks being always zero. That makes the first layer, most of the cost of every forward and
 backward pass, about 2.4 times smaller at two seats; what the learner can play does not change.
-An exported model (``training.trainer.learner_weights``) always has the full input width, zero
+An exported model (``training.sb3.trainer.learner_weights``) always has the full input width, zero
 weights for the values it does not read, so it loads and plays like any other.
 """
 

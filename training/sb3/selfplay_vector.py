@@ -1,7 +1,7 @@
 """Self-play on the batched engine: ``env.vec_env: vector`` (imports stable-baselines3).
 
 :class:`VectorSelfPlayEnv` is a :class:`skipbo_env.envs.vec_env.SkipBoVecEnv` whose other
-seats follow the opponent pool exactly as the AEC path does (``training.selfplay``): at every
+seats follow the opponent pool exactly as the AEC path does (``training.sb3.selfplay``): at every
 new hand each opponent seat of that game draws its player from the ``opponents.mix`` weights,
 and for ``"snapshots"`` one of the kept snapshots uniformly. The players are batch policies
 (``random``/``greedy``/``planner`` inside the kernels; each snapshot one batched forward pass, sampling;
@@ -22,14 +22,14 @@ from agents.batched.policies import LogitsPolicy, PerObservationPolicy, batch_po
 from agents.batched.seating import BatchOpponents
 from skipbo_env.vector.layout import CALLER
 from skipbo_env.envs.vec_env import SkipBoVecEnv
-from training.config import SNAPSHOTS
-from training.selfplay import OpponentPool
+from training.schema import SNAPSHOTS
+from training.sb3.selfplay import OpponentPool
 
 
 class VectorSelfPlayEnv(SkipBoVecEnv):
     """``num_envs`` hands on the batched engine, the learner's opponents drawn from ``pool`` per hand.
 
-    Like ``training.selfplay.SelfPlayEnv``: ``add_snapshot(weights, step)`` (reached through
+    Like ``training.sb3.selfplay.SelfPlayEnv``: ``add_snapshot(weights, step)`` (reached through
     ``env_method``) adds to the pool, and a finished hand's ``info`` gets ``selfplay_opponents``
     and ``selfplay_result``.
     """

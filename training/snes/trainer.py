@@ -24,7 +24,7 @@ the same wherever its games ran. A candidate whose search explodes (:data:`MAX_P
 training curve); at the end it plays them on ``snes.final_deals`` other deals (the evaluation).
 Every random choice comes from one seeded ``numpy`` Generator whose state is saved in each
 checkpoint (after every generation, atomically), so ``skipbo train --resume RUN`` continues where a
-run stopped. ``skipbo train learned_2p`` (``training/configs/learned_2p.yaml``) trains the shipped weights.
+run stopped. ``skipbo train snes_2p`` (``configs/snes_2p.yaml``) trains the shipped weights.
 """
 
 from __future__ import annotations
@@ -48,9 +48,10 @@ from skipbo_env.vector import VectorGame
 from skipbo_env.vector.jit import jit
 from skipbo_env.vector.kernels import step_game
 from skipbo_env.vector.layout import RUNNING
-from training.common import TrainResult, clock, print_results_table
+from training.common import RunLog, TrainResult, clock, print_summary, write_evaluation
 from training.checkpoint import RESULTS, CheckpointError, RunFolder, check_step
-from training.config import PAST, SELF, ConfigError, TrainConfig
+from training.config import TrainConfig
+from training.schema import PAST, SELF, ConfigError
 from training.distributed import WorkPool
 from training.state_checks import (COUNT, MAPPING, SECONDS, finite_numbers, generator_state, list_of, optional,
                                    read_json_object, read_state, record)
@@ -231,7 +232,7 @@ class SNESTrainer:
     """One ``backend: snes`` run in its run folder: generations, checkpoints, curve, evaluation, summary."""
 
     def __init__(self, config: TrainConfig, folder: RunFolder, progress: bool, out: TextIO) -> None:
-        self.config, self.folder, self.progress, self.out = config, folder, progress, out
+        self.config, self.folder, self.progress, self.log = config, folder, progress, RunLog(out)
         self.settings = config.snes
         self.rules = config.make_rules()
         self.kernel_codes = {spec: bots.kernel_bot_code(spec) for tables in (self.settings.tables,
@@ -307,12 +308,12 @@ class SNESTrainer:
         rng.bit_generator.state = state["rng"]
         self.pool = self.candidate_pool()
         arena = Arena(self.rules)
-        self._print(f"sNES self-play: {self.settings.population} candidates a generation, each at "
-                    f"{len(self.settings.tables)} tables ({', '.join(map(table_name, self.settings.tables))}) on "
-                    f"{self.settings.deals} deals x {self.rules.num_players} seats; budget "
-                    f"{'no time limit' if minutes is None else f'{minutes:g} minutes'}"
-                    f"{'' if self.settings.generations is None else f', {self.settings.generations} generations'}")
-        self._print(f"candidate games: {self.pool.describe()}")
+        self.log.print(f"sNES self-play: {self.settings.population} candidates a generation, each at "
+                       f"{len(self.settings.tables)} tables ({', '.join(map(table_name, self.settings.tables))}) on "
+                       f"{self.settings.deals} deals x {self.rules.num_players} seats; budget "
+                       f"{'no time limit' if minutes is None else f'{minutes:g} minutes'}"
+                       f"{'' if self.settings.generations is None else f', {self.settings.generations} generations'}")
+        self.log.print(f"candidate games: {self.pool.describe()}")
         try:
             if not state["history"]:
                 self._curve_point(arena, state)  # compiles the kernels first: not counted in the budget
@@ -336,7 +337,7 @@ class SNESTrainer:
                 state["evaluation"] = self.final_evaluation(arena, state)
                 self._checkpoint(state, rng)
         except KeyboardInterrupt:
-            self._print(f"interrupted: resume with skipbo train --resume {self.folder.path}")
+            self.log.print(f"interrupted: resume with skipbo train --resume {self.folder.path}")
             raise
         finally:
             arena.close()
@@ -421,25 +422,23 @@ class SNESTrainer:
         state["history"].append(record)
         rates = ", ".join(f"vs {name} {stats['win_rate']:.1%} [{stats['ci95'][0]:.1%}, {stats['ci95'][1]:.1%}]"
                           for name, stats in results.items())
-        self._print(f"generation {state['generation']:>4} ({clock(state['wall_seconds'])}, {state['games']:,} "
-                    f"games): the mean on {self.settings.curve_deals} held-out deals: {rates}")
+        self.log.print(f"generation {state['generation']:>4} ({clock(state['wall_seconds'])}, {state['games']:,} "
+                       f"games): the mean on {self.settings.curve_deals} held-out deals: {rates}")
 
     def final_evaluation(self, arena: Arena, state: dict) -> dict:
-        self._print(f"final evaluation: {self.settings.final_deals} held-out deals x {self.rules.num_players} seats "
-                    f"at each of {', '.join(map(table_name, self.settings.curve_tables))}")
+        self.log.print(f"final evaluation: {self.settings.final_deals} held-out deals x {self.rules.num_players} seats "
+                       f"at each of {', '.join(map(table_name, self.settings.curve_tables))}")
         games = arena.games_played
         results = self.play_mean(arena, state, "final", self.settings.final_deals)
         arena.games_played = games
-        write_json_atomically(self.folder.evaluation_path, {
-            "format": "skipbo-train-evaluation/1", "model": str(self.folder.path / MODEL_FILE),
-            "seed": self.config.seed, "generation": state["generation"], "rules": self.rules.to_dict(),
-            "duplicate": True, "results": results, "history": state["history"], "versions": versions()})
+        write_evaluation(self.folder.evaluation_path, self.folder.path / MODEL_FILE, self.config.seed, self.rules,
+                         results, state["history"], generation=state["generation"])
         return results
 
     # ------------------------------------------------------------------ files
     def weights_document(self, state: dict) -> dict:
         """The JSON of a weights file for the current mean (``agents.learned.read_parameters`` reads it)."""
-        return {"parameters": parameter_dict(state["mu"]), "method": "sNES self-play (training/learned.py)",
+        return {"parameters": parameter_dict(state["mu"]), "method": "sNES self-play (training/snes/trainer.py)",
                 "rules": self.rules.to_dict(), "generation": state["generation"], "games": state["games"],
                 "wall_seconds": round(state["wall_seconds"], 1), "seed": self.config.seed,
                 "command": self.folder.run_info().get("command"), "versions": versions()}
@@ -452,35 +451,30 @@ class SNESTrainer:
     def _finish(self, state: dict) -> None:
         from training.learning_curve import draw_learning_curve
 
-        curve = self.folder.path / "learning_curve.png"
-        draw_learning_curve(state["history"], state["evaluation"], state["games"], curve,
+        draw_learning_curve(state["history"], state["evaluation"], state["games"], self.folder.curve_path,
                             title=f"{self.config.name}: the sNES mean's win rate (95% intervals)",
                             x_label="training games (wall time in minutes on top)")
-        print_results_table(state["evaluation"], f"{self.config.name}: the mean after {state['generation']} "
-                            f"generations ({clock(state['wall_seconds'])})", self.out)
         model = self.folder.path / MODEL_FILE
-        for opponent, stats in state["evaluation"].items():
-            if stats["others"]:
-                shares = ", ".join(f"{name} {rate:.1%}" for name, rate in stats["others"].items())
-                self._print(f"at {opponent}: the other seats won {shares}")
-        self._print(f"weights:     {model}")
-        self._print(f"             play them: skipbo play --opponents learned:weights={model}; measure them: "
-                    f"skipbo evaluate --agents learned:weights={model} planner --games 2000")
-        self._print(f"evaluation:  {self.folder.evaluation_path}")
-        self._print(f"curve:       {curve}")
+        notes = [f"at {opponent}: the other seats won " + ", ".join(f"{name} {rate:.1%}"
+                                                                    for name, rate in stats["others"].items())
+                 for opponent, stats in state["evaluation"].items() if stats["others"]]
+        print_summary(self.log, state["evaluation"], f"{self.config.name}: the mean after {state['generation']} "
+                      f"generations ({clock(state['wall_seconds'])})", [
+                          ("weights", model),
+                          ("", f"play them: skipbo play --opponents learned:weights={model}; measure them: "
+                               f"skipbo evaluate --agents learned:weights={model} planner --games 2000"),
+                          ("evaluation", self.folder.evaluation_path), ("curve", self.folder.curve_path)], notes)
 
     def _print_generation(self, entry: dict, state: dict) -> None:
         if not self.progress:
             return
         if "best_fitness" not in entry:
-            self._print(f"generation {entry['generation']:>4}: every candidate's search was too big (refused); the "
-                        "distribution stays")
+            self.log.print(f"generation {entry['generation']:>4}: every candidate's search was too big (refused); the "
+                           "distribution stays")
             return
         tables = ", ".join(f"{name} {rate:.2f}" for name, rate in entry["mean_by_table"].items() if rate is not None)
         placement = f", on {len(entry['nodes'])} Ray node(s)" if "nodes" in entry else ""
-        self._print(f"generation {entry['generation']:>4} ({entry['seconds']:.0f} s, total "
-                    f"{clock(state['wall_seconds'])}): fitness best {entry['best_fitness']:.3f}, mean "
-                    f"{entry['mean_fitness']:.3f} ({tables}), {entry['refused']} refused{placement}")
+        self.log.print(f"generation {entry['generation']:>4} ({entry['seconds']:.0f} s, total "
+                       f"{clock(state['wall_seconds'])}): fitness best {entry['best_fitness']:.3f}, mean "
+                       f"{entry['mean_fitness']:.3f} ({tables}), {entry['refused']} refused{placement}")
 
-    def _print(self, line: str) -> None:
-        print(line, file=self.out, flush=True)

@@ -111,7 +111,7 @@ def list_log_softmax(values: torch.Tensor, owner: np.ndarray, within: np.ndarray
 
 def fit_lists(net: ValueNet, data, *, epochs: int, batch_size: int, learning_rate: float, temperature: float,
               generator: np.random.Generator, weight_decay: float = 0.0, outcome_weight: float = 0.0) -> dict:
-    """Fit ``net`` to the teacher's lists (``training.value_games.ListData``): on each stop list, the cross-entropy
+    """Fit ``net`` to the teacher's lists (``training.neural.value_games.ListData``): on each stop list, the cross-entropy
     of the network's softmax over the list to the softmax of the teacher's values over ``temperature``; on
     each discard list, the cross-entropy to the teacher's choice. With ``outcome_weight`` > 0, also on each
     decision's position (a list of one) ``outcome_weight`` times the binary cross-entropy of the hand's result

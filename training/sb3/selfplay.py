@@ -17,7 +17,7 @@ import numpy as np
 
 from agents.network import NetworkPolicy
 from agents.policy import reset_policy
-from training.config import SNAPSHOTS
+from training.schema import SNAPSHOTS
 
 
 class OpponentPool:

@@ -1,0 +1,76 @@
+"""``backend: snes``'s config: its section (``snes``: population, deals, the tables of the pool and of the curve)
+and its checks. It reads ``rules``, ``seed``, ``budget.max_minutes``, ``checkpoint.keep`` and ``ray`` of the
+shared keys (:mod:`training.sections`); its resume state is checked by its trainer (:mod:`training.snes.trainer`,
+``STATE_FIELDS``), which refuses a spent budget itself."""
+
+from __future__ import annotations
+
+import dataclasses
+from typing import Optional
+
+from agents.registry import KERNEL_SPECS
+from training.schema import PAST, PLAYED_GAMES, SELF, Backend, ConfigError, is_kernel_bot, setting
+
+
+@dataclasses.dataclass
+class SNESConfig:
+    population: int = setting(16, "candidate weight vectors per generation (even: mirrored pairs)", min=2)
+    deals: int = setting(32, "duplicate deals each candidate plays at each table of snes.tables, once in every "
+                              "seat", PLAYED_GAMES)
+    sigma: float = setting(0.5, "initial spread of every free weight (stock_cards is the unit, held at 1)",
+                            min_exclusive=0.0)
+    start: Optional[str] = setting(None, "a learned weights file (JSON, e.g. agents/pretrained/learned-2p.json) "
+                                          "the search starts from; null: stock_cards 1, every other weight 0")
+    tables: list[list[str]] = setting(
+        [["greedy"], ["planner"], [SELF], [PAST]],
+        "the pool: each table lists who sits in the other seats (rules.num_players - 1 of them): a kernel bot "
+        f"({KERNEL_SPECS}), {SELF!r} (the current mean) or "
+        f"{PAST!r} (an earlier generation's mean); fitness is the mean win rate over the tables")
+    curve_every: int = setting(5, "generations between two points of the training curve", min=1)
+    curve_deals: int = setting(200, "held-out duplicate deals of each curve point, per curve table",
+                                  PLAYED_GAMES)
+    curve_tables: list[list[str]] = setting([["planner"], ["greedy"]], "the tables of the training curve and the "
+                                                                         "final evaluation (kernel bots only)")
+    final_deals: int = setting(1000, "held-out duplicate deals of the final evaluation, per curve table (each "
+                                      "played once in every seat)", PLAYED_GAMES)
+    generations: Optional[int] = setting(None, "stop once the run has this many generations (null: when "
+                                                "budget.max_minutes is spent)", min=1)
+
+
+
+def check(config) -> None:
+    """A whole config with ``backend: snes``: mirrored pairs, a budget, a readable start, tables of the table's
+    size whose seats it can play."""
+    settings, seats = config.snes, config.make_rules().num_players - 1
+    if settings.population % 2:
+        raise ConfigError(f"snes.population={settings.population} is not allowed: use an even number (mirrored pairs)")
+    if config.budget.max_minutes is None and settings.generations is None:
+        raise ConfigError("backend: snes needs budget.max_minutes or snes.generations: give one, e.g. "
+                          "budget.max_minutes=60")
+    if settings.start is not None:
+        from agents.learned_parameters import read_parameters
+
+        try:
+            read_parameters(settings.start)
+        except ValueError as error:
+            raise ConfigError(f"snes.start: {error}") from None
+    for key, tables, allowed in (("snes.tables", settings.tables, (SELF, PAST)), ("snes.curve_tables",
+                                                                                  settings.curve_tables, ())):
+        if not tables:
+            raise ConfigError(f"{key} is empty: give at least one table, e.g. [[planner]]")
+        for index, table in enumerate(tables):
+            if len(table) != seats:
+                raise ConfigError(f"{key}[{index}]={table!r} is not allowed: a table of rules.num_players="
+                                  f"{seats + 1} lists the {seats} other seat(s)")
+            for spec in table:
+                if spec not in allowed and not is_kernel_bot(spec):
+                    extra = f", {SELF!r} or {PAST!r}" if allowed else ""
+                    raise ConfigError(f"{key}[{index}]: {spec!r} is not allowed: use a kernel bot "
+                                      f"({KERNEL_SPECS}){extra}")
+
+
+
+
+BACKEND = Backend(
+    name="snes", summary="the learned bot's weights by an evolution strategy (see the snes section)", section="snes",
+    settings=SNESConfig, check=check, trainer="training.snes.trainer:SNESTrainer", reads_ray=True)
