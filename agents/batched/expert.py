@@ -2,8 +2,8 @@
 
 :func:`expert_action` reads from the record what the expert's observation holds for the seat to
 act (as :mod:`agents.batched.planner` does, plus the ``unseen`` counts of the observation), and
-runs the planner kernel's turn search (:func:`agents.batched.planner.turn_search`: the same
-sequences of plays in the same order, the same positions remembered) with the expert's valuation
+runs the turn search (:func:`agents.batched.search.turn_search`: the planner's sequences of plays
+in the same order, the same positions remembered) with the expert's valuation
 of where a sequence stops (read ``agents.expert`` for what it means). The chances are computed as
 ``agents.expert`` computes them, float for float: the shares of the unseen cards, their means
 summed in the same order and rounded as Python's ``round`` rounds (:func:`rounded`), and
@@ -28,11 +28,11 @@ from skipbo_env.vector.jit import discard_pile_of, discard_value_of, jit
 from skipbo_env.vector.kernels import partner_of, stock_top, stockpile_of
 from skipbo_env.vector.observe import unseen_copies
 from agents.batched import planner
-from agents.batched.planner import (
+from agents.batched.planner import PLANNER_CODES, discard_score, smart_discard, spec_switches
+from agents.batched.search import (
     I_CAN_DRAW, I_HAND_SIZE, I_OPPONENT_TOP, I_OPPONENTS, I_PARTNER_SEAT, I_STALLED, I_STOCK_TOP, I_SWITCHES,
-    MAX_OPPONENTS, PARTNER_ROW, PLANNER_CODES, cards_in, discard_plays, discard_score, first_of_its_value,
-    legal_counts, opponent_seat, read_position, read_visible_piles, reach_from, seat_weight, smart_discard,
-    spec_switches, turn_search, position_arrays,
+    MAX_OPPONENTS, PARTNER_ROW, cards_in, discard_plays, first_of_its_value, legal_counts, opponent_seat,
+    position_arrays, reach_from, read_position, read_visible_piles, seat_weight, turn_search,
 )
 from agents import expert_weights
 from agents.expert_weights import DISCARD_MARGIN, DRAW, ENDGAME, ODDS_DIGITS, PROSPECT, SWITCHES, THREAT, WILD_COST
@@ -231,7 +231,7 @@ def read_rival(r, cfg, seat, can_draw, odds, chance_from):
 @jit
 def read_turn(r, cfg, switches, needs, hand, piles, heights, info, chances, weights):
     """Fill the search's view of the turn from the record, as ``agents.expert.ExpertTurn`` does from the
-    observation: the planner's (:func:`agents.batched.planner.read_position`), the odds of an unknown card
+    observation: the planner's (:func:`agents.batched.search.read_position`), the odds of an unknown card
     (``chances[ODDS_ROW]``) and each opponent's (and the partner's) chances to reach its stockpile."""
     read_position(r, cfg, needs, hand, piles, heights, info)
     can_draw = info[I_CAN_DRAW]

@@ -1,6 +1,6 @@
 """``learned``: the expert's whole-turn search with a trained linear valuation, as a batch kernel.
 
-The search is the planner's (:func:`agents.batched.planner.turn_search`: the same sequences of
+The search is the planner's (:func:`agents.batched.search.turn_search`: the same sequences of
 plays, the same memo, the same modelling of what the seat cannot see); the chances are the
 expert's (card counting from the ``unseen`` counts, :mod:`agents.batched.expert`). What differs
 is how a stop is valued: ``STOCK * (w . features(stop))``, the features of ``FEATURES``
@@ -34,11 +34,12 @@ from agents.learned_parameters import (
     F_STALLED_THREAT_ENDGAME, F_STOCK, F_THREAT, F_THREAT_ENDGAME, NAME, NUM_FEATURES, NUM_PARAMETERS,
     PRETRAINED_WEIGHTS, read_parameters,
 )
-from agents.batched.planner import (
+from agents.batched.search import (
     I_CAN_DRAW, I_HAND_SIZE, I_OPPONENTS, I_PARTNER_SEAT, I_STALLED, I_STOCK_SIZE, MAX_OPPONENTS,
-    PARTNER_ROW, SEAT_WEIGHTS, STOCK, cards_in, discard_plays, legal_counts, opponent_seat, reach_from, turn_search,
-    position_arrays,
+    PARTNER_ROW, SEAT_WEIGHTS, cards_in, discard_plays, legal_counts, opponent_seat, position_arrays, reach_from,
+    turn_search,
 )
+from agents.planner_weights import STOCK
 
 LEARNED_CODE = EXPERT_CODES + (1 << len(expert.SWITCHES))
 """The bot code of the shipped learned bot (above every expert's); ``LEARNED_CODE + k`` plays the weights of

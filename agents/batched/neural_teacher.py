@@ -24,7 +24,7 @@ from skipbo_env.vector.jit import jit
 from agents.batched.expert import ODDS_ROW, planned_discard
 from agents.batched.learned import SHIPPED, learned_view, stop_value as teacher_value
 from agents.batched.neural import decision_arrays, root_inputs, stop_input_changes, turn_end_inputs
-from agents.batched.planner import legal_counts, turn_search
+from agents.batched.search import legal_counts, turn_search
 from agents.learned_parameters import NUM_FEATURES
 
 MAX_DISCARDS = NUM_DISCARD_PILES * HAND_SIZE

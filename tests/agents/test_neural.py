@@ -12,7 +12,7 @@ import torch
 
 from agents import load_policy
 from agents.batched import neural as kernels
-from agents.batched.planner import play_into
+from agents.batched.search import play_into
 from agents.neural import NeuralBot, read_model
 from evaluation.tournament import run_tournament
 from skipbo_env import Game, Rules
