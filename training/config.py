@@ -625,9 +625,10 @@ def _check_neural(config: TrainConfig) -> None:
         raise ConfigError(f"neural.hidden={settings.hidden!r} is not allowed: give two layer widths from 1 to 1024, "
                           "e.g. [128, 32]")
     from agents.learned_parameters import NAME as LEARNED, PRETRAINED_WEIGHTS
+    from agents.spec_names import unaliased
 
     teachers = [LEARNED, *PRETRAINED_WEIGHTS]
-    if settings.teacher not in teachers:
+    if unaliased(settings.teacher) not in teachers:
         raise ConfigError(f"neural.teacher: {settings.teacher!r} is not allowed: use a learned bot "
                           f"({', '.join(teachers)})")
     if not settings.tables:

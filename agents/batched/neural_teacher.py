@@ -1,6 +1,6 @@
 """The teacher's decisions as lists of the neural bot's inputs: what the neural network is first fitted to.
 
-At every decision of the teacher (a learned bot: ``pretrained-2p``, ...), the turn search lists the places
+At every decision of the teacher (a learned bot: ``learned-2p``, ...), the turn search lists the places
 the turn could stop and values each (:mod:`agents.batched.learned`). :func:`teacher_lists` plays the
 teacher's move and writes, for that decision, a *stop list*: the neural bot's inputs of the stop the teacher
 values most (row 0) and of up to ``K - 1`` other stops drawn uniformly (a reservoir sample in the search's

@@ -11,8 +11,8 @@ in the same order, so it picks the same action, ties included. With ``smart_disc
 random discard draws ``Generator.integers`` from the seat's own generator
 (:mod:`skipbo_env.vector.pcg`) exactly as ``PlannerBot`` draws from ``self.rng``.
 
-The switches of ``PlannerBot`` travel in the bot's code (``PLANNER_CODES + mask``, one bit per
-name of :data:`SWITCHES`), so ``controllers[g, seat]`` says which planner plays a seat. The
+The switches of ``PlannerBot`` travel in the bot's code (its variant is the switch mask, one bit per
+name of :data:`SWITCHES`: :func:`act`), so ``controllers[g, seat]`` says which planner plays a seat. The
 weights and :data:`REACH` are imported from ``agents.planner_weights``.
 """
 
@@ -26,6 +26,7 @@ from skipbo_env.encoding import DISCARD_DEPTH
 from skipbo_env.vector.jit import discard_id, discard_value_of, jit
 from skipbo_env.vector.kernels import partner_of, stock_top, stockpile_of
 from skipbo_env.vector.pcg import integers
+from agents.batched import codes
 from agents.batched.search import (
     I_CAN_DRAW, I_HAND_SIZE, I_OPPONENT_TOP, I_OPPONENTS, I_PARTNER_SEAT, I_STALLED, I_STOCK_TOP, I_SWITCHES,
     MAX_OPPONENTS, PARTNER_ROW, cards_in, discard_plays, first_of_its_value, legal_counts,
@@ -42,44 +43,24 @@ DEFAULTS = {name: name != "always_block" for name in SWITCHES}
 (ON_SEARCH, ON_HOLD_WILDS, ON_DRAW_BONUS, ON_AVOID_FEEDING, ON_OWN_STOCK_GAP, ON_PARTNER_HELP, ON_SMART_DISCARD,
  ON_ALWAYS_BLOCK, ON_BREAK_STALEMATE, ON_ENDGAME) = (1 << i for i in range(len(SWITCHES)))
 """The bit of each switch (``ON_`` + its name)."""
-PLANNER_CODES = 16
-"""Bot codes from here on are planners: ``PLANNER_CODES + mask``."""
 NAME = "planner"
+VARIANTS = 1 << len(SWITCHES)
+"""A planner's code is one of a block of codes, one per switch mask (:mod:`agents.batched.codes`)."""
 
 
-def switch_mask(switches: dict, names: tuple[str, ...] = SWITCHES, defaults: dict = DEFAULTS) -> int:
-    """The mask of ``switches`` (of ``names``, the planner's by default; missing ones at their ``defaults``)."""
-    chosen = {**defaults, **switches}
-    return sum(1 << i for i, name in enumerate(names) if chosen[name])
+def switch_mask(switches: dict) -> int:
+    """The mask of ``switches`` (names of :data:`SWITCHES`, missing ones at their defaults)."""
+    return codes.switch_mask(switches, SWITCHES, DEFAULTS)
 
 
-def spec_switches(spec: str, name: str, switches: tuple[str, ...]) -> dict | None:
-    """The switches ``"name:switch=false,..."`` sets (``{}`` for a bare ``"name"``); ``None`` for another name.
-
-    Raises ``ValueError`` for an option that is not one of ``switches`` or a value that is not true/false.
-    """
-    head, sep, tail = spec.partition(":")
-    if head.strip() != name:
-        return None
-    chosen = {}
-    for item in tail.split(",") if sep else ():
-        key, eq, value = (part.strip() for part in item.partition("="))
-        if key not in switches:
-            raise ValueError(f"policy spec {spec!r}: the {name} has no option {key!r}; its options: "
-                             f"{', '.join(switches)}")
-        if not eq or value.lower() not in ("true", "false"):
-            raise ValueError(f"policy spec {spec!r}: option {key} takes true or false, not {value!r}")
-        chosen[key] = value.lower() == "true"
-    return chosen
-
-
-def planner_code(spec: str) -> int | None:
-    """The bot code of ``"planner"`` or ``"planner:avoid_feeding=false,..."``; ``None`` for another name.
+def variant_of(name: str, spec: str) -> int | None:
+    """The switch mask of ``"planner"`` or ``"planner:avoid_feeding=false,..."`` (``name``: the registered
+    name); ``None`` for another spec.
 
     Raises ``ValueError`` for an option that is not a switch or a value that is not true/false.
     """
-    switches = spec_switches(spec, NAME, SWITCHES)
-    return None if switches is None else PLANNER_CODES + switch_mask(switches)
+    switches = codes.spec_switches(spec, name, SWITCHES)
+    return None if switches is None else switch_mask(switches)
 
 
 # ---------------------------------------------------------------------------------- weights
@@ -345,3 +326,9 @@ def planner_actions(games, legal, cfg, rows, streams, switches, out):
         g = rows[i]
         r = games[g]
         out[i] = planner_action(r, legal, g, cfg, streams[g, r.seat], switches)
+
+
+@jit
+def act(r, legal, g, cfg, streams, variant):
+    """The kernel bots' entry (:mod:`agents.batched.codes`): the planner of switch mask ``variant``."""
+    return planner_action(r, legal, g, cfg, streams[g, r.seat], variant)

@@ -33,7 +33,7 @@ from skipbo_env.actions import (
 )
 from skipbo_env.cards import NUM_BUILDING_PILES, NUM_DISCARD_PILES, TOP_VALUE, WILD
 from skipbo_env.encoding import DISCARD_DEPTH
-from skipbo_env.vector.jit import hand_play_id, jit, pile_of, play_id, source_of
+from skipbo_env.vector.jit import hand_play_id, jit, named_jit, pile_of, play_id, source_of
 from skipbo_env.vector.kernels import partner_of, stock_top, stockpile_of
 from agents import planner_weights
 from agents.planner_weights import WIN
@@ -427,7 +427,7 @@ def turn_search(valuation, bot: str, max_positions: int = 0):
             if result > best[d]:
                 best[d] = result
 
-    search_value = _named_kernel(search_value, bot)
+    search_value = named_jit(search_value, f"search_value_{bot}")
 
     def best_first_play(search, legal, g, needs0, hand0, piles, heights0, info, threat, weights):
         """``_Turn.best_first_play``: the first play of the best sequence, -1 when stopping (discarding) is best
@@ -470,10 +470,4 @@ def turn_search(valuation, bot: str, max_positions: int = 0):
                     best_value, best_action = value, action
         return best_action, memo_count
 
-    return _named_kernel(best_first_play, bot)
-
-
-def _named_kernel(function, bot: str):
-    """``function`` compiled as a kernel named ``<its name>_<bot>``."""
-    function.__name__ = function.__qualname__ = f"{function.__name__}_{bot}"
-    return jit(function)
+    return named_jit(best_first_play, f"best_first_play_{bot}")

@@ -175,11 +175,11 @@ def test_the_kernel_weights_and_switches_are_agents_planners():
 
 
 def test_planner_specs_name_their_kernel_bot_and_bad_options_are_refused():
-    default = kernel_planner.planner_code("planner")
-    assert default == kernel_planner.PLANNER_CODES + kernel_planner.switch_mask({})
-    assert bots.kernel_bot_code("planner:avoid_feeding=false,always_block=TRUE") == kernel_planner.PLANNER_CODES + \
+    first = bots.FIRST_CODE["planner"]
+    assert bots.kernel_bot_code("planner") == first + kernel_planner.switch_mask({})
+    assert bots.kernel_bot_code("planner:avoid_feeding=false,always_block=TRUE") == first + \
         kernel_planner.switch_mask({"avoid_feeding": False, "always_block": True})
-    assert bots.kernel_bot_code("greedy") == bots.GREEDY_BOT and bots.kernel_bot_code("model.zip") is None
+    assert bots.kernel_bot_code("greedy") == bots.FIRST_CODE["greedy"] and bots.kernel_bot_code("model.zip") is None
     with pytest.raises(ValueError, match="no option 'depth'; its options: search, hold_wilds"):
         bots.kernel_bot_code("planner:depth=true")
     with pytest.raises(ValueError, match="option search takes true or false, not '3'"):
