@@ -13,7 +13,8 @@ __all__ = ["BatchOpponents", "Seating", "batch_opponents", "batch_policy", "comp
 
 _LAZY = {"BatchOpponents": "seating", "Seating": "seating", "batch_opponents": "seating", "batch_policy": "policies"}
 """The players and seating, imported when first asked for: the Python bots import kernel modules of this package
-while ``agents.registry`` loads, and :mod:`.policies` reads the registry when it loads."""
+while ``agents.registry`` loads, and :mod:`.bots` (which :mod:`.policies` imports) reads the registry when it
+loads."""
 
 
 def __getattr__(name: str):
