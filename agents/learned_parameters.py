@@ -47,11 +47,12 @@ WEIGHTS_FILE = os.path.join(os.path.dirname(__file__), "pretrained", "learned-2p
 """The shipped parameters: ``{"parameters": {name: weight, ...}, ...}`` (see :func:`read_parameters`)."""
 MAX_WEIGHTS_BYTES = 2**20
 """The largest weights file read (the shipped ones are about 2 KB)."""
-PRETRAINED_WEIGHTS = {"pretrained-2p": WEIGHTS_FILE,
-                      "pretrained-4p": os.path.join(os.path.dirname(__file__), "pretrained", "learned-4p.json")}
-"""The shipped models by name (``agents.load_policy("pretrained-2p")``): the learned bot with these weights,
+PRETRAINED_WEIGHTS = {"learned-2p": WEIGHTS_FILE,
+                      "learned-4p": os.path.join(os.path.dirname(__file__), "pretrained", "learned-4p.json")}
+"""The shipped models by name (``agents.load_policy("learned-2p")``): the learned bot with these weights,
 trained for two and for four players (``skipbo train snes_2p``, ``skipbo train snes_4p``: the configs in
-``configs/``). ``learned`` plays the first."""
+``configs/``). ``learned`` plays the first; ``pretrained-2p`` and ``pretrained-4p`` name them too
+(``agents.spec_names.ALIASES``)."""
 
 
 def parameter_vector(weights: dict) -> np.ndarray:

@@ -5,8 +5,9 @@ Accepted specs:
 - a bot name: ``random``, ``greedy``, ``planner``, ``expert``, ``learned``, ``neural`` (see
   :data:`agents.registry.BOTS`;
   ``learned:weights=path.json`` plays other trained weights);
-- a shipped model by name: ``pretrained-2p``, ``neural-2p`` (see :data:`PRETRAINED`: the learned bot's
-  weights and the neural bot's networks in ``agents/pretrained/``);
+- a shipped player by name: ``learned-2p``, ``learned-4p``, ``neural-2p``, ``ppo-2p``, or another name of
+  one, ``pretrained-2p`` (see :data:`PRETRAINED`: the learned bot's weights, the neural bot's networks and a
+  policy network, in ``agents/pretrained/``);
 - a saved model file ending in ``.zip`` or ``.pt`` (loaded by ``agents.saved_model``);
 - ``package.module:ClassName``: a class importable from an installed module;
 - ``path/to/file.py:ClassName``: a class in a researcher's own file, loaded without installing.
@@ -42,13 +43,18 @@ from agents.learned import LearnedBot
 from agents.learned_parameters import PRETRAINED_WEIGHTS
 from agents.registry import BOTS
 from agents.neural import SHIPPED_MODELS as NEURAL_MODELS, NeuralBot  # after the registry, which imports it
-from agents.spec_names import split_name
+from agents.spec_names import ALIASES, split_name, unaliased
 
 MODEL_SUFFIXES = (".zip", ".pt")
-PRETRAINED = {**PRETRAINED_WEIGHTS, **NEURAL_MODELS}
-"""Shipped model name -> its file: the learned bot's weights (``pretrained-2p``, ``pretrained-4p``) and the
-neural bot's networks (``neural-2p``); the policy network of earlier releases,
-``agents/pretrained/skipbo-2p.zip``, loads by its path."""
+PPO_MODELS = {"ppo-2p": os.path.join(os.path.dirname(__file__), "pretrained", "skipbo-2p.zip")}
+"""The shipped policy network by name: masked PPO after cloning the planner (its file keeps the name earlier
+releases gave it, and loads by its path too)."""
+SHIPPED = {**PRETRAINED_WEIGHTS, **NEURAL_MODELS, **PPO_MODELS}
+"""Shipped player name -> its file: the learned bot's weights (``learned-2p``, ``learned-4p``), the neural bot's
+networks (``neural-2p``) and the policy network (``ppo-2p``)."""
+PRETRAINED = {**SHIPPED, **{alias: SHIPPED[name] for alias, name in ALIASES.items()}}
+"""Every name a shipped player is loaded by -> its file: :data:`SHIPPED` and the other names of
+``agents.spec_names.ALIASES`` (``pretrained-2p``: the strongest two-player player)."""
 
 TAG_UNSAFE = re.compile(r"[^A-Za-z0-9_.-]")
 """The characters a TensorBoard tag part may not hold (:func:`tag_name` writes ``_`` for each)."""
@@ -102,9 +108,12 @@ def load_policy(spec, seed: int | None = None):
     if target in PRETRAINED:
         if options:
             raise PolicySpecError(f"policy spec {spec!r}: a shipped model takes no options")
-        if target in NEURAL_MODELS:
-            return NeuralBot(seed, model=NEURAL_MODELS[target])
-        return LearnedBot(seed, weights=PRETRAINED[target])
+        name = unaliased(target)
+        if name in NEURAL_MODELS:
+            return NeuralBot(seed, model=NEURAL_MODELS[name])
+        if name in PPO_MODELS:
+            return _load_saved_model(PPO_MODELS[name])
+        return LearnedBot(seed, weights=PRETRAINED_WEIGHTS[name])
     if target in BOTS:
         return _instantiate(BOTS[target], spec, options, seed)
     if ":" in target:

@@ -1,16 +1,26 @@
 """Players for the batched engine (:mod:`skipbo_env.vector`): one call chooses the actions of many games.
 
-:mod:`.bots` holds the heuristic bots as numba kernels, :mod:`.policies` turns a bot name, a network,
-an SB3 model or a Python policy into a batch player, and :mod:`.seating` lets the players of every
-seat of a batch move until the caller (a learner) is to act.
+Each kernel bot is a module of its own (``random_bot``, ``greedy``, ``planner``, ``expert``, ``learned``;
+``neural`` decides from the observation), the searching ones built on the turn search :mod:`.search`;
+:mod:`.bots` gives them their codes and plays them, from ``agents.registry``; :mod:`.policies` turns a bot
+name, a network, an SB3 model or a Python policy into a batch player, and :mod:`.seating` lets the players
+of every seat of a batch move until the caller (a learner) is to act.
 """
 
-from agents import registry
-from agents.batched import neural
-from agents.batched.policies import batch_policy
-from agents.batched.seating import BatchOpponents, Seating, batch_opponents
+import importlib
 
 __all__ = ["BatchOpponents", "Seating", "batch_opponents", "batch_policy", "compile_kernels", "start_compiling_bots"]
+
+_LAZY = {"BatchOpponents": "seating", "Seating": "seating", "batch_opponents": "seating", "batch_policy": "policies"}
+"""The players and seating, imported when first asked for: the Python bots import kernel modules of this package
+while ``agents.registry`` loads, and :mod:`.bots` (which :mod:`.policies` imports) reads the registry when it
+loads."""
+
+
+def __getattr__(name: str):
+    if name in _LAZY:
+        return getattr(importlib.import_module(f"agents.batched.{_LAZY[name]}"), name)
+    raise AttributeError(f"module 'agents.batched' has no attribute {name!r}")
 
 
 def compile_kernels(decks: int = 1, bots: tuple[str, ...] | None = None, with_neural: bool = True) -> None:
@@ -25,6 +35,10 @@ def compile_kernels(decks: int = 1, bots: tuple[str, ...] | None = None, with_ne
 
     from skipbo_env.rules import Rules
     from skipbo_env.vector import VectorGame
+    from agents import registry
+    from agents.batched import neural
+    from agents.batched.policies import batch_policy
+    from agents.batched.seating import Seating
 
     bots = registry.KERNEL_BOTS if bots is None else bots
     engine = VectorGame(Rules(num_players=2, decks=decks, stock_size=3), 4, seed=0, threads=1)

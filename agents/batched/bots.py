@@ -1,37 +1,42 @@
-"""The heuristic bots as batch kernels: one call picks the action of every game in a set of rows.
+"""The kernel bots: one call picks the action of every game in a set of rows, or plays them on.
 
-They follow the specifications of the per-observation bots in ``agents/`` (``random``: uniform
-over the legal ids; ``greedy``: stockpile tops, else discard-pile tops, else hand cards, a random
-play among the preferred kind, repeated while anything fits, then a random hand card (each card
-equally likely) onto a random legal discard pile; ``planner``: :mod:`agents.batched.planner`;
-``expert``: :mod:`agents.batched.expert`; ``learned``: :mod:`agents.batched.learned`),
-reading the same facts the observation holds (the mask and the acting seat's hand). Each seat of
-each game has its own generator, ``streams[g, seat]`` (``uint64[batch, MAX_PLAYERS, 6]``, see
-:func:`new_streams`): numpy's ``default_rng(seed)`` reproduced in the kernels and drawn from as
-the ``agents`` bot draws ``Generator.integers``, so a kernel bot seeded like an ``agents`` bot
-makes the same moves, draw for draw.
+Each bot of ``agents.registry.REGISTRY`` with a kernel twin (``random``: :mod:`agents.batched.random_bot`;
+``greedy``: :mod:`agents.batched.greedy`; ``planner``, ``expert``, ``learned``: their modules of
+``agents/batched/``) follows the specification of its class in ``agents/``, reading the same facts the
+observation holds (the mask and the acting seat's hand and piles). Each seat of each game has its own
+generator, ``streams[g, seat]`` (``uint64[batch, MAX_PLAYERS, 6]``, see :func:`new_streams`): numpy's
+``default_rng(seed)`` reproduced in the kernels and drawn from as the ``agents`` bot draws
+``Generator.integers``, so a kernel bot seeded like an ``agents`` bot makes the same moves, draw for draw.
 
-:func:`play_bots` lets them play whole turns, or whole hands, inside one kernel call: the seats
-they play are marked in ``controllers[g, seat]`` (a code of :func:`kernel_bot_code`, or
-``OTHER`` for a seat someone else plays).
+**Codes.** The seats a kernel bot plays are marked in ``controllers[g, seat]`` with a code
+(:func:`kernel_bot_code`, or ``OTHER`` for a seat someone else plays). The codes are laid out here from the
+registry: each kernel bot takes a block of ``VARIANTS`` codes (:mod:`agents.batched.codes`), the blocks in
+the order of ``REGISTRY`` from 0 (:data:`FIRST_CODE`).
+
+**Dispatch.** numba calls a kernel it knows when it compiles, so :func:`bot_action` is built from the
+registry when this module loads: one small kernel per registered bot (:func:`dispatch_chain`) that calls its
+module's ``act`` for a code of its block and hands any other code on to the next bot's. A new kernel bot
+needs no change here.
+
+:func:`play_bots` lets them play whole turns, or whole hands, inside one kernel call.
 """
 
 from __future__ import annotations
+
+import importlib
 
 import numpy as np
 
 from skipbo_env.rules import MAX_PLAYERS
 from skipbo_env.vector.kernels import PREFETCH_AHEAD, prefetch_heads, step_game
 from skipbo_env.vector.layout import RUNNING
-from skipbo_env.vector.jit import jit, prefetch
+from skipbo_env.vector.jit import jit, named_jit, prefetch
 from skipbo_env.vector.pcg import GENERATOR_WORDS, seed_generator
 from agents import registry
-from agents.batched.codes import GREEDY_BOT, OTHER, RANDOM_BOT  # noqa: F401 (OTHER: callers read bots.OTHER)
-from agents.batched.expert import EXPERT_CODES, expert_action
-from agents.batched.learned import LEARNED_CODE, SHIPPED, learned_action
-from agents.batched.planner import PLANNER_CODES, planner_action
-from agents.batched.simple import greedy_action, random_action
-from agents.spec_names import split_name
+from agents.batched.codes import OTHER, TABLE_CODES  # noqa: F401 (OTHER: callers read bots.OTHER)
+from agents.batched.greedy import greedy_action
+from agents.batched.random_bot import random_action
+from agents.spec_names import split_name, unaliased
 
 MAX_SEED = 2**63
 
@@ -102,33 +107,91 @@ def prefetch_choice(games, legal, streams, rows, i):
         prefetch(streams[g, games[g].seat], 0)
 
 
+def kernel_modules(bots) -> dict:
+    """``{name: kernel twin's module}`` of the bots of ``bots`` (registry lines) that have one, in their order."""
+    return {bot.name: importlib.import_module(bot.kernel) for bot in bots if bot.kernel is not None}
+
+
+KERNELS = kernel_modules(registry.REGISTRY)
+"""The kernel twin's module of each kernel bot of the registry (:mod:`agents.batched.codes` says what one holds)."""
+
+
+def first_codes(kernels: dict) -> dict:
+    """``{bot name: its first code}``: the blocks of ``kernels`` (name -> kernel module) laid out from 0, in order."""
+    first, code = {}, 0
+    for name, module in kernels.items():
+        first[name] = code
+        code += module.VARIANTS
+    if code > TABLE_CODES:
+        raise ValueError(f"the kernel bots take {code} codes; the codes from TABLE_CODES={TABLE_CODES} on are "
+                         "the rows of a training table")
+    return first
+
+
+FIRST_CODE = first_codes(KERNELS)
+"""``{kernel bot name: its first code}``: a bot's code is its first code plus its variant."""
+
+
 def kernel_bot_code(spec) -> int | None:
     """The ``controllers`` code of a kernel bot spec (a bot of ``agents.registry.KERNEL_SPECS``: ``"random"``,
     ``"greedy"``, ``"planner"``, ``"planner:avoid_feeding=false,..."``, ``"expert"``, ``"expert:threat=false,..."``,
-    ``"learned"``, a shipped model's name), ``None`` for anything else; a planner or expert spec with an unknown
-    option (or any option of the learned bot) raises ``ValueError`` naming the allowed ones."""
+    ``"learned"``, a shipped model's name, or another name of one, ``agents.spec_names.ALIASES``), ``None`` for
+    anything else; a planner or expert spec with an unknown option (or any option of the learned bot) raises
+    ``ValueError`` naming the allowed ones."""
+    return code_in(spec, KERNELS, FIRST_CODE)
+
+
+def code_in(spec, kernels: dict, first: dict) -> int | None:
+    """:func:`kernel_bot_code` among the bots of ``kernels`` (name -> module), their codes from ``first[name]``."""
     if not isinstance(spec, str):
         return None
-    name = split_name(spec.strip())[1]  # "g=greedy" is greedy under a short name
-    for bot in registry.REGISTRY:
-        code = None if bot.kernel_code is None else bot.kernel_code(name)
-        if code is not None:
-            return code
+    name = unaliased(split_name(spec.strip())[1])  # "g=greedy" is greedy under a short name
+    for bot, module in kernels.items():
+        variant = module.variant_of(bot, name)
+        if variant is not None:
+            return first[bot] + variant
     return None
 
 
-@jit
-def bot_action(r, legal, g, cfg, streams, bot):
-    """The action of the kernel bot ``bot`` (a code of :func:`kernel_bot_code`) in game ``g`` (record ``r``)."""
-    if bot >= LEARNED_CODE:
-        return learned_action(r, legal, g, cfg, SHIPPED[bot - LEARNED_CODE])
-    if bot >= EXPERT_CODES:
-        return expert_action(r, legal, g, cfg, bot - EXPERT_CODES)
-    if bot >= PLANNER_CODES:
-        return planner_action(r, legal, g, cfg, streams[g, r.seat], bot - PLANNER_CODES)
-    if bot == GREEDY_BOT:
-        return greedy_action(r, legal, g, streams)
-    return random_action(r, legal, g, streams)
+def kernel_bot_of(code: int) -> tuple[str, int]:
+    """``(the kernel bot's name, its variant)`` of a code of :func:`kernel_bot_code`; ``ValueError`` for another."""
+    for bot, module in KERNELS.items():
+        if 0 <= code - FIRST_CODE[bot] < module.VARIANTS:
+            return bot, code - FIRST_CODE[bot]
+    raise ValueError(f"{code} is not the code of a kernel bot ({registry.KERNEL_SPECS})")
+
+
+def dispatch_chain(kernels: dict, first: dict, name: str = "bot_action"):
+    """The kernel ``bot_action(r, legal, g, cfg, streams, bot)``: the action of the kernel bot of code ``bot`` in
+    game ``g`` (record ``r``), -1 for a code of none. A chain of one kernel per bot of ``kernels`` (name ->
+    module, its codes from ``first[name]`` on), each calling its module's ``act`` or the next link; numba
+    compiles the modules' ``act`` kernels into it, as if the chain were written out by hand. The links are
+    named ``<name>_<bot>`` (another chain in the same process needs another ``name``)."""
+
+    def no_bot(r, legal, g, cfg, streams, bot):
+        return -1
+
+    chain = named_jit(no_bot, f"{name}_none")
+    for bot, module in reversed(kernels.items()):
+        chain = _link(module.act, first[bot], module.VARIANTS, chain, f"{name}_{bot}")
+    return chain
+
+
+def _link(act, first: int, variants: int, rest, name: str):
+    """A kernel that plays ``act`` for codes ``first .. first + variants - 1`` and hands other codes to ``rest``."""
+
+    def bot_action(r, legal, g, cfg, streams, bot):
+        variant = bot - first
+        if 0 <= variant < variants:
+            return act(r, legal, g, cfg, streams, variant)
+        return rest(r, legal, g, cfg, streams, bot)
+
+    return named_jit(bot_action, name)
+
+
+bot_action = dispatch_chain(KERNELS, FIRST_CODE)
+"""``bot_action(r, legal, g, cfg, streams, bot)``: the action of the kernel bot ``bot`` (a code of
+:func:`kernel_bot_code`) in game ``g`` (record ``r``)."""
 
 
 @jit

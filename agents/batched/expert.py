@@ -2,16 +2,16 @@
 
 :func:`expert_action` reads from the record what the expert's observation holds for the seat to
 act (as :mod:`agents.batched.planner` does, plus the ``unseen`` counts of the observation), and
-runs the planner kernel's turn search (:func:`agents.batched.planner.turn_search`: the same
-sequences of plays in the same order, the same positions remembered) with the expert's valuation
+runs the turn search (:func:`agents.batched.search.turn_search`: the planner's sequences of plays
+in the same order, the same positions remembered) with the expert's valuation
 of where a sequence stops (read ``agents.expert`` for what it means). The chances are computed as
 ``agents.expert`` computes them, float for float: the shares of the unseen cards, their means
 summed in the same order and rounded as Python's ``round`` rounds (:func:`rounded`), and
 ``fill_chance``'s sums in the same order, so it picks the same action, ties included. The expert
 draws nothing at random.
 
-The switches of ``ExpertBot`` travel in the bot's code (``EXPERT_CODES + mask``, one bit per
-name of :data:`SWITCHES`), so ``controllers[g, seat]`` says which expert plays a seat. The
+The switches of ``ExpertBot`` travel in the bot's code (its variant is the switch mask, one bit per
+name of :data:`SWITCHES`: :func:`act`), so ``controllers[g, seat]`` says which expert plays a seat. The
 weights are imported from ``agents.expert`` (and the planner's from ``agents.planner``).
 """
 
@@ -27,12 +27,12 @@ from skipbo_env.encoding import DISCARD_DEPTH
 from skipbo_env.vector.jit import discard_pile_of, discard_value_of, jit
 from skipbo_env.vector.kernels import partner_of, stock_top, stockpile_of
 from skipbo_env.vector.observe import unseen_copies
-from agents.batched import planner
-from agents.batched.planner import (
+from agents.batched import codes
+from agents.batched.planner import discard_score, smart_discard
+from agents.batched.search import (
     I_CAN_DRAW, I_HAND_SIZE, I_OPPONENT_TOP, I_OPPONENTS, I_PARTNER_SEAT, I_STALLED, I_STOCK_TOP, I_SWITCHES,
-    MAX_OPPONENTS, PARTNER_ROW, PLANNER_CODES, cards_in, discard_plays, discard_score, first_of_its_value,
-    legal_counts, opponent_seat, read_position, read_visible_piles, reach_from, seat_weight, smart_discard,
-    spec_switches, turn_search, position_arrays,
+    MAX_OPPONENTS, PARTNER_ROW, cards_in, discard_plays, first_of_its_value, legal_counts, opponent_seat,
+    position_arrays, reach_from, read_position, read_visible_piles, seat_weight, turn_search,
 )
 from agents import expert_weights
 from agents.expert_weights import DISCARD_MARGIN, DRAW, ENDGAME, ODDS_DIGITS, PROSPECT, SWITCHES, THREAT, WILD_COST
@@ -43,23 +43,24 @@ from agents.planner_weights import DISCARD_PLAY, HAND_PLAY, PARTNER, STALL_COMPL
 DEFAULTS = {name: True for name in SWITCHES}
 ON_CARD_COUNTING, ON_THREAT, ON_OWN_PROSPECTS, ON_HOLD_WILDS, ON_PLAN_DISCARDS = (1 << i for i in range(len(SWITCHES)))
 """The bit of each switch (``ON_`` + its name)."""
-EXPERT_CODES = PLANNER_CODES + (1 << len(planner.SWITCHES))
-"""Bot codes from here on are experts: ``EXPERT_CODES + mask`` (below them: the planners)."""
 NAME = "expert"
+VARIANTS = 1 << len(SWITCHES)
+"""An expert's code is one of a block of codes, one per switch mask (:mod:`agents.batched.codes`)."""
 
 
 def switch_mask(switches: dict) -> int:
     """The mask of ``switches`` (names of :data:`SWITCHES`, missing ones at their defaults)."""
-    return planner.switch_mask(switches, SWITCHES, DEFAULTS)
+    return codes.switch_mask(switches, SWITCHES, DEFAULTS)
 
 
-def expert_code(spec: str) -> int | None:
-    """The bot code of ``"expert"`` or ``"expert:threat=false,..."``; ``None`` for another name.
+def variant_of(name: str, spec: str) -> int | None:
+    """The switch mask of ``"expert"`` or ``"expert:threat=false,..."`` (``name``: the registered name);
+    ``None`` for another spec.
 
     Raises ``ValueError`` for an option that is not a switch or a value that is not true/false.
     """
-    switches = spec_switches(spec, NAME, SWITCHES)
-    return None if switches is None else EXPERT_CODES + switch_mask(switches)
+    switches = codes.spec_switches(spec, name, SWITCHES)
+    return None if switches is None else switch_mask(switches)
 
 
 # ---------------------------------------------------------------------------------- weights
@@ -231,7 +232,7 @@ def read_rival(r, cfg, seat, can_draw, odds, chance_from):
 @jit
 def read_turn(r, cfg, switches, needs, hand, piles, heights, info, chances, weights):
     """Fill the search's view of the turn from the record, as ``agents.expert.ExpertTurn`` does from the
-    observation: the planner's (:func:`agents.batched.planner.read_position`), the odds of an unknown card
+    observation: the planner's (:func:`agents.batched.search.read_position`), the odds of an unknown card
     (``chances[ODDS_ROW]``) and each opponent's (and the partner's) chances to reach its stockpile."""
     read_position(r, cfg, needs, hand, piles, heights, info)
     can_draw = info[I_CAN_DRAW]
@@ -394,3 +395,9 @@ def expert_actions(games, legal, cfg, rows, streams, switches, out):
     for i in range(rows.shape[0]):
         g = rows[i]
         out[i] = expert_action(games[g], legal, g, cfg, switches)
+
+
+@jit
+def act(r, legal, g, cfg, streams, variant):
+    """The kernel bots' entry (:mod:`agents.batched.codes`): the expert of switch mask ``variant``."""
+    return expert_action(r, legal, g, cfg, variant)

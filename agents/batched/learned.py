@@ -1,6 +1,6 @@
 """``learned``: the expert's whole-turn search with a trained linear valuation, as a batch kernel.
 
-The search is the planner's (:func:`agents.batched.planner.turn_search`: the same sequences of
+The search is the planner's (:func:`agents.batched.search.turn_search`: the same sequences of
 plays, the same memo, the same modelling of what the seat cannot see); the chances are the
 expert's (card counting from the ``unseen`` counts, :mod:`agents.batched.expert`). What differs
 is how a stop is valued: ``STOCK * (w . features(stop))``, the features of ``FEATURES``
@@ -8,7 +8,7 @@ is how a stop is valued: ``STOCK * (w . features(stop))``, the features of ``FEA
 chosen: the expert's planned discard with weights ``d`` on its three terms (``DISCARD_FEATURES``; the
 names live in :mod:`agents.learned`). The parameter vector ``[w, d]`` (``PARAMETERS``) is an argument of the kernels, so training
 plays thousands of games with any weights without compiling again (``training/snes/trainer.py``);
-the shipped bots (codes from :data:`LEARNED_CODE` on) play the rows of :data:`SHIPPED`, read from the
+the shipped bots (one code per row, :func:`act`) play the rows of :data:`SHIPPED`, read from the
 JSON files of ``agents.learned.PRETRAINED_WEIGHTS`` when the module loads (a kernel sees it as a constant; the jit's source
 stamp covers the file, so a new file recompiles the kernels).
 
@@ -24,25 +24,20 @@ from skipbo_env.actions import END_TURN
 from skipbo_env.cards import HAND_SIZE, NUM_BUILDING_PILES, NUM_DISCARD_PILES, WILD
 from skipbo_env.vector.jit import jit
 from skipbo_env.vector.kernels import stockpile_of
-from agents.batched import expert
-from agents.batched.expert import (
-    CHANCE_ROWS, EXPERT_CODES, ODDS_ROW, ON_CARD_COUNTING, own_reach, planned_discard, read_turn,
-)
+from agents.batched.codes import TABLE_CODES  # noqa: F401 (training reads it here, beside the table's kernels)
+from agents.batched.expert import CHANCE_ROWS, ODDS_ROW, ON_CARD_COUNTING, own_reach, planned_discard, read_turn
 from agents.learned_parameters import (
     F_DISCARD_NUMBERS, F_DISCARD_WILDS, F_EMPTIED, F_HAND_NUMBERS, F_HAND_WILDS, F_IDLE_WILDS, F_PARTNER,
     F_PROSPECT, F_PROSPECT_ENDGAME, F_STALLED_COMPLETED, F_STALLED_PLAYS, F_STALLED_THREAT,
     F_STALLED_THREAT_ENDGAME, F_STOCK, F_THREAT, F_THREAT_ENDGAME, NAME, NUM_FEATURES, NUM_PARAMETERS,
     PRETRAINED_WEIGHTS, read_parameters,
 )
-from agents.batched.planner import (
+from agents.batched.search import (
     I_CAN_DRAW, I_HAND_SIZE, I_OPPONENTS, I_PARTNER_SEAT, I_STALLED, I_STOCK_SIZE, MAX_OPPONENTS,
-    PARTNER_ROW, SEAT_WEIGHTS, STOCK, cards_in, discard_plays, legal_counts, opponent_seat, reach_from, turn_search,
-    position_arrays,
+    PARTNER_ROW, SEAT_WEIGHTS, cards_in, discard_plays, legal_counts, opponent_seat, position_arrays, reach_from,
+    turn_search,
 )
-
-LEARNED_CODE = EXPERT_CODES + (1 << len(expert.SWITCHES))
-"""The bot code of the shipped learned bot (above every expert's); ``LEARNED_CODE + k`` plays the weights of
-the ``k``-th shipped model (``agents.learned.PRETRAINED_WEIGHTS``)."""
+from agents.planner_weights import STOCK
 
 # The valuation's ``weights`` argument (the search passes it through): the parameters, then per opponent
 # rank its seat weight and one over its stockpile size (0 for an empty one), then room for the features.
@@ -53,20 +48,19 @@ BUFFER_SIZE = FEATURES_AT + NUM_FEATURES
 
 SHIPPED = np.array([read_parameters(path) for path in PRETRAINED_WEIGHTS.values()])
 """The shipped models' parameters, one row each (frozen into the kernels when they compile)."""
-TABLE_CODES = LEARNED_CODE + len(SHIPPED)
-"""``TABLE_CODES + k``: the learned bot with the parameters of row ``k`` of a table given to a kernel
-(training plays any weights without compiling again, ``training/snes/trainer.py``)."""
+VARIANTS = len(SHIPPED)
+"""The learned bot's codes: one per shipped model, the row of :data:`SHIPPED` it plays (:mod:`agents.batched.codes`;
+other weights play from a table, :data:`TABLE_CODES`)."""
 
 
-def learned_code(spec: str) -> int | None:
-    """The bot code of ``"learned"`` (the first shipped weights) or of a shipped model's name
-    (``"pretrained-2p"``); ``None`` for anything else, ``learned:weights=...`` included (other weights play
-    on the rules engine, ``agents.learned.LearnedBot``)."""
-    name = spec.strip()
-    if name == NAME:
-        return LEARNED_CODE
+def variant_of(name: str, spec: str) -> int | None:
+    """The row of :data:`SHIPPED` the spec ``name`` (the registered name: the first shipped weights) or a shipped
+    model's name (``"learned-2p"``) plays; ``None`` for anything else, ``learned:weights=...`` included (other
+    weights play on the rules engine, ``agents.learned.LearnedBot``, or from a table)."""
+    if spec == name:
+        return 0
     names = list(PRETRAINED_WEIGHTS)
-    return LEARNED_CODE + names.index(name) if name in names else None
+    return names.index(spec) if spec in names else None
 
 
 # ---------------------------------------------------------------------------------- the valuation
@@ -179,6 +173,13 @@ def learned_action(r, legal, g, cfg, parameters):
     """The learned bot's action (parameters ``parameters``) for the seat to act in game ``g``; -1 when nothing
     is legal."""
     return learned_decision(r, legal, g, cfg, parameters)[0]
+
+
+@jit
+def act(r, legal, g, cfg, streams, variant):
+    """The kernel bots' entry (:mod:`agents.batched.codes`): the learned bot with the shipped weights of row
+    ``variant``."""
+    return learned_action(r, legal, g, cfg, SHIPPED[variant])
 
 
 @jit

@@ -14,7 +14,7 @@ as its expectation from the ``unseen`` counts: the stockpile card under a played
 after the hand is emptied. Cards under the top ``DISCARD_DEPTH`` of a discard pile do not come into view
 in the search.
 
-**How it decides.** The search is the planner's (:func:`agents.batched.planner.turn_search`: every
+**How it decides.** The search is the planner's (:func:`agents.batched.search.turn_search`: every
 sequence of plays from the visible cards, the same memo); the worth of stopping in a search position is
 the network's value of that stop, its discard still to make (a stop with an empty hand and nothing to draw
 is the turn's end). When stopping is best (or nothing can be played) the discard is the legal one whose
@@ -39,7 +39,7 @@ from skipbo_env.encoding import (
     DISCARD_DEPTH, GLOBAL_OFFSETS, MAX_SEATS, OBS_SIZE, SCALE, SEAT_BLOCK, SEAT_OFFSETS, SEAT_START, table_inputs,
 )
 from skipbo_env.vector.jit import discard_value_of, jit
-from agents.batched.planner import (
+from agents.batched.search import (
     I_CAN_DRAW, I_EITHER, I_HAND_SIZE, I_PARTNER_SEAT, I_PARTNER_SIZE, I_PARTNER_TOP, I_PARTNERS, I_PILE_CARDS,
     I_SHARED, I_STOCK_SIZE, I_STOCK_TOP, cards_in, legal_counts, position_arrays, sorted_needs, turn_search,
 )
@@ -191,7 +191,7 @@ def num_players_of(x):
 
 @jit
 def read_observation(x, needs, hand, piles, heights, info):
-    """What the planner's search reads (``agents.batched.planner.read_position``), from an observation vector."""
+    """What the planner's search reads (``agents.batched.search.read_position``), from an observation vector."""
     for slot in range(NUM_BUILDING_PILES):
         needs[slot] = one_hot_value(x, BUILDING_NEXT_AT + TOP_VALUE * slot, TOP_VALUE)
     hand_size = 0
@@ -222,7 +222,7 @@ def read_observation(x, needs, hand, piles, heights, info):
 def root_inputs(x, input_of, q, expected):
     """``q`` := the integer inputs of the observation ``x`` as a stop (``pending_discard`` 1); ``expected[v]`` :=
     ``SUBUNITS`` times the chance that an unknown card is of value ``v`` (from the ``unseen`` counts). The
-    building piles are entered in the order of the value they need (``planner.sorted_needs``: the piles are
+    building piles are entered in the order of the value they need (``search.sorted_needs``: the piles are
     alike under the rules, so the network reads them in one order, and the search's memo, which treats equal
     piles as one, stays exact)."""
     for i in range(OBS_SIZE):

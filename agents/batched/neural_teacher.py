@@ -1,6 +1,6 @@
 """The teacher's decisions as lists of the neural bot's inputs: what the neural network is first fitted to.
 
-At every decision of the teacher (a learned bot: ``pretrained-2p``, ...), the turn search lists the places
+At every decision of the teacher (a learned bot: ``learned-2p``, ...), the turn search lists the places
 the turn could stop and values each (:mod:`agents.batched.learned`). :func:`teacher_lists` plays the
 teacher's move and writes, for that decision, a *stop list*: the neural bot's inputs of the stop the teacher
 values most (row 0) and of up to ``K - 1`` other stops drawn uniformly (a reservoir sample in the search's
@@ -24,7 +24,7 @@ from skipbo_env.vector.jit import jit
 from agents.batched.expert import ODDS_ROW, planned_discard
 from agents.batched.learned import SHIPPED, learned_view, stop_value as teacher_value
 from agents.batched.neural import decision_arrays, root_inputs, stop_input_changes, turn_end_inputs
-from agents.batched.planner import legal_counts, turn_search
+from agents.batched.search import legal_counts, turn_search
 from agents.learned_parameters import NUM_FEATURES
 
 MAX_DISCARDS = NUM_DISCARD_PILES * HAND_SIZE

@@ -3,7 +3,7 @@ up to the learner's next turn in one compiled call on the environment's
 :class:`~skipbo_env.vector.single.CompiledHand`.
 
 A ``GreedyBot`` or ``RandomBot`` opponent offers this (``compiled_opponents``, the hook the module
-docstring of :mod:`skipbo_env.envs.single_agent` describes): its kernel twin (:mod:`.simple`) makes
+docstring of :mod:`skipbo_env.envs.single_agent` describes): its kernel twin (:mod:`.greedy`, :mod:`.random_bot`) makes
 the same moves draw for draw from the same generator. At the start of a hand each bot is reset in the
 kernels: its twin's generator is seeded as ``Bot.reset(seed)`` seeds the bot's (opponents that are one
 object share one generator, as they do in Python, the last seed winning). When the hand ends the
@@ -15,8 +15,9 @@ from __future__ import annotations
 
 import numpy as np
 
-from agents.batched.codes import GREEDY_BOT, OTHER, RANDOM_BOT
-from agents.batched.simple import greedy_choice, random_choice
+from agents.batched.codes import OTHER
+from agents.batched.greedy import greedy_choice
+from agents.batched.random_bot import random_choice
 from skipbo_env.actions import NUM_ACTIONS
 from skipbo_env.encoding import as_action_id
 from skipbo_env.explain import why_illegal
@@ -28,6 +29,9 @@ from skipbo_env.vector.kernels import step_game
 from skipbo_env.vector.layout import RUNNING
 from skipbo_env.vector.single import FULL_LOG, ILLEGAL, OVER, compiled_entry, hand_row, hand_status, rules_config
 
+RANDOM_TWIN, GREEDY_TWIN = 0, 1
+"""Who plays a seat in this module's own ``controllers`` (a table of its own: the kernel bots' codes of
+:mod:`.bots` are not used here, and this module never imports the registry, which imports the Python bots)."""
 NO_ACTION = -2
 """The learner's action of a call that only lets the bots move (the start of a hand, or going on)."""
 MOVED = 16
@@ -42,7 +46,7 @@ def _bots_move(r, legal, cfg, g, controllers, stream_of_seat, streams, log, coun
     ids; their ids go into ``log`` from ``count`` on; returns how many ids ``log`` then holds."""
     while r.outcome == RUNNING and controllers[r.seat] != OTHER and count < end:
         generator = streams[stream_of_seat[r.seat]]
-        if controllers[r.seat] == GREEDY_BOT:
+        if controllers[r.seat] == GREEDY_TWIN:
             action = greedy_choice(r, legal, g, generator)
         else:
             action = random_choice(legal, g, generator)
@@ -79,7 +83,7 @@ def _step_and_move(games, legal, config, scale, obs, log, table, streams, logged
     return hand_status(r, cfg, scale, obs, g) + MOVED * (count - logged)
 
 
-TWIN_CODES = {"greedy": GREEDY_BOT, "random": RANDOM_BOT}
+TWIN_CODES = {"greedy": GREEDY_TWIN, "random": RANDOM_TWIN}
 """The bots whose kernel twins play them draw for draw here, by their class's ``name``."""
 
 
@@ -107,7 +111,7 @@ def twin_code(kind: type) -> int | None:
 
 class KernelOpponents:
     """The kernel twins of a ``SingleAgentEnv``'s opponents (``opponents[k]`` plays the ``k + 1``-th seat
-    to the learner's left, a code of :mod:`.bots` in ``kinds[k]``)."""
+    to the learner's left, a code of :data:`TWIN_CODES` in ``kinds[k]``)."""
 
     def __init__(self, opponents: list, kinds: list[int]) -> None:
         self._bots = list({id(policy): policy for policy in opponents}.values())  # one generator each

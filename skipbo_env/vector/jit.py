@@ -125,6 +125,14 @@ jit = nb.njit(cache=True, nogil=True, error_model="numpy")
 then needs no clean-up paths, which would otherwise cost more than the rules themselves."""
 
 
+def named_jit(function, name: str):
+    """``function``, a closure a kernel factory makes, compiled as a kernel named ``name``: numba names a kernel
+    by its qualified name and a counter of the process that compiled it, and two kernels of one name (two
+    closures of one function) must not meet in one program, so each closure gets a name of its own."""
+    function.__name__ = function.__qualname__ = name
+    return jit(function)
+
+
 # The action-id arithmetic of skipbo_env.actions, compiled once for every kernel (one place for it).
 from skipbo_env import actions as _actions  # noqa: E402
 

@@ -195,11 +195,12 @@ def test_the_kernel_weights_and_switches_are_agents_experts():
 
 
 def test_expert_specs_name_their_kernel_bot_and_bad_options_are_refused():
-    assert kernel_expert.expert_code("expert") == kernel_expert.EXPERT_CODES + kernel_expert.switch_mask({})
-    assert bots.kernel_bot_code("e=expert:threat=false,card_counting=FALSE") == kernel_expert.EXPERT_CODES + \
+    first = bots.FIRST_CODE["expert"]
+    assert bots.kernel_bot_code("expert") == first + kernel_expert.switch_mask({})
+    assert bots.kernel_bot_code("e=expert:threat=false,card_counting=FALSE") == first + \
         kernel_expert.switch_mask({"threat": False, "card_counting": False})
-    planners = {kernel_planner.PLANNER_CODES + mask for mask in range(1 << len(kernel_planner.SWITCHES))}
-    assert max(planners) < kernel_expert.EXPERT_CODES  # the codes of the two bots do not overlap
+    assert bots.kernel_bot_of(bots.kernel_bot_code("expert:threat=false")) == \
+        ("expert", kernel_expert.switch_mask({"threat": False}))
     with pytest.raises(ValueError, match="the expert has no option 'search'; its options: card_counting, threat"):
         bots.kernel_bot_code("expert:search=true")
     with pytest.raises(ValueError, match="option threat takes true or false, not 'no'"):
@@ -214,13 +215,11 @@ def test_every_kernel_bot_labels_positions_through_bot_actions():
     rows = np.arange(8)
     labels, direct = np.empty(8, dtype=np.int64), np.empty(8, dtype=np.int64)
     for _ in range(30):
-        for spec, kernel, code_base in (("expert:own_prospects=false", kernel_expert.expert_actions,
-                                         kernel_expert.EXPERT_CODES),
-                                        ("planner:smart_discard=false", kernel_planner.planner_actions,
-                                         kernel_planner.PLANNER_CODES)):
+        for spec, kernel in (("expert:own_prospects=false", kernel_expert.expert_actions),
+                             ("planner:smart_discard=false", kernel_planner.planner_actions)):
             code = bots.kernel_bot_code(spec)
             before = streams.copy()
             bots.bot_actions(batch.games, batch.action_mask, batch.cfg, rows, streams, code, labels)
-            kernel(batch.games, batch.action_mask, batch.cfg, rows, before, code - code_base, direct)
+            kernel(batch.games, batch.action_mask, batch.cfg, rows, before, bots.kernel_bot_of(code)[1], direct)
             assert labels.tolist() == direct.tolist()
         batch.step(labels)

@@ -24,6 +24,7 @@ from skipbo_env.encoding import observe
 from skipbo_env.game import Game
 from agents.batched import bots
 from agents.batched import planner as kernel_planner
+from agents.batched import search as kernel_search
 from skipbo_env.vector.engine import VectorGame
 
 VARIANTS = [{}] + [{name: not kernel_planner.DEFAULTS[name]} for name in kernel_planner.SWITCHES]
@@ -162,10 +163,11 @@ def test_the_kernel_planner_reads_only_what_the_seat_may_see():
 
 
 def test_the_kernel_weights_and_switches_are_agents_planners():
-    for name in ("STOCK", "WIN", "WILD_COST", "DRAW", "HAND_PLAY", "DISCARD_PLAY", "FEED", "BLOCK", "GAP", "PARTNER",
+    for name in ("STOCK", "WILD_COST", "DRAW", "HAND_PLAY", "DISCARD_PLAY", "FEED", "BLOCK", "GAP", "PARTNER",
                  "STALL_PLAY", "STALL_COMPLETE", "STALL_FEED", "ENDGAME"):
         assert getattr(kernel_planner, name) == getattr(python_planner, name), name
-    assert tuple(kernel_planner.SEAT_WEIGHTS) == python_planner.SEAT_WEIGHTS
+    assert kernel_search.WIN == python_planner.WIN  # the search's, shared by every searching kernel bot
+    assert tuple(kernel_search.SEAT_WEIGHTS) == python_planner.SEAT_WEIGHTS
     assert kernel_planner.REACH.tolist() == python_planner.REACH
     parameters = inspect.signature(PlannerBot).parameters
     assert {name: parameters[name].default for name in kernel_planner.SWITCHES} == kernel_planner.DEFAULTS
@@ -173,11 +175,11 @@ def test_the_kernel_weights_and_switches_are_agents_planners():
 
 
 def test_planner_specs_name_their_kernel_bot_and_bad_options_are_refused():
-    default = kernel_planner.planner_code("planner")
-    assert default == kernel_planner.PLANNER_CODES + kernel_planner.switch_mask({})
-    assert bots.kernel_bot_code("planner:avoid_feeding=false,always_block=TRUE") == kernel_planner.PLANNER_CODES + \
+    first = bots.FIRST_CODE["planner"]
+    assert bots.kernel_bot_code("planner") == first + kernel_planner.switch_mask({})
+    assert bots.kernel_bot_code("planner:avoid_feeding=false,always_block=TRUE") == first + \
         kernel_planner.switch_mask({"avoid_feeding": False, "always_block": True})
-    assert bots.kernel_bot_code("greedy") == bots.GREEDY_BOT and bots.kernel_bot_code("model.zip") is None
+    assert bots.kernel_bot_code("greedy") == bots.FIRST_CODE["greedy"] and bots.kernel_bot_code("model.zip") is None
     with pytest.raises(ValueError, match="no option 'depth'; its options: search, hold_wilds"):
         bots.kernel_bot_code("planner:depth=true")
     with pytest.raises(ValueError, match="option search takes true or false, not '3'"):

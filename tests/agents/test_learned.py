@@ -202,8 +202,8 @@ def test_the_shipped_bot_plays_legal_actions_through_whole_games():
 
 
 def test_learned_is_a_kernel_bot_and_a_policy():
-    assert bots.kernel_bot_code("learned") == kernel_learned.LEARNED_CODE
-    assert bots.kernel_bot_code("l=learned") == kernel_learned.LEARNED_CODE
+    assert bots.kernel_bot_code("learned") == bots.FIRST_CODE["learned"]
+    assert bots.kernel_bot_code("l=learned") == bots.FIRST_CODE["learned"]
     assert bots.kernel_bot_code("learned:weights=x.json") is None  # other weights: the rules engine plays them
     assert isinstance(load_policy("learned"), LearnedBot)
     assert kernel_learned.SHIPPED[0].tolist() == read_parameters().tolist()
@@ -215,9 +215,10 @@ def test_every_shipped_model_is_the_learned_bot_with_its_weights_in_both_engines
     for row, (name, path) in enumerate(PRETRAINED_WEIGHTS.items()):
         policy = load_policy(name)
         assert isinstance(policy, LearnedBot) and policy.weights_file == path
-        assert bots.kernel_bot_code(name) == kernel_learned.LEARNED_CODE + row
+        assert bots.kernel_bot_code(name) == bots.FIRST_CODE["learned"] + row
         assert kernel_learned.SHIPPED[row].tolist() == read_parameters(path).tolist()
-    assert kernel_learned.TABLE_CODES == kernel_learned.LEARNED_CODE + len(PRETRAINED_WEIGHTS)
+    assert kernel_learned.VARIANTS == len(PRETRAINED_WEIGHTS)
+    assert max(bots.FIRST_CODE.values()) + len(PRETRAINED_WEIGHTS) <= kernel_learned.TABLE_CODES
 
 
 def test_the_shipped_two_player_model_plays_the_same_games_on_both_engines():

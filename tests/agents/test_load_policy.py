@@ -10,6 +10,7 @@ import pytest
 
 from agents import GreedyBot, PlannerBot, Policy, PolicySpecError, RandomBot, load_policy
 from agents.loading import split_options
+from agents.registry import REGISTRY
 from skipbo_env import Game, Rules
 from skipbo_env.encoding import observe
 
@@ -28,7 +29,7 @@ MY_BOT = """
 """
 
 
-@pytest.mark.parametrize("name, cls", [("random", RandomBot), ("greedy", GreedyBot), ("planner", PlannerBot)])
+@pytest.mark.parametrize("name, cls", [(bot.name, bot.policy) for bot in REGISTRY if bot.kernel is not None])
 def test_a_bot_name_gives_that_bot(name, cls):
     policy = load_policy(name)
     assert type(policy) is cls and isinstance(policy, Policy)
@@ -151,3 +152,13 @@ def test_a_short_name_before_the_spec_is_set_aside_and_options_keep_their_equals
     from agents.batched.bots import kernel_bot_code
 
     assert kernel_bot_code("g=greedy") == kernel_bot_code("greedy") is not None
+
+
+def test_every_shipped_player_loads_by_its_name_and_plays_legally():
+    from agents.loading import SHIPPED
+
+    game = Game.new(Rules(), seed=4)
+    for name in SHIPPED:
+        action = load_policy(name).act(observe(game, game.current_seat))
+        assert action in game.legal_actions(), name
+    assert repr(load_policy("ppo-2p")) == repr(load_policy(SHIPPED["ppo-2p"]))  # the name, or the file's path

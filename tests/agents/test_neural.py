@@ -12,7 +12,7 @@ import torch
 
 from agents import load_policy
 from agents.batched import neural as kernels
-from agents.batched.planner import play_into
+from agents.batched.search import play_into
 from agents.neural import COUNTER_MAX, MAX_SUM, MAX_WEIGHT, NeuralBot, largest_sum, network_from_dict, read_model
 from evaluation.tournament import run_tournament
 from skipbo_env import Game, Rules

@@ -113,7 +113,7 @@ def test_rotations_seat_role_zero_in_every_seat_and_the_others_after_it_in_turn_
 
     arena = training.Arena(Rules(num_players=3, stock_size=3), batch=8)
     try:
-        roles = [bots.GREEDY_BOT, bots.RANDOM_BOT, bots.kernel_bot_code("planner")]
+        roles = [bots.kernel_bot_code("greedy"), bots.kernel_bot_code("random"), bots.kernel_bot_code("planner")]
         seeds = np.arange(5, dtype=np.int64) + 11
         table = np.zeros((1, len(PARAMETERS)))
         by_role, _ = arena.rotations(roles, seeds, table)
@@ -188,7 +188,7 @@ def test_a_candidates_games_as_a_work_item_score_it_as_the_arena_does():
     rules = Rules(num_players=2, stock_size=4)
     table = np.zeros((2, len(PARAMETERS)))
     table[:, PARAMETERS.index("stock_cards")] = 1.0
-    roles = [[TABLE_CODES, bots.GREEDY_BOT], [TABLE_CODES, TABLE_CODES + 1]]
+    roles = [[TABLE_CODES, bots.kernel_bot_code("greedy")], [TABLE_CODES, TABLE_CODES + 1]]
     seeds = np.arange(10, dtype=np.int64) + 3
     arena = training.Arena(rules, batch=32)
     try:

@@ -127,9 +127,10 @@ def check(config) -> None:
                           "e.g. [128, 32]")
     check_files_fit(settings.hidden, settings.past_networks, seats + 1)
     from agents.learned_parameters import NAME as LEARNED, PRETRAINED_WEIGHTS
+    from agents.spec_names import unaliased
 
     teachers = [LEARNED, *PRETRAINED_WEIGHTS]
-    if settings.teacher not in teachers:
+    if unaliased(settings.teacher) not in teachers:
         raise ConfigError(f"neural.teacher: {settings.teacher!r} is not allowed: use a learned bot "
                           f"({', '.join(teachers)})")
     if not settings.tables:

@@ -22,7 +22,6 @@ from dataclasses import dataclass
 import numpy as np
 
 from agents.batched import bots
-from agents.batched.learned import LEARNED_CODE, SHIPPED
 from agents.batched.neural import decide_rows
 from agents.batched.neural_teacher import MAX_DISCARDS, decision_roots, teacher_lists
 from skipbo_env.rules import Rules
@@ -95,9 +94,10 @@ class ListData:
 def teacher_index(code: int) -> int:
     """The index in ``agents.batched.learned.SHIPPED`` of the learned bot of kernel code ``code`` (the teacher must
     be one)."""
-    if not LEARNED_CODE <= code < LEARNED_CODE + len(SHIPPED):
-        raise ValueError("the neural bot's teacher must be a learned bot (learned, pretrained-2p, pretrained-4p)")
-    return code - LEARNED_CODE
+    bot, variant = bots.kernel_bot_of(code)
+    if bot != "learned":
+        raise ValueError("the neural bot's teacher must be a learned bot (learned, learned-2p, learned-4p)")
+    return variant
 
 
 def play_list_games(rules: Rules, networks: list, seatings: list, seeds: np.ndarray, teacher: int, list_size: int,
