@@ -146,14 +146,52 @@ def network_value(sums, second, second_bias, output, output_bias, work):
     return out * OUTPUT_UNIT
 
 
+EXACT_FLOAT = 2 ** 52
+"""Integers below this are exact in float64, and so is every sum of them that stays below it."""
+
+
 @jit
 def network_values(sums, count, net, values):
     """``values[i]`` := the logit of the first-layer sums ``sums[i]``, for the first ``count`` rows: a batch of
-    positions valued in one call."""
+    positions valued in one call, as :func:`network_value` values one. The second layer runs in float64 where
+    that is exact: its weights and the first layer's outputs are integers, and when no sum of their products
+    (its bias included) can reach :data:`EXACT_FLOAT`, every float64 sum is the integer sum (the rows that
+    could go past it are valued in integers)."""
     first, first_bias, second, second_bias, output, output_bias, input_of = net
-    work = np.empty(second.shape[0], dtype=np.int64)
+    width, second_width = second.shape[1], second.shape[0]
+    weights = np.empty((width, second_width), dtype=np.float64)  # transposed: a first-layer output's row
+    widest = 0  # the largest sum of a second-layer unit's weight magnitudes
+    largest_bias = 0
+    for j in range(second_width):
+        total = 0
+        for h in range(width):
+            weights[h, j] = second[j, h]
+            total += abs(second[j, h])
+        widest = max(widest, total)
+        largest_bias = max(largest_bias, abs(second_bias[j]))
+    exact_below = (EXACT_FLOAT - largest_bias) // max(widest, 1) if largest_bias < EXACT_FLOAT else 0
+    work = np.empty(second_width, dtype=np.int64)
+    totals = np.empty(second_width, dtype=np.float64)
+    outputs = np.empty(width, dtype=np.int64)
     for i in range(count):
-        values[i] = network_value(sums[i], second, second_bias, output, output_bias[0], work)
+        largest = 0
+        for h in range(width):
+            outputs[h] = max(sums[i, h], 0) >> FIRST_SHIFT
+            largest = max(largest, outputs[h])
+        if largest >= exact_below:
+            values[i] = network_value(sums[i], second, second_bias, output, output_bias[0], work)
+            continue
+        for j in range(second_width):
+            totals[j] = second_bias[j]
+        for h in range(width):
+            if outputs[h]:
+                a = np.float64(outputs[h])
+                for j in range(second_width):
+                    totals[j] += weights[h, j] * a
+        out = output_bias[0]
+        for j in range(second_width):
+            out += output[j] * (max(np.int64(totals[j]), 0) >> SECOND_SHIFT)
+        values[i] = out * OUTPUT_UNIT
 
 
 @jit
@@ -506,31 +544,46 @@ def raised_need(sums, first, input_of, needs_before, need):
 
 @jit
 def play_sums(action, d, needs, hand, heights, done, needs0, heights0, piles, info, x, expected, net, q, changed_at,
-              changed_by, deltas, known, sums):
-    """``sums`` (holding the first-layer sums of the stop at search depth ``d - 1``) += what ``action`` changes,
-    the play that led to depth ``d``. The change of its source is the same for every play of its kind
-    (:func:`play_kind`): worked out once a decision, from the root's inputs, into ``deltas[kind]``. The building
-    piles change one rank (:func:`raised_need`), or, when the play completes a pile or moves the count of
-    completed piles, as :func:`building_changes` says from the root."""
+              changed_by, kinds, sums, before, after):
+    """``sums[after]`` := the first-layer sums of the stop at search depth ``d - 1`` (``sums[before]``) plus
+    what ``action`` changes, the play that led to depth ``d``. The change of its source is the same for every play of its kind
+    (:func:`play_kind`): worked out once a decision, from the root's inputs, into ``deltas[kind]`` (``kinds``:
+    ``(deltas, known, net_steps, touched)``, the last two scratch room). The building piles change one rank
+    (:func:`raised_need`), or, when the play completes a pile or moves the count of completed piles, as
+    :func:`building_changes` says from the root."""
     first, first_bias, second, second_bias, output, output_bias, input_of = net
+    deltas, known, net_steps, touched = kinds
     kind = play_kind(action, hand[d], heights[d - 1])
     if not known[kind]:
         deltas[kind] = 0
+        touches = 0
         for e, sign in ((d, 1), (d - 1, -1)):
             count = source_changes(action, e, hand, heights, done, heights0, piles, info, x, expected, input_of, q,
                                    changed_at, changed_by)
-            add_group(deltas[kind], first, changed_at, changed_by, count, sign)
+            for k in range(count):
+                net_steps[changed_at[k]] += sign * changed_by[k]
+                touched[touches] = changed_at[k]
+                touches += 1
+        count = 0
+        for t in range(touches):
+            k = touched[t]
+            if net_steps[k] != 0:
+                changed_at[count] = k
+                changed_by[count] = net_steps[k]
+                count += 1
+                net_steps[k] = 0
+        add_changes(deltas[kind], first, changed_at, changed_by, count)
         known[kind] = True
-    for h in range(sums.shape[0]):
-        sums[h] += deltas[kind, h]
+    for h in range(sums.shape[1]):  # row by row: numba copies a row assigned from its own array first
+        sums[after, h] = sums[before, h] + deltas[kind, h]
     slot = pile_of(action)
     need = needs[d - 1, slot]
     if need < TOP_VALUE and (need < needs0[slot]) == (need + 1 < needs0[slot]):
-        raised_need(sums, first, input_of, needs[d - 1], need)
+        raised_need(sums[after], first, input_of, needs[d - 1], need)
     else:
         for e, sign in ((d, 1), (d - 1, -1)):
             count = building_changes(needs[e], needs0, needs0, x, input_of, q, changed_at, changed_by, 0)
-            add_group(sums, first, changed_at, changed_by, count, sign)
+            add_group(sums[after], first, changed_at, changed_by, count, sign)
 
 
 MAX_POSITIONS = 4096
@@ -601,8 +654,8 @@ def search_stops(legal, g, needs0, hand0, piles, heights0, info, net, root):
                                input_of, q, changed_at, changed_by)
     sums[0] = a0
     add_changes(sums[0], first, changed_at, changed_by, count)
-    deltas = np.empty((PLAY_KINDS, first.shape[1]), dtype=np.int64)
-    known = np.zeros(PLAY_KINDS, dtype=np.bool_)
+    kinds = (np.empty((PLAY_KINDS, first.shape[1]), dtype=np.int64), np.zeros(PLAY_KINDS, dtype=np.bool_),
+             np.zeros(q.shape[0], dtype=np.int64), np.empty(2 * MAX_CHANGES, dtype=np.int64))
     stops = 1
     for rank in range(4):
         for action in range(FIRST_DISCARD):
@@ -635,10 +688,9 @@ def search_stops(legal, g, needs0, hand0, piles, heights0, info, net, root):
                     keys[d] = key
                     if stops == sums.shape[0]:
                         sums, wins = grown(sums), grown(wins)
-                    sums[stops] = sums[stop_at[d - 1]]
                     play_sums(moves[d - 1, next_move[d - 1] - 1] if d > 1 else action, d, needs, hand, heights, done,
-                              needs0, heights0, piles, info, x, expected, net, q, changed_at, changed_by, deltas,
-                              known, sums[stops])
+                              needs0, heights0, piles, info, x, expected, net, q, changed_at, changed_by, kinds,
+                              sums, stop_at[d - 1], stops)
                     wins[stops] = False
                     stop_at[d] = stops
                     stops += 1

@@ -42,3 +42,18 @@ def test_the_search_makes_the_recorded_moves(recorded, num_players):
     assert valued.min() >= 1 and valued.sum() > 10 * len(expected)
     for i in range(0, len(observations), 37):  # one decision at a time, as the rules engine asks
         assert kernels.decide(observations[i], masks[i:i + 1], 0, net) == expected[i]
+
+
+@pytest.mark.parametrize("magnitude", [2 ** 24, 2 ** 58])
+def test_a_batch_is_valued_as_each_position_alone(magnitude):
+    """The batch runs the second layer in float64 where that is exact, and in integers where it would not be
+    (first-layer sums of 2**58 are past float64's exact integers): the values are the integer network's."""
+    net = read_model(model_path("neural-2p")).arrays
+    first, first_bias, second, second_bias, output, output_bias, _ = net
+    rng = np.random.default_rng(3)
+    sums = rng.integers(-magnitude, magnitude, size=(50, first.shape[1]), dtype=np.int64)
+    values = np.empty(len(sums))
+    kernels.network_values(sums, len(sums), net, values)
+    work = np.empty(second.shape[0], dtype=np.int64)
+    alone = [kernels.network_value(row, second, second_bias, output, output_bias[0], work) for row in sums]
+    assert values.tolist() == alone and len(set(alone)) > 40
