@@ -526,64 +526,53 @@ def source_changes(action, e, hand, heights, done, heights0, piles, info, x, exp
 
 
 @jit
-def raised_need(sums, first, input_of, needs_before, need):
-    """``sums`` += the change of the building piles' inputs when a pile that needs ``need`` (< ``TOP_VALUE``) gets
-    its card: in the piles' sorted order the last rank that needs ``need`` now needs ``need + 1``."""
+def raised_rank(needs_before, need):
+    """When a pile that needs ``need`` (< ``TOP_VALUE``) gets its card, the piles' sorted order changes in one
+    rank: the last that needs ``need`` now needs ``need + 1`` (its one-hot entry moves up one, its size grows
+    by one). That rank."""
     order = sorted_needs(needs_before)
     rank = 0
     for r in range(NUM_BUILDING_PILES):
         if order[r] == need:
             rank = r
-    at = BUILDING_NEXT_AT + TOP_VALUE * rank
-    for index, step in ((at + need - 1, -1), (at + need, 1), (BUILDING_SIZE_AT + rank, 1)):
-        k = input_of[index]
-        if k >= 0:
-            for h in range(sums.shape[0]):
-                sums[h] += first[k, h] * step
+    return rank
 
 
 @jit
-def play_sums(action, d, needs, hand, heights, done, needs0, heights0, piles, info, x, expected, net, q, changed_at,
-              changed_by, kinds, sums, before, after):
-    """``sums[after]`` := the first-layer sums of the stop at search depth ``d - 1`` (``sums[before]``) plus
-    what ``action`` changes, the play that led to depth ``d``. The change of its source is the same for every play of its kind
-    (:func:`play_kind`): worked out once a decision, from the root's inputs, into ``deltas[kind]`` (``kinds``:
-    ``(deltas, known, net_steps, touched)``, the last two scratch room). The building piles change one rank
-    (:func:`raised_need`), or, when the play completes a pile or moves the count of completed piles, as
-    :func:`building_changes` says from the root."""
+def kind_delta(action, d, hand, heights, done, heights0, piles, info, x, expected, net, q, changed_at, changed_by,
+               net_steps, touched, out):
+    """``out`` := the change of the first layer's sums by the source of ``action`` (the play from search depth
+    ``d - 1`` to ``d``): the inputs :func:`source_changes` gives after it less those before it, each input
+    once (``net_steps``, all zero, and ``touched``: scratch room)."""
     first, first_bias, second, second_bias, output, output_bias, input_of = net
-    deltas, known, net_steps, touched = kinds
-    kind = play_kind(action, hand[d], heights[d - 1])
-    if not known[kind]:
-        deltas[kind] = 0
-        touches = 0
-        for e, sign in ((d, 1), (d - 1, -1)):
-            count = source_changes(action, e, hand, heights, done, heights0, piles, info, x, expected, input_of, q,
-                                   changed_at, changed_by)
-            for k in range(count):
-                net_steps[changed_at[k]] += sign * changed_by[k]
-                touched[touches] = changed_at[k]
-                touches += 1
-        count = 0
-        for t in range(touches):
-            k = touched[t]
-            if net_steps[k] != 0:
-                changed_at[count] = k
-                changed_by[count] = net_steps[k]
-                count += 1
-                net_steps[k] = 0
-        add_changes(deltas[kind], first, changed_at, changed_by, count)
-        known[kind] = True
-    for h in range(sums.shape[1]):  # row by row: numba copies a row assigned from its own array first
-        sums[after, h] = sums[before, h] + deltas[kind, h]
-    slot = pile_of(action)
-    need = needs[d - 1, slot]
-    if need < TOP_VALUE and (need < needs0[slot]) == (need + 1 < needs0[slot]):
-        raised_need(sums[after], first, input_of, needs[d - 1], need)
-    else:
-        for e, sign in ((d, 1), (d - 1, -1)):
-            count = building_changes(needs[e], needs0, needs0, x, input_of, q, changed_at, changed_by, 0)
-            add_group(sums[after], first, changed_at, changed_by, count, sign)
+    out[:] = 0
+    touches = 0
+    for e, sign in ((d, 1), (d - 1, -1)):
+        count = source_changes(action, e, hand, heights, done, heights0, piles, info, x, expected, input_of, q,
+                               changed_at, changed_by)
+        for k in range(count):
+            net_steps[changed_at[k]] += sign * changed_by[k]
+            touched[touches] = changed_at[k]
+            touches += 1
+    count = 0
+    for t in range(touches):
+        k = touched[t]
+        if net_steps[k] != 0:
+            changed_at[count] = k
+            changed_by[count] = net_steps[k]
+            count += 1
+            net_steps[k] = 0
+    add_changes(out, first, changed_at, changed_by, count)
+
+
+@jit
+def building_delta(d, needs, needs0, x, input_of, first, q, changed_at, changed_by, sums):
+    """``sums`` += the change of the building piles' inputs (and the completed pile's) from search depth
+    ``d - 1`` to ``d``, as :func:`building_changes` says from the root: for a play that completes a pile, or
+    moves the count of completed piles."""
+    for e, sign in ((d, 1), (d - 1, -1)):
+        count = building_changes(needs[e], needs0, needs0, x, input_of, q, changed_at, changed_by, 0)
+        add_group(sums, first, changed_at, changed_by, count, sign)
 
 
 MAX_POSITIONS = 4096
@@ -654,8 +643,11 @@ def search_stops(legal, g, needs0, hand0, piles, heights0, info, net, root):
                                input_of, q, changed_at, changed_by)
     sums[0] = a0
     add_changes(sums[0], first, changed_at, changed_by, count)
-    kinds = (np.empty((PLAY_KINDS, first.shape[1]), dtype=np.int64), np.zeros(PLAY_KINDS, dtype=np.bool_),
-             np.zeros(q.shape[0], dtype=np.int64), np.empty(2 * MAX_CHANGES, dtype=np.int64))
+    width = first.shape[1]
+    deltas = np.empty((PLAY_KINDS, width), dtype=np.int64)  # what a play of each kind changes (play_kind)
+    known = np.zeros(PLAY_KINDS, dtype=np.bool_)
+    net_steps = np.zeros(q.shape[0], dtype=np.int64)
+    touched = np.empty(2 * MAX_CHANGES, dtype=np.int64)
     stops = 1
     for rank in range(4):
         for action in range(FIRST_DISCARD):
@@ -688,9 +680,28 @@ def search_stops(legal, g, needs0, hand0, piles, heights0, info, net, root):
                     keys[d] = key
                     if stops == sums.shape[0]:
                         sums, wins = grown(sums), grown(wins)
-                    play_sums(moves[d - 1, next_move[d - 1] - 1] if d > 1 else action, d, needs, hand, heights, done,
-                              needs0, heights0, piles, info, x, expected, net, q, changed_at, changed_by, kinds,
-                              sums, stop_at[d - 1], stops)
+                    # the stop's first-layer sums: the stop before's, plus what the play changed (worked
+                    # out here, not in a function of many arrays: each array passed costs a count of its uses)
+                    play = moves[d - 1, next_move[d - 1] - 1] if d > 1 else action
+                    kind = play_kind(play, hand[d], heights[d - 1])
+                    if not known[kind]:
+                        kind_delta(play, d, hand, heights, done, heights0, piles, info, x, expected, net, q,
+                                   changed_at, changed_by, net_steps, touched, deltas[kind])
+                        known[kind] = True
+                    before = stop_at[d - 1]
+                    for h in range(width):
+                        sums[stops, h] = sums[before, h] + deltas[kind, h]
+                    slot = pile_of(play)
+                    need = needs[d - 1, slot]
+                    raised = raised_rank(needs[d - 1], need)
+                    at = BUILDING_NEXT_AT + TOP_VALUE * raised
+                    off, on, size = input_of[at + need - 1], input_of[at + need], input_of[BUILDING_SIZE_AT + raised]
+                    if (need < TOP_VALUE and (need < needs0[slot]) == (need + 1 < needs0[slot])
+                            and min(off, on, size) >= 0):
+                        for h in range(width):
+                            sums[stops, h] += first[on, h] - first[off, h] + first[size, h]
+                    else:
+                        building_delta(d, needs, needs0, x, input_of, first, q, changed_at, changed_by, sums[stops])
                     wins[stops] = False
                     stop_at[d] = stops
                     stops += 1
