@@ -184,7 +184,7 @@ def network_values(sums, count, net, values):
         for j in range(second_width):
             totals[j] = second_bias[j]
         for h in range(width):
-            if outputs[h]:
+            if outputs[h]:  # after the ReLU, about half are zero
                 a = np.float64(outputs[h])
                 for j in range(second_width):
                     totals[j] += weights[h, j] * a
