@@ -14,15 +14,21 @@ as its expectation from the ``unseen`` counts: the stockpile card under a played
 after the hand is emptied. Cards under the top ``DISCARD_DEPTH`` of a discard pile do not come into view
 in the search.
 
-**How it decides.** The search is the planner's (:func:`agents.batched.search.turn_search`: every
-sequence of plays from the visible cards, the same memo); the worth of stopping in a search position is
-the network's value of that stop, its discard still to make (a stop with an empty hand and nothing to draw
-is the turn's end). When stopping is best (or nothing can be played) the discard is the legal one whose
-turn end the network values most (ties: the lowest id).
+**How it decides.** The search is the planner's, built from the turn-search library (:mod:`agents.batched.search`): every
+sequence of plays from the visible cards, the same order, the same memo; the worth of stopping in a search
+position is the network's value of that stop, its discard still to make (a stop with an empty hand and
+nothing to draw is the turn's end). The search first lists every stop it reaches (:func:`search_stops`),
+each stop's first-layer sums derived from the stop one play before by what that play changes; the network
+then values them in one batch, and the best value reachable from each stop is carried back along the
+search's links (:func:`best_first_play`). When stopping is best (or nothing can be played) the discard is
+the legal one whose turn end the network values most (ties: the lowest id), the turn ends valued in one
+batch too.
 
 **Exact arithmetic.** The network runs in 64-bit integers (``agents.neural`` quantizes the trained
-float weights): its first layer is updated from the root position by the few inputs a plan changes, and
-every sum is exact, so the order of the additions never changes a decision.
+float weights): its first layer is updated from the stop before by the few inputs a play changes, and
+every sum is exact, so neither the order of the additions nor the path to a stop changes a decision
+(``tests/agents/test_neural_search.py`` holds the bot to the moves it made when each stop was derived
+from the root).
 
 The inputs a plan changes are written as ``(input, new value)`` pairs; an input's integer value is the
 observation's raw integer (``round(x / scale)``) times :data:`SUBUNITS` for the inputs that can hold an
@@ -33,16 +39,20 @@ from __future__ import annotations
 
 import numpy as np
 
-from skipbo_env.actions import END_TURN, FIRST_DISCARD
+from skipbo_env.actions import (
+    DISCARD_SOURCE, END_TURN, FIRST_DISCARD, PARTNER_DISCARD_SOURCE, PARTNER_STOCK_SOURCE, STOCK_SOURCE,
+)
 from skipbo_env.cards import HAND_SIZE, NUM_BUILDING_PILES, NUM_DISCARD_PILES, NUM_VALUES, TOP_VALUE, WILD
 from skipbo_env.encoding import (
     DISCARD_DEPTH, GLOBAL_OFFSETS, MAX_SEATS, OBS_SIZE, SCALE, SEAT_BLOCK, SEAT_OFFSETS, SEAT_START, table_inputs,
 )
-from skipbo_env.vector.jit import discard_value_of, jit
+from skipbo_env.vector.jit import discard_value_of, jit, pile_of, source_of
 from agents.batched.search import (
-    I_CAN_DRAW, I_EITHER, I_HAND_SIZE, I_PARTNER_SEAT, I_PARTNER_SIZE, I_PARTNER_TOP, I_PARTNERS, I_PILE_CARDS,
-    I_SHARED, I_STOCK_SIZE, I_STOCK_TOP, cards_in, legal_counts, position_arrays, sorted_needs, turn_search,
+    EMPTY, I_CAN_DRAW, I_EITHER, I_HAND_SIZE, I_PARTNER_SEAT, I_PARTNER_SIZE, I_PARTNER_TOP, I_PARTNERS,
+    I_PILE_CARDS, I_SHARED, I_STOCK_SIZE, I_STOCK_TOP, MAX_MOVES, MEMO_START, TIE_MARGIN, cards_in, legal_counts,
+    list_moves, memo_slot, play_into, position_arrays, position_key, root_rank, sorted_needs,
 )
+from agents.planner_weights import WIN
 
 NAME = "neural"
 SUBUNITS = 64
@@ -110,31 +120,78 @@ INPUT_SCALE = np.concatenate([SCALE.astype(np.float64), [1.0]]) / MULTIPLIER
 
 # ---------------------------------------------------------------------------------- the network
 @jit
-def hidden_sum(a0, first, changed_at, changed_by, count, out):
-    """``out`` = the first layer's sums ``a0`` plus ``changed_by[k]`` times row ``changed_at[k]`` of ``first``."""
-    out[:] = a0
+def add_changes(sums, first, changed_at, changed_by, count):
+    """``sums`` += ``changed_by[k]`` times row ``changed_at[k]`` of ``first``, for each of the ``count`` changes."""
     for k in range(count):
         row = changed_at[k]
         step = changed_by[k]
-        for h in range(out.shape[0]):
-            out[h] += first[row, h] * step
+        for h in range(sums.shape[0]):
+            sums[h] += first[row, h] * step
 
 
 @jit
 def network_value(sums, second, second_bias, output, output_bias, work):
-    """The logit of the first layer's sums ``sums`` (int64, units 2**-20), through both later layers."""
+    """The logit of the first layer's sums ``sums`` (int64, units 2**-20), through both later layers (``work``:
+    room for the second layer's outputs). Every sum is of integers, so any order of the additions gives it
+    (the loops are written to let the compiler use vector instructions)."""
     hidden = work
     for j in range(second.shape[0]):
         total = second_bias[j]
         for h in range(sums.shape[0]):
-            a = sums[h]
-            if a > 0:
-                total += second[j, h] * (a >> FIRST_SHIFT)
-        hidden[j] = (total >> SECOND_SHIFT) if total > 0 else 0
+            total += second[j, h] * (max(sums[h], 0) >> FIRST_SHIFT)
+        hidden[j] = max(total, 0) >> SECOND_SHIFT
     out = output_bias
     for j in range(second.shape[0]):
         out += output[j] * hidden[j]
     return out * OUTPUT_UNIT
+
+
+EXACT_FLOAT = 2 ** 52
+"""Integers below this are exact in float64, and so is every sum of them that stays below it."""
+
+
+@jit
+def network_values(sums, count, net, values):
+    """``values[i]`` := the logit of the first-layer sums ``sums[i]``, for the first ``count`` rows: a batch of
+    positions valued in one call, as :func:`network_value` values one. The second layer runs in float64 where
+    that is exact: its weights and the first layer's outputs are integers, and when no sum of their products
+    (its bias included) can reach :data:`EXACT_FLOAT`, every float64 sum is the integer sum (the rows that
+    could go past it are valued in integers)."""
+    first, first_bias, second, second_bias, output, output_bias, input_of = net
+    width, second_width = second.shape[1], second.shape[0]
+    weights = np.empty((width, second_width), dtype=np.float64)  # transposed: a first-layer output's row
+    widest = 0  # the largest sum of a second-layer unit's weight magnitudes
+    largest_bias = 0
+    for j in range(second_width):
+        total = 0
+        for h in range(width):
+            weights[h, j] = second[j, h]
+            total += abs(second[j, h])
+        widest = max(widest, total)
+        largest_bias = max(largest_bias, abs(second_bias[j]))
+    exact_below = (EXACT_FLOAT - largest_bias) // max(widest, 1) if largest_bias < EXACT_FLOAT else 0
+    work = np.empty(second_width, dtype=np.int64)
+    totals = np.empty(second_width, dtype=np.float64)
+    outputs = np.empty(width, dtype=np.int64)
+    for i in range(count):
+        largest = 0
+        for h in range(width):
+            outputs[h] = max(sums[i, h], 0) >> FIRST_SHIFT
+            largest = max(largest, outputs[h])
+        if largest >= exact_below:
+            values[i] = network_value(sums[i], second, second_bias, output, output_bias[0], work)
+            continue
+        for j in range(second_width):
+            totals[j] = second_bias[j]
+        for h in range(width):
+            if outputs[h]:  # after the ReLU, about half are zero
+                a = np.float64(outputs[h])
+                for j in range(second_width):
+                    totals[j] += weights[h, j] * a
+        out = output_bias[0]
+        for j in range(second_width):
+            out += output[j] * (max(np.int64(totals[j]), 0) >> SECOND_SHIFT)
+        values[i] = out * OUTPUT_UNIT
 
 
 @jit
@@ -262,17 +319,18 @@ def change(index, value, input_of, q, changed_at, changed_by, count):
 
 
 @jit
-def discard_pile_changes(rel, p, h0, h, pile_cards, x, input_of, q, changed_at, changed_by, count):
+def discard_pile_changes(rel, p, h0, h_from, h, pile_cards, x, input_of, q, changed_at, changed_by, count):
     """The inputs of discard pile ``p`` of relative seat ``rel`` after its top ``h0 - h`` visible cards were
-    played (``pile_cards``: the visible cards, bottom to top)."""
+    played (``pile_cards``: the visible cards, bottom to top), where ``q`` holds them after ``h0 - h_from``."""
     base = seat_base(rel)
     size_at = base + DISCARD_SIZE_AT + p
     count = change(size_at, raw(x, size_at) - (h0 - h), input_of, q, changed_at, changed_by, count)
     top_at = base + DISCARD_TOP_AT + NUM_VALUES * p
-    old_top = pile_cards[h0 - 1]
+    old_top = pile_cards[h_from - 1] if h_from > 0 else 0
     new_top = pile_cards[h - 1] if h > 0 else 0
     if new_top != old_top:  # one-hot entries of one group: each changed once
-        count = change(top_at + old_top - 1, 0, input_of, q, changed_at, changed_by, count)
+        if old_top:
+            count = change(top_at + old_top - 1, 0, input_of, q, changed_at, changed_by, count)
         if new_top:
             count = change(top_at + new_top - 1, 1, input_of, q, changed_at, changed_by, count)
     cards_at = base + DISCARD_CARDS_AT + DISCARD_DEPTH * p
@@ -294,46 +352,64 @@ def stock_changes(rel, x, expected, input_of, q, changed_at, changed_by, count):
 
 
 @jit
-def stop_changes(needs, hand, heights, done, needs0, heights0, piles, info, x, expected, input_of, q, changed_at,
-                 changed_by):
-    """The inputs that differ between the root and the stop at a search position; returns how many."""
-    count = 0
+def hand_changes(hand, info, x, expected, input_of, q, changed_at, changed_by, count):
+    """The inputs of the seat's hand ``hand`` (when it is empty, the cards it will draw, as expected from the
+    unseen cards) and of the draw pile they come from."""
     left = cards_in(hand)
-    can_draw = info[I_CAN_DRAW]
-    drawn = min(HAND_SIZE, can_draw) if left == 0 else 0
+    drawn = min(HAND_SIZE, info[I_CAN_DRAW]) if left == 0 else 0
     for value in range(1, WILD + 1):
         held = hand[value] * SUBUNITS if drawn == 0 else drawn * expected[value]
         count = change(HAND_AT + value - 1, held, input_of, q, changed_at, changed_by, count)
     count = change(seat_base(0) + HAND_SIZE_AT, left if drawn == 0 else drawn, input_of, q, changed_at, changed_by,
                    count)
-    if drawn:
-        count = change(DRAW_AT, max(0, raw(x, DRAW_AT) - drawn), input_of, q, changed_at, changed_by, count)
+    return change(DRAW_AT, max(0, raw(x, DRAW_AT) - drawn), input_of, q, changed_at, changed_by, count)
+
+
+@jit
+def building_changes(needs, needs_from, needs0, x, input_of, q, changed_at, changed_by, count):
+    """The inputs of the building piles at ``needs`` (the piles in the order of their needs), where ``q`` holds
+    them at ``needs_from``, and of the completed pile (the root's needs: ``needs0``)."""
+    order, order_from = sorted_needs(needs), sorted_needs(needs_from)
+    for rank in range(NUM_BUILDING_PILES):
+        if order[rank] != order_from[rank]:
+            at = BUILDING_NEXT_AT + TOP_VALUE * rank
+            count = change(at + order_from[rank] - 1, 0, input_of, q, changed_at, changed_by, count)
+            count = change(at + order[rank] - 1, 1, input_of, q, changed_at, changed_by, count)
+            count = change(BUILDING_SIZE_AT + rank, order[rank] - 1, input_of, q, changed_at, changed_by, count)
     completed = 0
     for slot in range(NUM_BUILDING_PILES):
         completed += needs[slot] < needs0[slot]
-    order, order0 = sorted_needs(needs), sorted_needs(needs0)
-    for rank in range(NUM_BUILDING_PILES):
-        if order[rank] != order0[rank]:
-            at = BUILDING_NEXT_AT + TOP_VALUE * rank
-            count = change(at + order0[rank] - 1, 0, input_of, q, changed_at, changed_by, count)
-            count = change(at + order[rank] - 1, 1, input_of, q, changed_at, changed_by, count)
-            count = change(BUILDING_SIZE_AT + rank, order[rank] - 1, input_of, q, changed_at, changed_by, count)
-    if completed:
-        count = change(COMPLETED_AT, raw(x, COMPLETED_AT) + TOP_VALUE * completed, input_of, q, changed_at,
-                       changed_by, count)
+    return change(COMPLETED_AT, raw(x, COMPLETED_AT) + TOP_VALUE * completed, input_of, q, changed_at, changed_by,
+                  count)
+
+
+@jit
+def piles_changes(heights, heights_from, heights0, piles, info, x, input_of, q, changed_at, changed_by, count):
+    """The inputs of the discard piles (the seat's and its partner's) at ``heights``, where ``q`` holds them at
+    ``heights_from``."""
     partner = num_players_of(x) // 2
     for side in range(2):
         if side == 1 and not info[I_PARTNERS]:
             break
         rel = 0 if side == 0 else partner
         for p in range(NUM_DISCARD_PILES):
-            if heights[side, p] != heights0[side, p]:
-                count = discard_pile_changes(rel, p, heights0[side, p], heights[side, p], piles[side, p], x,
-                                             input_of, q, changed_at, changed_by, count)
+            if heights[side, p] != heights_from[side, p]:
+                count = discard_pile_changes(rel, p, heights0[side, p], heights_from[side, p], heights[side, p],
+                                             piles[side, p], x, input_of, q, changed_at, changed_by, count)
+    return count
+
+
+@jit
+def stop_changes(needs, hand, heights, done, needs0, heights0, piles, info, x, expected, input_of, q, changed_at,
+                 changed_by):
+    """The inputs that differ between the root and the stop at a search position; returns how many."""
+    count = hand_changes(hand, info, x, expected, input_of, q, changed_at, changed_by, 0)
+    count = building_changes(needs, needs0, needs0, x, input_of, q, changed_at, changed_by, count)
+    count = piles_changes(heights, heights0, heights0, piles, info, x, input_of, q, changed_at, changed_by, count)
     if done[0]:
         count = stock_changes(0, x, expected, input_of, q, changed_at, changed_by, count)
     if done[1]:
-        count = stock_changes(partner, x, expected, input_of, q, changed_at, changed_by, count)
+        count = stock_changes(num_players_of(x) // 2, x, expected, input_of, q, changed_at, changed_by, count)
     return count
 
 
@@ -371,10 +447,17 @@ def discard_changes_at(value, p, held, hand_size, length, pile_cards, h, x, inpu
     return count
 
 
-# ---------------------------------------------------------------------------------- the search's valuation
+# ---------------------------------------------------------------------------------- the search
 MAX_CHANGES = 4 * NUM_VALUES + 3 * NUM_BUILDING_PILES + 2 * NUM_DISCARD_PILES * (3 + DISCARD_DEPTH) + 2 * (
     NUM_VALUES + 1) + 8
 """More than the inputs one stop or turn end can change."""
+
+
+@jit
+def pending_change(hand, info, input_of, q, changed_at, changed_by, count):
+    """``pending_discard`` of a stop: 0 at one with an empty hand and nothing to draw (the turn's end), else 1."""
+    ended = cards_in(hand) == 0 and info[I_CAN_DRAW] == 0
+    return change(PENDING, 0 if ended else 1, input_of, q, changed_at, changed_by, count)
 
 
 @jit
@@ -384,29 +467,302 @@ def stop_input_changes(needs, hand, heights, done, needs0, heights0, piles, info
     nothing to draw is the turn's end: ``pending_discard`` 0); returns how many."""
     count = stop_changes(needs, hand, heights, done, needs0, heights0, piles, info, x, expected, input_of, q,
                          changed_at, changed_by)
-    if cards_in(hand) == 0 and info[I_CAN_DRAW] == 0:
-        count = change(PENDING, 0, input_of, q, changed_at, changed_by, count)
-    return count
+    return pending_change(hand, info, input_of, q, changed_at, changed_by, count)
 
 
 @jit
-def stop_value(needs, hand, heights, done, needs0, hand0, heights0, piles, info, net, root, work):
-    """The network's value (a logit) of stopping in a search position, its discard still to make. ``net``: the
-    network's arrays (see :func:`decide`); ``root``: the decision's arrays (the observation, the root's inputs
-    and first-layer sums, the expected card, scratch room)."""
+def add_group(sums, first, changed_at, changed_by, count, sign):
+    """``sums`` += ``sign`` times the change of ``count`` inputs (:func:`add_changes`)."""
+    for k in range(count):
+        changed_by[k] *= sign
+    add_changes(sums, first, changed_at, changed_by, count)
+
+
+HAND_KINDS = WILD
+"""Play kinds (what a play's source changes in the first layer): a hand card of value ``v`` that leaves cards
+in the hand (kind ``v - 1``) or empties it (``HAND_KINDS + v - 1``), a stockpile top (``STOCK_KIND + side``),
+the top of a discard pile seen at height ``h`` (``PILE_KIND + (side * 4 + pile) * DISCARD_DEPTH + h - 1``)."""
+STOCK_KIND = 2 * HAND_KINDS
+PILE_KIND = STOCK_KIND + 2
+PLAY_KINDS = PILE_KIND + 2 * NUM_DISCARD_PILES * DISCARD_DEPTH
+
+
+@jit
+def play_kind(action, hand_after, heights_before):
+    """The kind of a play (:data:`HAND_KINDS`): within one decision, every play of a kind changes the first
+    layer's sums by the same amount, whatever else the position holds."""
+    source = source_of(action)
+    if source < STOCK_SOURCE:
+        return source + (HAND_KINDS if cards_in(hand_after) == 0 else 0)
+    if source == STOCK_SOURCE:
+        return STOCK_KIND
+    if source == PARTNER_STOCK_SOURCE:
+        return STOCK_KIND + 1
+    side = 0 if source < PARTNER_STOCK_SOURCE else 1
+    p = source - (DISCARD_SOURCE if side == 0 else PARTNER_DISCARD_SOURCE)
+    return PILE_KIND + (side * NUM_DISCARD_PILES + p) * DISCARD_DEPTH + heights_before[side, p] - 1
+
+
+@jit
+def source_changes(action, e, hand, heights, done, heights0, piles, info, x, expected, input_of, q, changed_at,
+                   changed_by):
+    """The inputs of the part of search position ``e`` that ``action`` plays from (the hand, a stockpile, a
+    discard pile) that differ from the root's; returns how many."""
+    source = source_of(action)
+    if source < STOCK_SOURCE:
+        count = hand_changes(hand[e], info, x, expected, input_of, q, changed_at, changed_by, 0)
+        return pending_change(hand[e], info, input_of, q, changed_at, changed_by, count)
+    if source == STOCK_SOURCE or source == PARTNER_STOCK_SOURCE:
+        side = 0 if source == STOCK_SOURCE else 1
+        if not done[e, side]:
+            return 0
+        return stock_changes(0 if side == 0 else num_players_of(x) // 2, x, expected, input_of, q, changed_at,
+                             changed_by, 0)
+    side = 0 if source < PARTNER_STOCK_SOURCE else 1
+    p = source - (DISCARD_SOURCE if side == 0 else PARTNER_DISCARD_SOURCE)
+    rel = 0 if side == 0 else num_players_of(x) // 2
+    return discard_pile_changes(rel, p, heights0[side, p], heights0[side, p], heights[e, side, p], piles[side, p], x,
+                                input_of, q, changed_at, changed_by, 0)
+
+
+@jit
+def raised_rank(needs_before, need):
+    """When a pile that needs ``need`` (< ``TOP_VALUE``) gets its card, the piles' sorted order changes in one
+    rank: the last that needs ``need`` now needs ``need + 1`` (its one-hot entry moves up one, its size grows
+    by one). That rank."""
+    order = sorted_needs(needs_before)
+    rank = 0
+    for r in range(NUM_BUILDING_PILES):
+        if order[r] == need:
+            rank = r
+    return rank
+
+
+@jit
+def kind_delta(action, d, hand, heights, done, heights0, piles, info, x, expected, net, q, changed_at, changed_by,
+               net_steps, touched, out):
+    """``out`` := the change of the first layer's sums by the source of ``action`` (the play from search depth
+    ``d - 1`` to ``d``): the inputs :func:`source_changes` gives after it less those before it, each input
+    once (``net_steps``, all zero, and ``touched``: scratch room)."""
     first, first_bias, second, second_bias, output, output_bias, input_of = net
-    x, q, a0, expected, changed_at, changed_by, sums, hidden = root
-    count = stop_input_changes(needs, hand, heights, done, needs0, heights0, piles, info, x, expected, input_of, q,
+    out[:] = 0
+    touches = 0
+    for e, sign in ((d, 1), (d - 1, -1)):
+        count = source_changes(action, e, hand, heights, done, heights0, piles, info, x, expected, input_of, q,
                                changed_at, changed_by)
-    hidden_sum(a0, first, changed_at, changed_by, count, sums)
-    return network_value(sums, second, second_bias, output, output_bias[0], hidden)
+        for k in range(count):
+            net_steps[changed_at[k]] += sign * changed_by[k]
+            touched[touches] = changed_at[k]
+            touches += 1
+    count = 0
+    for t in range(touches):
+        k = touched[t]
+        if net_steps[k] != 0:
+            changed_at[count] = k
+            changed_by[count] = net_steps[k]
+            count += 1
+            net_steps[k] = 0
+    add_changes(out, first, changed_at, changed_by, count)
+
+
+@jit
+def building_delta(d, needs, needs0, x, input_of, first, q, changed_at, changed_by, sums):
+    """``sums`` += the change of the building piles' inputs (and the completed pile's) from search depth
+    ``d - 1`` to ``d``, as :func:`building_changes` says from the root: for a play that completes a pile, or
+    moves the count of completed piles."""
+    for e, sign in ((d, 1), (d - 1, -1)):
+        count = building_changes(needs[e], needs0, needs0, x, input_of, q, changed_at, changed_by, 0)
+        add_group(sums, first, changed_at, changed_by, count, sign)
 
 
 MAX_POSITIONS = 4096
-"""The positions one decision's search values at most (a network that hoards discards would otherwise make
-its search explode; the hand-written bots' searches are not bounded)."""
-best_first_play = turn_search(stop_value, NAME, MAX_POSITIONS)
-"""The planner's whole-turn search with the network's valuation."""
+"""The positions one decision's search expands at most (a network that hoards discards would otherwise make
+its search explode; the hand-written bots' searches are not bounded): past that, the positions it enters
+are valued without looking past them."""
+FIRST_STOPS = 256
+"""Room for a decision's stops at first (it doubles when full)."""
+
+
+@jit
+def grown(array):
+    """``array`` (its first axis) twice as long, holding the same rows first."""
+    out = np.empty((2 * array.shape[0],) + array.shape[1:], dtype=array.dtype)
+    out[:array.shape[0]] = array
+    return out
+
+
+@jit
+def memo_grown(memo_keys, memo_stops):
+    """The memo table twice as large, holding the same entries (a key's stop: the index of its row)."""
+    keys = np.full(2 * memo_keys.shape[0], EMPTY, dtype=np.int64)
+    stops = np.empty(2 * memo_keys.shape[0], dtype=np.int64)
+    for i in range(memo_keys.shape[0]):
+        if memo_keys[i] != EMPTY:
+            slot = memo_slot(keys, memo_keys[i])
+            keys[slot] = memo_keys[i]
+            stops[slot] = memo_stops[i]
+    return keys, stops
+
+
+@jit
+def search_stops(legal, g, needs0, hand0, piles, heights0, info, net, root):
+    """Every stop the planner's whole-turn search reaches from the root (``agents.batched.search``'s
+    ``best_first_play``: the same sequences of plays in the same order, the same memo, the same bound), with
+    the first-layer sums of each, derived from the stop one play before by the inputs that play changed.
+
+    Returns ``(sums, count, wins, links, link_count, choices, choice_count)``: ``sums[:count]`` the stops'
+    first-layer sums (row 0 the root); ``wins[s]`` whether a play from stop ``s`` wins the hand;
+    ``links[:link_count]`` the pairs ``(stop, next)``, ``next`` a stop one play after ``stop``, each listed once
+    all of ``next``'s own pairs are; ``choices[:choice_count]`` the legal first plays in the search's order
+    (``agents.batched.search.root_rank``) with the stop each leads to (-1: it wins the hand)."""
+    first, first_bias, second, second_bias, output, output_bias, input_of = net
+    x, q, a0, expected, changed_at, changed_by, work_sums, hidden = root
+    depth = 3 + info[I_HAND_SIZE] + info[I_PILE_CARDS] + 2
+    needs = np.empty((depth, NUM_BUILDING_PILES), dtype=np.int64)
+    hand = np.empty((depth, WILD + 1), dtype=np.int64)
+    heights = np.empty((depth, 2, NUM_DISCARD_PILES), dtype=np.int64)
+    done = np.zeros((depth, 2), dtype=np.int64)
+    stop_at = np.zeros(depth, dtype=np.int64)
+    moves = np.empty((depth, MAX_MOVES), dtype=np.int64)
+    move_count = np.zeros(depth, dtype=np.int64)
+    next_move = np.zeros(depth, dtype=np.int64)
+    keys = np.zeros(depth, dtype=np.int64)
+    memo_keys = np.full(MEMO_START, EMPTY, dtype=np.int64)
+    memo_stops = np.empty(MEMO_START, dtype=np.int64)
+    memo_count = 0
+    sums = np.empty((FIRST_STOPS, first.shape[1]), dtype=np.int64)
+    wins = np.zeros(FIRST_STOPS, dtype=np.bool_)
+    links = np.empty((FIRST_STOPS, 2), dtype=np.int64)
+    link_count = 0
+    choices = np.empty((FIRST_DISCARD, 2), dtype=np.int64)
+    choice_count = 0
+    needs[0] = needs0
+    hand[0] = hand0
+    heights[0] = heights0
+    count = stop_input_changes(needs[0], hand[0], heights[0], done[0], needs0, heights0, piles, info, x, expected,
+                               input_of, q, changed_at, changed_by)
+    sums[0] = a0
+    add_changes(sums[0], first, changed_at, changed_by, count)
+    width = first.shape[1]
+    deltas = np.empty((PLAY_KINDS, width), dtype=np.int64)  # what a play of each kind changes (play_kind)
+    known = np.zeros(PLAY_KINDS, dtype=np.bool_)
+    net_steps = np.zeros(q.shape[0], dtype=np.int64)
+    touched = np.empty(2 * MAX_CHANGES, dtype=np.int64)
+    stops = 1
+    for rank in range(4):
+        for action in range(FIRST_DISCARD):
+            if not legal[g, action] or root_rank(action) != rank:
+                continue
+            choices[choice_count, 0] = action
+            choices[choice_count, 1] = -1
+            choice_count += 1
+            if play_into(needs, hand, heights, done, 0, action, info):
+                continue
+            d = 1
+            entering = True
+            while True:
+                if entering:
+                    entering = False
+                    key = position_key(needs[d], hand[d], heights[d], done[d], hand0, heights0)
+                    slot = memo_slot(memo_keys, key)
+                    if memo_keys[slot] == key:
+                        seen = memo_stops[slot]
+                        if d == 1:
+                            choices[choice_count - 1, 1] = seen
+                            break
+                        d -= 1
+                        if link_count == links.shape[0]:
+                            links = grown(links)
+                        links[link_count, 0] = stop_at[d]
+                        links[link_count, 1] = seen
+                        link_count += 1
+                        continue
+                    keys[d] = key
+                    if stops == sums.shape[0]:
+                        sums, wins = grown(sums), grown(wins)
+                    # the stop's first-layer sums: the stop before's, plus what the play changed (worked
+                    # out here, not in a function of many arrays: each array passed costs a count of its uses)
+                    play = moves[d - 1, next_move[d - 1] - 1] if d > 1 else action
+                    kind = play_kind(play, hand[d], heights[d - 1])
+                    if not known[kind]:
+                        kind_delta(play, d, hand, heights, done, heights0, piles, info, x, expected, net, q,
+                                   changed_at, changed_by, net_steps, touched, deltas[kind])
+                        known[kind] = True
+                    before = stop_at[d - 1]
+                    for h in range(width):
+                        sums[stops, h] = sums[before, h] + deltas[kind, h]
+                    slot = pile_of(play)
+                    need = needs[d - 1, slot]
+                    raised = raised_rank(needs[d - 1], need)
+                    at = BUILDING_NEXT_AT + TOP_VALUE * raised
+                    off, on, size = input_of[at + need - 1], input_of[at + need], input_of[BUILDING_SIZE_AT + raised]
+                    if (need < TOP_VALUE and (need < needs0[slot]) == (need + 1 < needs0[slot])
+                            and min(off, on, size) >= 0):
+                        for h in range(width):
+                            sums[stops, h] += first[on, h] - first[off, h] + first[size, h]
+                    else:
+                        building_delta(d, needs, needs0, x, input_of, first, q, changed_at, changed_by, sums[stops])
+                    wins[stops] = False
+                    stop_at[d] = stops
+                    stops += 1
+                    if memo_count >= MAX_POSITIONS:
+                        move_count[d] = 0
+                    else:
+                        move_count[d] = list_moves(needs[d], hand[d], heights[d], done[d], piles, info, moves[d])
+                    next_move[d] = 0
+                if next_move[d] < move_count[d]:
+                    play = moves[d, next_move[d]]
+                    next_move[d] += 1
+                    if play_into(needs, hand, heights, done, d, play, info):
+                        wins[stop_at[d]] = True
+                    else:
+                        d += 1
+                        entering = True
+                    continue
+                if 2 * (memo_count + 1) > memo_keys.shape[0]:
+                    memo_keys, memo_stops = memo_grown(memo_keys, memo_stops)
+                slot = memo_slot(memo_keys, keys[d])
+                memo_keys[slot] = keys[d]
+                memo_stops[slot] = stop_at[d]
+                memo_count += 1
+                if d == 1:
+                    choices[choice_count - 1, 1] = stop_at[d]
+                    break
+                d -= 1
+                if link_count == links.shape[0]:
+                    links = grown(links)
+                links[link_count, 0] = stop_at[d]
+                links[link_count, 1] = stop_at[d + 1]
+                link_count += 1
+    return sums, stops, wins, links, link_count, choices, choice_count
+
+
+@jit
+def best_first_play(legal, g, needs0, hand0, piles, heights0, info, net, root):
+    """The planner's ``best_first_play`` with the network's valuation: the first play of the best sequence, -1
+    when stopping (discarding) is best; and how many stops were valued. The stops are found first
+    (:func:`search_stops`), valued in one batch, and the best value reachable from each is then carried back
+    along the search's links: a position's worth is the best of stopping there, winning, and the positions
+    one play on (:data:`agents.planner_weights.WIN` for a win)."""
+    sums, count, wins, links, link_count, choices, choice_count = search_stops(legal, g, needs0, hand0, piles,
+                                                                               heights0, info, net, root)
+    values = np.empty(count, dtype=np.float64)
+    network_values(sums, count, net, values)
+    stop_value = values[0]
+    for s in range(1, count):
+        if wins[s] and WIN > values[s]:
+            values[s] = WIN
+    for k in range(link_count):
+        reached = values[links[k, 1]]
+        if reached > values[links[k, 0]]:
+            values[links[k, 0]] = reached
+    best_value, best_action = stop_value, -1
+    for c in range(choice_count):
+        stop = choices[c, 1]
+        value = WIN if stop < 0 else values[stop]
+        if value > best_value + TIE_MARGIN:
+            best_value, best_action = value, choices[c, 0]
+    return best_action, count
 
 
 @jit
@@ -427,21 +783,30 @@ def decision_arrays(x, net):
 
 @jit
 def best_discard(mask, g, needs, hand, piles, heights, info, net, root):
-    """The legal discard whose turn end the network values most (ties: the lowest id), -1 if none is legal."""
+    """The legal discard whose turn end the network values most (ties: the lowest id), -1 if none is legal; and
+    how many turn ends were valued (in one batch)."""
     first, first_bias, second, second_bias, output, output_bias, input_of = net
-    x, q, a0, expected, changed_at, changed_by, sums, hidden = root
-    best, best_value = -1, 0.0
+    x, q, a0, expected, changed_at, changed_by, work_sums, hidden = root
+    actions = np.empty(END_TURN - FIRST_DISCARD, dtype=np.int64)
+    sums = np.empty((END_TURN - FIRST_DISCARD, first.shape[1]), dtype=np.int64)
+    count = 0
     for action in range(FIRST_DISCARD, END_TURN):
         if not mask[g, action]:
             continue
         value = discard_value_of(action)
         p = (action - FIRST_DISCARD) % NUM_DISCARD_PILES
-        count = discard_changes(value, p, piles, heights, x, input_of, q, changed_at, changed_by)
-        hidden_sum(a0, first, changed_at, changed_by, count, sums)
-        worth = network_value(sums, second, second_bias, output, output_bias[0], hidden)
-        if best < 0 or worth > best_value:
-            best, best_value = action, worth
-    return best
+        changes = discard_changes(value, p, piles, heights, x, input_of, q, changed_at, changed_by)
+        sums[count] = a0
+        add_changes(sums[count], first, changed_at, changed_by, changes)
+        actions[count] = action
+        count += 1
+    values = np.empty(count, dtype=np.float64)
+    network_values(sums, count, net, values)
+    best, best_value = -1, 0.0
+    for k in range(count):
+        if best < 0 or values[k] > best_value:
+            best, best_value = actions[k], values[k]
+    return best, count
 
 
 @jit
@@ -458,28 +823,43 @@ def turn_end_inputs(action, needs, hand, piles, heights, info, net, root, out):
 
 
 @jit
+def decide_valued(x, mask, g, net):
+    """:func:`decide`'s action, and how many positions (stops and turn ends) the network valued to choose it."""
+    count, first_legal, plays, discards = legal_counts(mask, g)
+    if count <= 1:
+        return first_legal, 0
+    needs, hand, piles, heights, info, root = decision_arrays(x, net)
+    valued = 0
+    if plays:
+        best, valued = best_first_play(mask, g, needs, hand, piles, heights, info, net, root)
+        if best >= 0:
+            return best, valued
+    if not discards:
+        return (END_TURN if mask[g, END_TURN] else first_legal), valued
+    best, turn_ends = best_discard(mask, g, needs, hand, piles, heights, info, net, root)
+    return best, valued + turn_ends
+
+
+@jit
 def decide(x, mask, g, net):
     """The neural bot's action for observation ``x`` with legal mask ``mask[g]``; -1 when nothing is legal.
     ``net``: ``(first, first_bias, second, second_bias, output, output_bias, input_of)``, the quantized network
     (``first[input, hidden]``) and each observation index's input (-1 for a value it does not read)."""
-    count, first_legal, plays, discards = legal_counts(mask, g)
-    if count <= 1:
-        return first_legal
-    needs, hand, piles, heights, info, root = decision_arrays(x, net)
-    if plays:
-        best, _ = best_first_play(True, mask, g, needs, hand, piles, heights, info, net, root)
-        if best >= 0:
-            return best
-    if not discards:
-        return END_TURN if mask[g, END_TURN] else first_legal
-    return best_discard(mask, g, needs, hand, piles, heights, info, net, root)
+    return decide_valued(x, mask, g, net)[0]
+
+
+@jit
+def decide_rows_valued(observations, masks, net, out, valued):
+    """``out[i]`` = the neural bot's action for ``observations[i]`` and ``masks[i]``; ``valued[i]`` = the
+    positions its network valued to choose it."""
+    for i in range(observations.shape[0]):
+        out[i], valued[i] = decide_valued(observations[i], masks, i, net)
 
 
 @jit
 def decide_rows(observations, masks, net, out):
     """``out[i]`` = the neural bot's action for ``observations[i]`` and ``masks[i]``."""
-    for i in range(observations.shape[0]):
-        out[i] = decide(observations[i], masks, i, net)
+    decide_rows_valued(observations, masks, net, out, np.empty(observations.shape[0], dtype=np.int64))
 
 
 def warm_up(observations: np.ndarray, masks: np.ndarray) -> None:

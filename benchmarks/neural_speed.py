@@ -1,0 +1,119 @@
+"""Neural bot speed: valued positions per CPU second of its search, and network self-play hands per CPU second.
+
+    python benchmarks/neural_speed.py [--model neural-2p] [--hands 200] [--batch 50] [--stock-size 30] [--seed 0]
+    python benchmarks/neural_speed.py --tiny      # a few small hands: seconds (what CI runs)
+
+The network (``--model``: a shipped name or a model file) plays every seat of ``--hands`` hands against
+itself on the batched engine (``skipbo_env.vector``, one thread), ``--batch`` hands at a time, each batch
+played to its end; hand ``k`` is the deal of seed ``seed + k``. Every decision goes through
+``agents.batched.neural.decide_rows_valued``, which also says how many positions (the search's stops and
+the turn ends of the discards) the network valued for it.
+
+Printed: the positions valued per CPU second of the bot's kernel and the microseconds a decision; the CPU
+milliseconds a hand takes, the bot's decisions alone and with the engine's steps and observations; and the
+self-play hands per CPU second. CPU time is this process's (``time.process_time``), so a busy machine
+slows the figures less than wall time would; the load averages before and after are printed.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import shlex
+import sys
+import time
+
+import numpy as np
+
+from agents.batched.neural import decide_rows_valued
+from agents.neural import SHIPPED_MODELS, read_model, model_path
+from skipbo_env.provenance import header
+from skipbo_env.rules import Rules
+from skipbo_env.vector import VectorGame
+
+TINY = {"hands": 4, "batch": 4, "stock_size": 5}
+"""``--tiny``: a few short hands (seconds once the kernels are compiled)."""
+MAX_SEED = 2 ** 62
+
+
+def self_play(network, rules: Rules, hands: int, batch: int, seed: int) -> dict:
+    """Play ``hands`` hands of ``network`` against itself, ``batch`` at a time; the counts and CPU seconds."""
+    net = network.arrays
+    totals = {"hands": 0, "decisions": 0, "choices": 0, "valued": 0, "bot_cpu": 0.0, "loop_cpu": 0.0}
+    loop_start = time.process_time()
+    while totals["hands"] < hands:
+        size = min(batch, hands - totals["hands"])
+        engine = VectorGame(rules, size, seed=seed + totals["hands"], auto_reset=False, observations=True,
+                            threads=1)
+        actions = np.empty(size, dtype=np.int64)
+        valued = np.empty(size, dtype=np.int64)
+        while True:
+            rows = np.flatnonzero(~engine.over)
+            if not len(rows):
+                break
+            observations, masks = engine.obs[rows], engine.action_mask[rows]
+            start = time.process_time()
+            decide_rows_valued(observations, masks, net, actions[:len(rows)], valued[:len(rows)])
+            totals["bot_cpu"] += time.process_time() - start
+            totals["decisions"] += len(rows)
+            totals["choices"] += int((masks.sum(axis=1) > 1).sum())
+            totals["valued"] += int(valued[:len(rows)].sum())
+            engine.step_rows(rows, actions[:len(rows)])
+        engine.close()
+        totals["hands"] += size
+    totals["loop_cpu"] = time.process_time() - loop_start
+    return totals
+
+
+def report(totals: dict) -> list[str]:
+    """The lines of the figures of :func:`self_play`'s ``totals``."""
+    hands, bot, loop = totals["hands"], totals["bot_cpu"], totals["loop_cpu"]
+    valued, decisions = totals["valued"], totals["decisions"]
+    return [
+        f"search: {valued / bot:,.0f} valued positions per CPU second ({1e6 * bot / valued:.2f} us each; "
+        f"{valued:,} positions, {valued / max(totals['choices'], 1):.1f} per decision with a choice)",
+        f"decisions: {decisions:,} ({decisions / hands:.0f} a hand, {totals['choices']:,} with a choice), "
+        f"{1e6 * bot / decisions:.1f} us of CPU each",
+        f"self-play: {hands} hands, {1e3 * bot / hands:.1f} ms of CPU a hand in the bot's decisions, "
+        f"{1e3 * loop / hands:.1f} ms with the engine: {hands / loop:.1f} hands per CPU second",
+    ]
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--model", default="neural-2p",
+                        help=f"a shipped network ({', '.join(SHIPPED_MODELS)}) or a model file (default neural-2p)")
+    parser.add_argument("--hands", type=int, default=200, help="self-play hands timed (default 200)")
+    parser.add_argument("--batch", type=int, default=50, help="hands played at a time (default 50)")
+    parser.add_argument("--stock-size", type=int, default=30, help="stockpile cards a seat (default 30)")
+    parser.add_argument("--seed", type=int, default=0, help="the first hand's deal (default 0)")
+    parser.add_argument("--tiny", action="store_true",
+                        help=f"{TINY['hands']} hands of {TINY['stock_size']} stockpile cards (seconds)")
+    args = parser.parse_args(argv)
+    if args.tiny:
+        args.hands, args.batch, args.stock_size = TINY["hands"], TINY["batch"], TINY["stock_size"]
+    if args.hands < 1 or args.batch < 1:
+        parser.error(f"--hands {args.hands} and --batch {args.batch}: use integers >= 1")
+    if not 0 <= args.seed < MAX_SEED:
+        parser.error(f"--seed {args.seed} is not allowed: use an integer from 0 to {MAX_SEED - 1}")
+    try:
+        network = read_model(model_path(args.model))
+        rules = Rules(num_players=network.num_players, stock_size=args.stock_size)
+    except ValueError as error:
+        parser.error(str(error).splitlines()[0])
+    command = " ".join(["python", "benchmarks/neural_speed.py",
+                        *map(shlex.quote, argv if argv is not None else sys.argv[1:])])
+    print(header(command, args.seed), flush=True)
+    print(f"model {args.model} ({network.num_players} seats, hidden {list(network.hidden)}); rules "
+          f"{rules.to_dict()}; {args.hands} hands, {args.batch} at a time, one thread", flush=True)
+    start = time.process_time()
+    self_play(network, rules, 1, 1, args.seed)  # compiles the kernels (or loads them from numba's cache)
+    print(f"compile or load, and one hand: {time.process_time() - start:.1f} s of CPU", flush=True)
+    for line in report(self_play(network, rules, args.hands, args.batch, args.seed)):
+        print(line, flush=True)
+    print(f"load after: {' '.join(f'{x:.2f}' for x in os.getloadavg())}")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,66 @@
+"""``training.td``: self-play hands give every seat's stops and turn ends their λ-returns, the fit moves the
+network toward them, and a resumed run ends with the weights of an uninterrupted one."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+import torch
+
+from training.td import TDRun, TDSettings
+
+TINY = TDSettings(stock_size=3, hidden=(8, 4), hands=4, explore=0.1, minibatch=64, seed=5)
+
+
+def weights(run: TDRun) -> list[np.ndarray]:
+    return [p.detach().numpy().copy() for p in run.net.parameters()]
+
+
+def test_an_iteration_records_two_positions_a_turn_and_fits_toward_the_results():
+    run = TDRun(TINY)
+    sequences, results = run.play()
+    assert {hand for hand, _ in sequences} == set(range(TINY.hands))
+    assert all(len(positions) % 2 == 0 and len(positions) >= 2 for positions in sequences.values())
+    assert set(np.unique(results)) <= {0.0, 0.5, 1.0} and (results.sum(axis=1) <= 1).all()
+    inputs, targets = run.returns(sequences, results)
+    first = sorted(sequences)[0]
+    assert (targets[:len(sequences[first])] == results[first]).all()  # λ = 1: every position gets the result
+    assert (inputs[0] == sequences[first][0]).all() and inputs[0][-1] == 1 and inputs[1][-1] == 0  # stop, turn end
+    before = torch.nn.functional.binary_cross_entropy_with_logits(
+        run.net(torch.as_tensor(inputs)), torch.as_tensor(targets, dtype=torch.float32)).item()
+    for _ in range(20):
+        run.fit(inputs, targets)
+    after = torch.nn.functional.binary_cross_entropy_with_logits(
+        run.net(torch.as_tensor(inputs)), torch.as_tensor(targets, dtype=torch.float32)).item()
+    assert after < before
+
+
+def test_lambda_below_one_bootstraps_from_the_next_position():
+    run = TDRun(TDSettings(**{**TINY.__dict__, "lam": 0.0}))
+    sequences = {(0, 0): [np.zeros(len(run.net.inputs), dtype=np.int64)] * 3}
+    _, targets = run.returns(sequences, np.array([[1.0, 0.0]]))
+    with torch.no_grad():
+        chance = torch.sigmoid(run.net(torch.zeros((1, len(run.net.inputs)), dtype=torch.int64))).item()
+    assert targets[2] == 1.0 and targets[:2] == pytest.approx([chance, chance], abs=1e-6)
+
+
+def test_a_resumed_run_has_the_weights_of_an_uninterrupted_one(tmp_path):
+    straight = TDRun(TINY)
+    straight.iterate()
+    straight.iterate()
+    interrupted = TDRun(TINY)
+    interrupted.iterate()
+    interrupted.save(str(tmp_path / "run"))
+    resumed = TDRun.resume(str(tmp_path / "run"))
+    assert resumed.hands_played == TINY.hands and resumed.iterations == 1
+    torch.manual_seed(123)  # the resumed run's torch generator comes from its state, not from here
+    resumed.iterate()
+    assert all((a == b).all() for a, b in zip(weights(straight), weights(resumed)))
+    assert resumed.hands_played == straight.hands_played == 2 * TINY.hands
+    assert (tmp_path / "run" / "state.npz").stat().st_size < 1_000_000
+
+
+def test_a_state_that_is_not_one_is_one_line(tmp_path):
+    (tmp_path / "state.json").write_text('{"format": "other"}')
+    with pytest.raises(ValueError, match="not a TD run's state"):
+        TDRun.resume(str(tmp_path))
