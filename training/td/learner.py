@@ -4,7 +4,7 @@ Read top to bottom: the settings, one iteration (play a batch of hands, work out
 run's state on disk.
 
 **Self-play.** The batched engine (``skipbo_env.vector``) plays ``hands`` hands at a time, every seat the
-neural bot with the current weights (quantized to the kernels' integers, :func:`training.value_net.quantize`):
+neural bot with the current weights (quantized to the kernels' integers, :func:`training.neural.value_net.quantize`):
 the planner's whole-turn search valued by the network (``agents.batched.neural``). With chance ``explore`` a
 decision takes a uniformly drawn legal action instead.
 
@@ -41,7 +41,7 @@ from skipbo_env.cards import WILD
 from skipbo_env.files import read_file_bytes, read_file_text, write_bytes_atomically, write_json_atomically
 from skipbo_env.rules import Rules
 from skipbo_env.vector import VectorGame
-from training.value_net import ValueNet, quantize
+from training.neural.value_net import ValueNet, quantize
 
 STATE_FORMAT = "skipbo-td-state/1"
 MAX_STATE_BYTES = 64 * 1024 * 1024
