@@ -25,8 +25,8 @@ The scorecard (:class:`Scorecard`), per rung
     Then one rating (:func:`rating`): OpenSkill Plackett-Luce, the policy starting at mu 25, sigma 25/3,
     updated game by game (rungs in ladder order, games in schedule order) against the other seats, each
     held at its rung's anchor (sigma :data:`ANCHOR_SIGMA`), never updated, so a rating means the same on
-    every machine. The anchors are a fixed point (:func:`measure_anchors`): a rung benchmarked on the
-    quick tier rates at its own anchor.
+    every machine. The anchors are a fixed point (:func:`measure_anchors`, on the quick tier): a rung
+    benchmarked on the quick tier rates at its own anchor (up to 0.01 at two seats, 0.25 at four).
 
 Engines: :func:`evaluation.run_tournament` plays each rung, so kernel bots and saved networks play on the
 batched engine, any other policy on the rules engine in ``workers`` processes or as Ray tasks; the games,
@@ -58,11 +58,13 @@ RESULT_FORMAT = "skipbo-benchmark/1"
 TIERS = ("quick", "full")
 ANCHOR_SIGMA = 1.0
 """The sigma every rung is held at when the policy's rating is updated against it."""
+ANCHOR_MEAN = 25.0
+"""The mean of the ladder's anchors (openskill's starting mu), which fixes where the scale sits."""
 RATING_METHOD = (
     "openskill PlackettLuce; the policy starts at mu 25, sigma 25/3 and is updated once per game, rungs in "
     "ladder order and games in schedule order, every other seat a player held at its rung's anchor mu and sigma "
-    f"{ANCHOR_SIGMA} (never updated); the winner ranks first, the others tie behind (a draw ties everyone); "
-    "ordinal = mu - 3 sigma"
+    f"{ANCHOR_SIGMA} (never updated); the winner ranks first, the others tie behind; a drawn hand leaves the "
+    "rating as it was; ordinal = mu - 3 sigma"
 )
 MARGIN_METHOD = ("points per hand by the rulebook (winner 25 + 5 per card left in the other stockpiles, a draw "
                  "scores nothing); margin = the policy's points - the rung's; 95% normal interval over deals, each "
@@ -99,14 +101,14 @@ class TableSet:
 TABLE_SETS = {
     2: TableSet(
         players=2, seed=41_2, deals={"quick": 100, "full": 5000},
-        ladder=(Rung("random", 0.0), Rung("greedy", 0.0), Rung("planner", 0.0), Rung("expert", 0.0),
-                Rung("pretrained-2p", 0.0)),
+        ladder=(Rung("random", -18.4), Rung("greedy", 8.0), Rung("planner", 41.9), Rung("expert", 43.8),
+                Rung("pretrained-2p", 49.7)),
         seating="the policy against one rung, each deal played twice, the policy first and second",
     ),
     4: TableSet(
         players=4, seed=41_4, deals={"quick": 50, "full": 2500},
-        ladder=(Rung("random", 0.0), Rung("greedy", 0.0), Rung("planner", 0.0), Rung("expert", 0.0),
-                Rung("pretrained-4p", 0.0)),
+        ladder=(Rung("random", 22.0), Rung("greedy", 22.5), Rung("planner", 25.3), Rung("expert", 25.7),
+                Rung("pretrained-4p", 29.5)),
         seating="the policy and three copies of one rung, each deal played four times, the policy in each seat",
     ),
 }
@@ -216,9 +218,11 @@ def rating(cards: Sequence[RungCard]) -> dict:
     policy = model.rating(name="policy")
     for card in cards:
         for game in sorted(card.games, key=lambda g: g.index):
+            if game.outcome != "win":
+                continue  # a drawn hand says nothing of who is stronger (at four seats a weak table causes them)
             seats = [_policy_seats(game)[0]] + [s for s, agent in enumerate(game.seating) if agent != 0]
             teams = [[policy]] + [[model.rating(mu=card.rung.anchor, sigma=ANCHOR_SIGMA)] for _ in seats[1:]]
-            ranks = [0 if game.outcome != "win" or seat in game.winners else 1 for seat in seats]
+            ranks = [0 if seat in game.winners else 1 for seat in seats]
             policy = model.rate(teams, ranks=ranks)[0][0]
     return {"mu": policy.mu, "sigma": policy.sigma, "ordinal": policy.ordinal(), "method": RATING_METHOD}
 
@@ -345,16 +349,28 @@ def _cpu_seconds() -> float:
     return own.ru_utime + own.ru_stime + children.ru_utime + children.ru_stime
 
 
-def measure_anchors(players: int, deals: int, rounds: int = 30) -> dict[str, float]:
+def measure_anchors(players: int, deals: int, rounds: int = 50) -> dict[str, float]:
     """How the anchors of :data:`TABLE_SETS` were found: every rung plays the protocol (the first ``deals`` deals)
-    against the whole ladder, itself included; then, from equal anchors, each rung's anchor becomes its own
-    rating against the ladder (:func:`rating`), ``rounds`` times over, so that a rung benchmarked by the
-    protocol rates at its anchor. Returns each rung's anchor, to one decimal."""
+    against the whole ladder, itself included (:func:`ladder_cards`); then :func:`fixed_point_anchors`.
+    Returns each rung's anchor, to one decimal."""
+    return fixed_point_anchors(ladder_cards(players, deals), rounds)
+
+
+def ladder_cards(players: int, deals: int) -> dict[str, list[RungCard]]:
+    """Each rung's games against every rung of the ladder on the first ``deals`` deals of the table set."""
     table = table_set(players)
-    played = {rung.spec: [_play_rung(rung.spec, short_name(rung.spec), other, table, deals, 1, None, False)
-                          for other in table.ladder] for rung in table.ladder}
-    anchors = {rung.spec: 25.0 for rung in table.ladder}
+    return {rung.spec: [_play_rung(rung.spec, short_name(rung.spec), other, table, deals, 1, None, False)
+                        for other in table.ladder] for rung in table.ladder}
+
+
+def fixed_point_anchors(played: dict[str, list[RungCard]], rounds: int) -> dict[str, float]:
+    """From anchors all 25, ``rounds`` times over: each rung's anchor becomes its own rating against the ladder
+    (:func:`rating`), all shifted together so that they average 25 (the ratings alone drift as a whole). At
+    the fixed point a rung benchmarked by the protocol rates at its anchor, up to that common shift."""
+    anchors = {spec: 25.0 for spec in played}
     for _ in range(rounds):
-        anchors = {spec: rating([dataclasses.replace(card, rung=Rung(card.rung.spec, anchors[card.rung.spec]))
-                                 for card in cards])["mu"] for spec, cards in played.items()}
+        rated = {spec: rating([dataclasses.replace(card, rung=Rung(card.rung.spec, anchors[card.rung.spec]))
+                               for card in cards])["mu"] for spec, cards in played.items()}
+        shift = ANCHOR_MEAN - sum(rated.values()) / len(rated)
+        anchors = {spec: mu + shift for spec, mu in rated.items()}
     return {spec: round(mu, 1) for spec, mu in anchors.items()}

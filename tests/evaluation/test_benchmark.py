@@ -10,8 +10,8 @@ from pathlib import Path
 import pytest
 
 from evaluation.benchmark import (
-    PROTOCOL, TABLE_SETS, TIERS, BenchmarkError, Rung, RungCard, deal_hash, deal_margins, game_margin, mean_interval,
-    rating, run_benchmark,
+    PROTOCOL, TABLE_SETS, TIERS, BenchmarkError, Rung, RungCard, deal_hash, deal_margins, fixed_point_anchors,
+    game_margin, mean_interval, rating, run_benchmark,
 )
 from evaluation.results import GameResult
 from skipbo_cli.main import main
@@ -92,7 +92,7 @@ def test_a_rung_card_counts_wins_draws_losses_with_wilson_and_margin_intervals()
     assert figures["ms_per_decision"] == pytest.approx(1000 * 0.1 / 20)
 
 
-def test_the_rating_holds_the_rungs_at_their_anchors():
+def test_the_rating_holds_the_rungs_at_their_anchors_and_skips_draws():
     wins = [game(i, i, (0, 1), "win", (0,), (25, 0)) for i in range(10)]
     losses = [game(i, i, (0, 1), "win", (1,), (0, 25)) for i in range(10)]
     strong, weak = Rung("strong", 30.0), Rung("weak", 10.0)
@@ -107,7 +107,14 @@ def test_the_rating_holds_the_rungs_at_their_anchors():
     assert rating([RungCard(strong, "python", wins[:1], 0.0)])["mu"] == pytest.approx(25 + (25 / 3) ** 2 / c * (1 - p_win), abs=1e-3)
     assert beat_strong["ordinal"] == pytest.approx(beat_strong["mu"] - 3 * beat_strong["sigma"])
     draws = [game(i, i, (0, 1), "draw", (), (0, 0)) for i in range(40)]
-    assert rating([RungCard(strong, "python", draws, 0.0)])["mu"] == pytest.approx(30.0, abs=0.5)
+    assert rating([RungCard(strong, "python", wins[:3] + draws, 0.0)]) == rating([RungCard(strong, "python",
+                                                                                      wins[:3], 0.0)])
+
+
+def test_at_four_seats_the_rating_counts_each_copy_of_the_rung_as_a_player():
+    strong = Rung("strong", 30.0)
+    one_in_four = [game(i, i, (0, 1, 1, 1), "win", (i % 4,), (0,) * 4) for i in range(400)]
+    assert rating([RungCard(strong, "python", one_in_four, 0.0)])["mu"] == pytest.approx(30.0, abs=1.0)
 
 
 def test_one_and_two_workers_give_the_same_scorecard(tmp_path):
@@ -178,3 +185,16 @@ def test_the_tiers_and_table_sets_are_refused_by_name_in_python_too():
         run_benchmark("greedy", 2, "medium")
     with pytest.raises(BenchmarkError, match="no 3-player table set"):
         run_benchmark("greedy", 3, TIERS[0])
+
+
+def test_the_anchors_are_a_fixed_point_that_averages_25_and_orders_the_rungs():
+    strong_wins = [game(i, i, (0, 1), "win", (0,) if i % 4 else (1,), (0, 0)) for i in range(40)]
+    even = [game(i, i, (0, 1), "win", ((0,) if i % 2 else (1,)), (0, 0)) for i in range(40)]
+    weak_wins = [game(i, i, (0, 1), "win", ((1,) if i % 4 else (0,)), (0, 0)) for i in range(40)]
+    strong, weak = Rung("strong", 0.0), Rung("weak", 0.0)
+    played = {"strong": [RungCard(strong, "python", even, 0.0), RungCard(weak, "python", strong_wins, 0.0)],
+              "weak": [RungCard(strong, "python", weak_wins, 0.0), RungCard(weak, "python", even, 0.0)]}
+    anchors = fixed_point_anchors(played, 50)
+    assert anchors["strong"] > anchors["weak"]
+    assert (anchors["strong"] + anchors["weak"]) / 2 == pytest.approx(25.0, abs=0.1)
+    assert fixed_point_anchors(played, 80) == anchors
