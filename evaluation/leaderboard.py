@@ -44,7 +44,7 @@ def render(records: list[dict]) -> str:
         rungs = [rung.spec for rung in table.ladder]
         parts.append(f"### {players} players\n")
         parts.append("| player | tier | rating | " + " | ".join(f"vs `{rung}`" for rung in rungs)
-                     + " | ms/decision | CPU-hours | file |")
+                     + " | ms/decision | CPU time | file |")
         parts.append("|---|---|---|" + "---|" * len(rungs) + "---|---|---|")
         for record in rows:
             by_rung = {rung["rung"]: rung for rung in record["rungs"]}
@@ -52,7 +52,7 @@ def render(records: list[dict]) -> str:
             rating = record["rating"]
             parts.append(f"| `{record['policy']['spec']}` | {record['tier']} | {rating['ordinal']:.1f} "
                          f"({rating['mu']:.1f} ± {rating['sigma']:.1f}) | " + " | ".join(cells)
-                         + f" | {_milliseconds(record['ms_per_decision'])} | {record['cpu_seconds'] / 3600:.2f} "
+                         + f" | {_milliseconds(record['ms_per_decision'])} | {_cpu_time(record['cpu_seconds'])} "
                          f"| [{record['file']}](leaderboard/{record['file']}) |")
         parts.append("")
     return "\n".join(parts).rstrip() + "\n"
@@ -64,6 +64,13 @@ def _cell(rung: dict) -> str:
     half = (rung["margin_ci95"][1] - rung["margin_ci95"][0]) / 2
     return (f"{100 * rung['win_rate']:.1f}% [{100 * low:.1f}, {100 * high:.1f}], "
             f"{rung['margin']:+.1f} ± {half:.1f}")
+
+
+def _cpu_time(seconds: float) -> str:
+    """The run's CPU time in seconds, minutes or hours."""
+    if seconds < 120:
+        return f"{seconds:.0f} s"
+    return f"{seconds / 60:.1f} min" if seconds < 7200 else f"{seconds / 3600:.2f} h"
 
 
 def _milliseconds(value: float | None) -> str:
