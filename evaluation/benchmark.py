@@ -242,6 +242,9 @@ class Scorecard:
     cpu_seconds: float = 0.0
     wall_seconds: float = 0.0
     interrupted: bool = False
+    provenance: dict = dataclasses.field(default_factory=lambda: {"versions": versions(), "commit": git_commit(),
+                                                                  "machine": machine()})
+    """What the run started on: the versions, the commit and the machine (its load then)."""
 
     @property
     def table(self) -> TableSet:
@@ -276,9 +279,7 @@ class Scorecard:
             },
             "rules": self.table.rules.to_dict(),
             "command": command,
-            "versions": versions(),
-            "commit": git_commit(),
-            "machine": machine(),
+            **self.provenance,
             "workers": self.workers,
             "ray": self.ray_address,
             "cpu_seconds": round(self.cpu_seconds, 1),
