@@ -100,11 +100,11 @@ def test_the_rating_holds_the_rungs_at_their_anchors_and_skips_draws():
     beat_weak = rating([RungCard(weak, "python", wins, 0.0)])
     lost_to_weak = rating([RungCard(weak, "python", losses, 0.0)])
     assert beat_strong["mu"] > beat_weak["mu"] > 25 > lost_to_weak["mu"]
-    # one win, by the Plackett-Luce update (Weng and Lin 2011): mu += sigma^2 / c * (1 - p_win), with
+    # one win, by the Plackett-Luce update (Weng and Lin 2011, no drift): mu += sigma^2 / c * (1 - p_win), with
     # c^2 = sigma^2 + 1^2 + 2 beta^2 (beta = 25/6) and p_win = e^(25/c) / (e^(25/c) + e^(30/c))
     c = math.sqrt((25 / 3) ** 2 + 1 + 2 * (25 / 6) ** 2)
     p_win = 1 / (1 + math.exp(5 / c))
-    assert rating([RungCard(strong, "python", wins[:1], 0.0)])["mu"] == pytest.approx(25 + (25 / 3) ** 2 / c * (1 - p_win), abs=1e-3)
+    assert rating([RungCard(strong, "python", wins[:1], 0.0)])["mu"] == pytest.approx(25 + (25 / 3) ** 2 / c * (1 - p_win))
     assert beat_strong["ordinal"] == pytest.approx(beat_strong["mu"] - 3 * beat_strong["sigma"])
     draws = [game(i, i, (0, 1), "draw", (), (0, 0)) for i in range(40)]
     assert rating([RungCard(strong, "python", wins[:3] + draws, 0.0)]) == rating([RungCard(strong, "python",
