@@ -8,6 +8,9 @@ or the batched engine, with win rates, intervals, ratings, a report and a plot.
 - :mod:`evaluation.ray_runner`: games as Ray tasks;
 - :mod:`evaluation.results`: every game and the figures (win rates, Wilson intervals, pairwise, ratings);
 - :mod:`evaluation.report`: the printed tables, the plot and the JSON file.
+- :mod:`evaluation.benchmark`: the fixed protocol ``skipbo-bench-v1`` (``skipbo benchmark``): deals, ladder, scorecard;
+- :mod:`evaluation.benchmark_report`: the benchmark's printed scorecard, JSON file and plot;
+- :mod:`evaluation.leaderboard`: the leaderboard page drawn from the benchmark's result files.
 """
 
 from evaluation.errors import AgentError, EngineError

@@ -29,6 +29,7 @@ SUBCOMMANDS = {
     "play": ("skipbo_cli.play", "play one seat in the terminal against bots or saved models"),
     "replay": ("skipbo_cli.replay", "step through a saved game move by move"),
     "evaluate": ("skipbo_cli.evaluate", "play a seeded tournament between policies and report win rates"),
+    "benchmark": ("skipbo_cli.benchmark", "score one policy on the fixed protocol skipbo-bench-v1 against the ladder"),
     "train": ("skipbo_cli.train", "train an agent by self-play from a YAML config: masked PPO (backend sb3 or "
                                   "rllib), the learned bot's weights (snes) or the neural bot's network (neural)"),
     "import-sb3": ("skipbo_cli.import_sb3", "convert a MaskablePPO archive into a safe skipbo model file"),

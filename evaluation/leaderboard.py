@@ -1,0 +1,107 @@
+"""The leaderboard of ``docs/leaderboard.md``, drawn from the benchmark result files in ``docs/leaderboard/``.
+
+Each ``docs/leaderboard/*.json`` is the ``--json`` file of one complete ``skipbo benchmark`` run; the page's
+tables (one per table set, best rating first) are :func:`render` of them, between two marker lines. A test
+keeps the page in step with the files: after adding or replacing a file, run
+``python -m evaluation.leaderboard --write``.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from pathlib import Path
+
+from evaluation.benchmark import PROTOCOL, TABLE_SETS
+
+ROOT = Path(__file__).resolve().parents[1]
+FOLDER = ROOT / "docs" / "leaderboard"
+PAGE = ROOT / "docs" / "leaderboard.md"
+BEGIN = "<!-- leaderboard: drawn from docs/leaderboard/*.json by `python -m evaluation.leaderboard --write` -->"
+END = "<!-- end of leaderboard -->"
+
+
+def load_records(folder: Path = FOLDER) -> list[dict]:
+    """Every result file of ``folder``, each a complete run of this protocol (``ValueError`` names one that is not)."""
+    records = []
+    for path in sorted(folder.glob("*.json")):
+        record = json.loads(path.read_text())
+        if record.get("protocol") != PROTOCOL or not record.get("complete"):
+            raise ValueError(f"{path}: not a complete {PROTOCOL} result (a partial run or another protocol)")
+        record["file"] = path.name
+        records.append(record)
+    return records
+
+
+def render(records: list[dict]) -> str:
+    """The tables of the page: one per table set, rows by rating, best first."""
+    parts = []
+    for players, table in TABLE_SETS.items():
+        rows = sorted((r for r in records if r["players"] == players), key=lambda r: -r["rating"]["ordinal"])
+        if not rows:
+            continue
+        rungs = [rung.spec for rung in table.ladder]
+        parts.append(f"### {players} players\n")
+        parts.append("| player | tier | rating | " + " | ".join(f"vs `{rung}`" for rung in rungs)
+                     + " | ms/decision | CPU time | file |")
+        parts.append("|---|---|---|" + "---|" * len(rungs) + "---|---|---|")
+        for record in rows:
+            by_rung = {rung["rung"]: rung for rung in record["rungs"]}
+            cells = [_cell(by_rung[rung]) for rung in rungs]
+            rating = record["rating"]
+            parts.append(f"| `{record['policy']['spec']}` | {record['tier']} | {rating['ordinal']:.1f} "
+                         f"({rating['mu']:.1f} ± {rating['sigma']:.1f}) | " + " | ".join(cells)
+                         + f" | {_milliseconds(record['ms_per_decision'])} | {_cpu_time(record['cpu_seconds'])} "
+                         f"| [{record['file']}](leaderboard/{record['file']}) |")
+        parts.append("")
+    return "\n".join(parts).rstrip() + "\n"
+
+
+def _cell(rung: dict) -> str:
+    """Win rate [interval], then the margin ± its half width."""
+    low, high = rung["win_ci95"]
+    half = (rung["margin_ci95"][1] - rung["margin_ci95"][0]) / 2
+    return (f"{100 * rung['win_rate']:.1f}% [{100 * low:.1f}, {100 * high:.1f}], "
+            f"{rung['margin']:+.1f} ± {half:.1f}")
+
+
+def _cpu_time(seconds: float) -> str:
+    """The run's CPU time in seconds, minutes or hours."""
+    if seconds < 120:
+        return f"{seconds:.0f} s"
+    return f"{seconds / 60:.1f} min" if seconds < 7200 else f"{seconds / 3600:.2f} h"
+
+
+def _milliseconds(value: float | None) -> str:
+    if value is None:
+        return ""
+    return f"{value:.3f}" if value >= 0.001 else f"{value:.5f}"
+
+
+def table_in(page: str) -> str:
+    """The generated part of ``page``: what lies between the marker lines."""
+    return page.split(BEGIN + "\n", 1)[1].split(END, 1)[0]
+
+
+def write_page(page: Path = PAGE, folder: Path = FOLDER) -> None:
+    """Replace the generated part of ``page`` by :func:`render` of ``folder``'s files."""
+    text = page.read_text()
+    before, rest = text.split(BEGIN + "\n", 1)
+    after = rest.split(END, 1)[1]
+    page.write_text(before + BEGIN + "\n" + render(load_records(folder)) + END + after)
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--write", action="store_true", help="rewrite the tables of docs/leaderboard.md")
+    args = parser.parse_args(argv)
+    if args.write:
+        write_page()
+    else:
+        sys.stdout.write(render(load_records()))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
