@@ -27,6 +27,9 @@ The API:
   ``state_dict``, an optimizer's state) is finite; an integer/bool tensor or a plain number passes.
 - :func:`read_json_object` ``(path)``: the JSON object of a state file, read as every named file is
   (:func:`skipbo_env.files.read_file_bytes`: a regular file, at most :data:`MAX_STATE_BYTES`).
+- :func:`read_npz` ``(path, max_bytes=, dtypes=, max_array_bytes=, shapes_problem=)``: the arrays of an ``.npz``
+  file read the same way, each array's ``.npy`` header (name, dtype, declared shape) checked before any array is
+  read into memory, never with pickles, every float finite.
 
 A refusal reads ``cannot resume from PATH: 'FIELD' must be WHAT, not VALUE`` (the value shortened), or
 ``... 'FIELD' must be WHAT, but it is missing``. Every backend (SB3 PPO, RLlib, sNES, and any new one) checks its state

@@ -271,3 +271,14 @@ def test_the_quickstart_config_gives_the_same_weights_twice(tmp_path):
     runs = [train("quickstart", first_steps + [f"output_dir={tmp_path / name}"], progress=False) for name in "ab"]
     assert weights_of(runs[0]) == weights_of(runs[1])
     assert json.loads(runs[0].model_path.read_text())["games"] == 12 + 6
+
+
+def test_a_generations_log_entry_and_curve_point_fit_the_bytes_the_state_cap_allows_them(one_generation):
+    """``training.neural.config.ENTRY_BYTES`` (what a generation adds to ``state.json`` beside the names it repeats)
+    holds a real run's entries with room to spare."""
+    from training.checkpoint import compact_json
+    from training.neural.config import ENTRY_BYTES
+
+    state = json.loads(next(one_generation.run_dir.glob("checkpoints/step_*/state.json")).read_text())
+    entries = state["log"] + state["history"]
+    assert entries and max(len(compact_json(entry)) for entry in entries) <= ENTRY_BYTES / 4
