@@ -466,3 +466,21 @@ def test_every_snes_state_field_is_checked_naming_the_file_and_the_field(snes_ru
         snes_resume(run)
     message = str(error.value)
     assert "\n" not in message and "state.json" in message and repr(field) in message, message
+
+
+def test_an_array_declared_larger_than_its_fellows_is_refused_from_the_headers_alone(neural_run, tmp_path,
+                                                                                   monkeypatch):
+    """Under a cap of a generous config, a member declaring 2**28 inputs is refused by its shape against the other
+    arrays' before any array is read."""
+    from training.neural.data_files import read_data_file
+
+    run = copy_run(neural_run, tmp_path)
+    path = run / "data" / "gen-0001.npz"
+    replace_member(path, *huge_npy_member("stop_inputs", "int16", (2**28 // 330, 330)))
+
+    def no_read(*args, **kwargs):
+        raise AssertionError("an array was read before the headers were checked")
+
+    monkeypatch.setattr(np.lib.format, "read_array", no_read)
+    with pytest.raises(CheckpointError, match="'stop_values' has 5 entries, 'stop_inputs' 813440: one each"):
+        read_data_file(path, 330, hands=1000, list_size=16)
