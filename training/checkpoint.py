@@ -300,7 +300,9 @@ def read_checkpoint_state(checkpoint: Path, counters: tuple[str, ...], extra: di
 
 RESULTS = mapping_of(record({"games": COUNT, "win_rate": PROBABILITY, "ci95": finite_numbers(2, 0, 1)}))
 """An evaluation: per opponent (or table) its games, win rate and 95% interval (other keys unchecked)."""
-HISTORY = list_of(record({"timesteps": COUNT, "results": RESULTS}))
+HISTORY_POINT = {"timesteps": COUNT, "results": RESULTS}
+"""The fields of a point of the learning curve every backend writes (the step it was measured at, its results)."""
+HISTORY = list_of(record(HISTORY_POINT))
 """The periodic evaluations of a run, oldest first."""
 PPO_STATE = {"wall_seconds": SECONDS, "snapshot_steps": list_of(COUNT), "history": HISTORY,
              "best": optional(record({"score": PROBABILITY, "timesteps": COUNT}))}

@@ -54,7 +54,7 @@ RECORDED_HANDS = Bounds(min=1, max=20_000, why_max="the recorded positions of a 
 
 def setting(default: Any, help: str, bounds: Optional[Bounds] = None, **checks: Any) -> Any:
     """A dataclass field with its documentation and range checks: a shared :class:`Bounds` and its own ``min``,
-    ``max``, ``min_exclusive`` (which win over the shared ones)."""
+    ``max``, ``min_exclusive`` (which win over the shared ones), and for a list ``max_items``."""
     factory = (lambda: copy.deepcopy(default)) if isinstance(default, (list, dict)) else None
     shared = {} if bounds is None else {key: value for key, value in dataclasses.asdict(bounds).items()
                                         if value is not None}
@@ -124,6 +124,9 @@ def build(cls: type, data: Any, prefix: str) -> Any:
 
 def _checked_value(key: str, value: Any, kind: Any, checks: typing.Mapping) -> Any:
     value = _typed(key, value, kind)
+    if isinstance(value, list) and "max_items" in checks and len(value) > checks["max_items"]:
+        raise ConfigError(f"{key} has {len(value)} items: give at most {checks['max_items']} (every one is written "
+                          "into each checkpoint's state)")
     if isinstance(value, (int, float)) and not isinstance(value, bool):
         if not math.isfinite(value):
             raise ConfigError(f"{key}={value!r} is not allowed: use a finite number")

@@ -176,6 +176,32 @@ def check_ppo_sections(config: SharedSettings) -> None:
     if rollout > MAX_ROLLOUT:
         raise ConfigError(f"a rollout of ppo.n_steps x env.num_envs = {rollout:,} steps is too large: "
                           f"use at most {MAX_ROLLOUT:,}")
+    from training.checkpoint import MAX_TENSOR_BYTES
+
+    for name, size in checkpoint_tensor_bytes(config).items():
+        if size > MAX_TENSOR_BYTES:
+            raise ConfigError(f"network.hidden={config.network.hidden!r} with opponents.max_snapshots="
+                              f"{config.opponents.max_snapshots} is not allowed: a checkpoint's {name} would take up "
+                              f"to {size / 2**20:,.0f} MiB, more than the {MAX_TENSOR_BYTES / 2**20:,.0f} MiB a "
+                              "resume reads: use smaller layers or fewer snapshots")
+
+
+TENSOR_OVERHEAD = 2**16
+"""More than ``torch.save`` spends beside the numbers of a file of a few dozen tensors (names, shapes, zip entries)."""
+
+
+def checkpoint_tensor_bytes(config: SharedSettings) -> dict[str, int]:
+    """The most bytes of each tensor file a PPO checkpoint writes (``training.checkpoint``): the learner (the policy
+    and a value network of the same layers), Adam's two moments of it, RLlib's learner state (both in one file)
+    and the pool of ``opponents.max_snapshots`` policies; every number float32."""
+    from agents.network import parameter_shapes
+    from skipbo_env.encoding import OBS_SIZE
+
+    policy = sum(math.prod(shape) for shape in parameter_shapes(OBS_SIZE, config.network.hidden).values())
+    learner = 2 * policy
+    return {"learner.pt": 4 * learner + TENSOR_OVERHEAD, "optimizer.pt": 8 * learner + TENSOR_OVERHEAD,
+            "learner state (rllib)": 12 * learner + TENSOR_OVERHEAD,
+            "pool.pt": config.opponents.max_snapshots * (4 * policy + TENSOR_OVERHEAD)}
 
 
 def check_network(hidden: list[int]) -> None:

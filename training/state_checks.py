@@ -27,6 +27,9 @@ The API:
   ``state_dict``, an optimizer's state) is finite; an integer/bool tensor or a plain number passes.
 - :func:`read_json_object` ``(path)``: the JSON object of a state file, read as every named file is
   (:func:`skipbo_env.files.read_file_bytes`: a regular file, at most :data:`MAX_STATE_BYTES`).
+- :func:`read_npz` ``(path, max_bytes=, dtypes=, max_array_bytes=, shapes_problem=)``: the arrays of an ``.npz``
+  file read the same way, each array's ``.npy`` header (name, dtype, declared shape) checked before any array is
+  read into memory, never with pickles, every float finite.
 
 A refusal reads ``cannot resume from PATH: 'FIELD' must be WHAT, not VALUE`` (the value shortened), or
 ``... 'FIELD' must be WHAT, but it is missing``. Every backend (SB3 PPO, RLlib, sNES, and any new one) checks its state
@@ -86,8 +89,13 @@ def is_number(value) -> bool:
     return (is_integer(value) or isinstance(value, float)) and math.isfinite(value)
 
 
-COUNT = Field("an integer >= 0", lambda value: is_integer(value) and value >= 0)
-SECONDS = Field("a finite number of seconds >= 0", lambda value: is_number(value) and value >= 0)
+MAX_COUNT = 2**63 - 1
+"""The largest counter read back (a step, a game or a generation count: numpy's and TensorBoard's int64)."""
+MAX_SECONDS = 1e12
+"""The largest clock read back (some 30,000 years)."""
+COUNT = Field("an integer >= 0 (below 2**63)", lambda value: is_integer(value) and 0 <= value <= MAX_COUNT)
+SECONDS = Field(f"a finite number of seconds >= 0 (at most {MAX_SECONDS:g})",
+                lambda value: is_number(value) and 0 <= value <= MAX_SECONDS)
 NUMBER = Field("a finite number", is_number)
 PROBABILITY = Field("a finite number from 0 to 1", lambda value: is_number(value) and 0 <= value <= 1)
 TEXT = Field("a string", lambda value: isinstance(value, str))
@@ -209,3 +217,75 @@ def check_finite_tensors(tree, path: str | Path, where: str = "") -> None:
                                   "or infinite values")
     elif isinstance(tree, float) and not math.isfinite(tree):
         raise CheckpointError(f"cannot resume from {path}: {where[:80]!r} is {tree}")
+
+
+NPZ_HEADER_READERS = {(1, 0): "read_array_header_1_0", (2, 0): "read_array_header_2_0"}
+"""The ``.npy`` header versions a checkpoint's ``.npz`` members are read with (numpy writes 1.0, or 2.0 for a
+header past 64 KiB)."""
+
+
+def read_npz(path: str | Path, *, max_bytes: int, dtypes: dict[str, str], max_array_bytes: int,
+             optional_arrays: tuple[str, ...] = (),
+             shapes_problem: Callable[[dict[str, tuple]], str | None] | None = None) -> dict:
+    """The arrays of the ``.npz`` file ``path`` (a checkpoint's weights or a data file), read as every named file
+    is (a regular file of at most ``max_bytes``) and never with pickles. Before any array is read into memory its
+    ``.npy`` header is read and refused (:class:`CheckpointError` naming the file and the array) unless: it is one of
+    ``dtypes`` (all present but ``optional_arrays``) and of that dtype, all together declare at most
+    ``max_array_bytes``, and ``shapes_problem`` (given every array's declared shape) finds nothing wrong. A
+    floating-point array holding NaN or an infinity is refused too."""
+    import io
+    import zipfile
+
+    import numpy as np
+
+    try:
+        data = read_file_bytes(path, max_bytes=max_bytes, what=f"{Path(path).name} file")
+    except FileRefused as error:
+        raise CheckpointError(f"cannot resume: {error}") from None
+
+    def refuse(problem: str) -> CheckpointError:
+        return CheckpointError(f"cannot resume from {path}: {problem}")
+
+    try:
+        archive = zipfile.ZipFile(io.BytesIO(data))
+        headers = {}
+        for member in archive.namelist():
+            name = member.removesuffix(".npy")
+            if name not in dtypes or name in headers:
+                raise refuse(f"it holds {member!r}: an array of its kind is one of {', '.join(dtypes)}, each once")
+            with archive.open(member) as stream:
+                version = np.lib.format.read_magic(stream)
+                if version not in NPZ_HEADER_READERS:
+                    raise refuse(f"array {name!r} has .npy format {version}, not one numpy writes (1.0 or 2.0)")
+                shape, _, dtype = getattr(np.lib.format, NPZ_HEADER_READERS[version])(stream)
+            if dtype != np.dtype(dtypes[name]):
+                raise refuse(f"array {name!r} is {dtype}, it must be {np.dtype(dtypes[name])}")
+            headers[name] = (shape, dtype)
+    except CheckpointError:
+        raise
+    except Exception as error:  # zipfile and numpy raise BadZipFile, ValueError, EOFError, ... for a broken file
+        raise refuse(f"it is not a readable .npz file ({type(error).__name__}: {' '.join(str(error).split())[:200]})"
+                     ) from None
+    missing = [name for name in dtypes if name not in headers and name not in optional_arrays]
+    if missing:
+        raise refuse(f"array {missing[0]!r} is missing")
+    declared = {name: math.prod(shape) * dtype.itemsize for name, (shape, dtype) in headers.items()}
+    if sum(declared.values()) > max_array_bytes:
+        largest = max(declared, key=declared.get)
+        raise refuse(f"its arrays declare {sum(declared.values()):,} bytes ({largest!r} has shape "
+                     f"{list(headers[largest][0])}), more than the {max_array_bytes:,} the run's config allows")
+    problem = shapes_problem({name: shape for name, (shape, _) in headers.items()}) if shapes_problem else None
+    if problem:
+        raise refuse(problem)
+    arrays = {}
+    try:
+        for name in headers:
+            with archive.open(f"{name}.npy") as stream:
+                arrays[name] = np.lib.format.read_array(stream, allow_pickle=False)
+    except Exception as error:
+        raise refuse(f"array {name!r} cannot be read ({type(error).__name__}: {' '.join(str(error).split())[:200]})"
+                     ) from None
+    for name, array in arrays.items():
+        if array.dtype.kind == "f" and not np.isfinite(array).all():
+            raise refuse(f"array {name!r} holds NaN or infinite values")
+    return arrays

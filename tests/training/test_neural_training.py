@@ -147,7 +147,7 @@ def one_generation(tmp_path_factory):
     ("decisions", 1.5, "'decisions' must be an integer >= 0"),
     ("wall_seconds", -1.0, "'wall_seconds' must be a finite number"),
     ("wall_seconds", math.inf, "'wall_seconds' must be a finite number"),
-    ("data_files", ["gen-0000.npz"] * 3, "'data_files' must be a list of 0 to 2"),
+    ("data_files", ["gen-0000.npz"] * 3, "'data_files' must name distinct generations"),
     ("data_files", ["../../etc/passwd"], "'data_files' must be"),
     ("archive", "x", "'archive' must be a list"),
     ("archive", [{"format": "skipbo-neural/1"}], "num_players must be"),
@@ -185,7 +185,7 @@ def test_damaged_weights_or_data_are_refused(one_generation, tmp_path):
     shutil.copytree(one_generation.run_dir, run)
     for data in (run / "data").glob("*.npz"):
         data.write_bytes(b"not a zip file")
-    with pytest.raises(CheckpointError, match="not a readable data file"):
+    with pytest.raises(CheckpointError, match="not a readable .npz file"):
         train(None, ["neural.generations=2"], resume=run, progress=False)
 
 
@@ -215,7 +215,7 @@ def test_data_files_without_the_decisions_positions_resume_and_damaged_ones_are_
     shutil.copytree(one_generation.run_dir, run)
     rewrite(run, lambda arrays: arrays.update(root_inputs=arrays["stop_inputs"][:1],
                                               root_results=np.array([2.0], np.float32)))
-    with pytest.raises(CheckpointError, match="results must be 0, 0.5 or 1"):
+    with pytest.raises(CheckpointError, match="'root_results' holds a result other than 0, 0.5 or 1"):
         train(None, ["neural.generations=2"], resume=run, progress=False)
 
 
@@ -271,3 +271,14 @@ def test_the_quickstart_config_gives_the_same_weights_twice(tmp_path):
     runs = [train("quickstart", first_steps + [f"output_dir={tmp_path / name}"], progress=False) for name in "ab"]
     assert weights_of(runs[0]) == weights_of(runs[1])
     assert json.loads(runs[0].model_path.read_text())["games"] == 12 + 6
+
+
+def test_a_generations_log_entry_and_curve_point_fit_the_bytes_the_state_cap_allows_them(one_generation):
+    """``training.neural.config.ENTRY_BYTES`` (what a generation adds to ``state.json`` beside the names it repeats)
+    holds a real run's entries with room to spare."""
+    from training.checkpoint import compact_json
+    from training.neural.config import ENTRY_BYTES
+
+    state = json.loads(next(one_generation.run_dir.glob("checkpoints/step_*/state.json")).read_text())
+    entries = state["log"] + state["history"]
+    assert entries and max(len(compact_json(entry)) for entry in entries) <= ENTRY_BYTES / 4

@@ -84,11 +84,11 @@ SNES_DAMAGES = {
     "clock infinite": (setter("wall_seconds", -INF), "'wall_seconds' must be"),
     "clock NaN": (setter("wall_seconds", NAN), "'wall_seconds' must be"),
     "clock text": (setter("wall_seconds", "1 h"), "'wall_seconds' must be"),
-    "generation -1": (setter("generation", -1), "'generation' must be an integer >= 0, not -1"),
+    "generation -1": (setter("generation", -1), "'generation' must be an integer >= 0 (below 2**63), not -1"),
     "generation fractional": (setter("generation", 1.5), "'generation' must be an integer"),
     "generation a bool": (setter("generation", True), "'generation' must be an integer"),
     "generation of another folder": (setter("generation", 7), "'generation' is 7, but the checkpoint folder"),
-    "games negative": (setter("games", -40), "'games' must be an integer >= 0, not -40"),
+    "games negative": (setter("games", -40), "'games' must be an integer >= 0 (below 2**63), not -40"),
     "archive empty": (setter("archive", []), "'archive' must be a list of at least 1"),
     "archive of NaN": (lambda state: state["archive"][0].__setitem__(1, NAN), "'archive' must be"),
     "archive too long": (lambda state: state["archive"].append(state["mu"]), "generation + 1 = 2 means"),
@@ -147,12 +147,12 @@ def sb3_run(tmp_path_factory) -> Path:
 
 
 SB3_DAMAGES = {
-    "timesteps negative": (setter("timesteps", -64), "'timesteps' must be an integer >= 0, not -64"),
+    "timesteps negative": (setter("timesteps", -64), "'timesteps' must be an integer >= 0 (below 2**63), not -64"),
     "timesteps of another folder": (setter("timesteps", 32), "'timesteps' is 32, but the checkpoint folder"),
     "updates text": (setter("updates", "2"), "'updates' must be an integer"),
     "next checkpoint NaN": (setter("next_checkpoint", NAN), "'next_checkpoint' must be an integer"),
     "next snapshot negative": (setter("next_snapshot", -1), "'next_snapshot' must be"),
-    "next evaluation missing": (delete("next_evaluation"), "'next_evaluation' must be an integer >= 0, but it is"),
+    "next evaluation missing": (delete("next_evaluation"), "'next_evaluation' must be an integer >= 0 (below 2**63), but it is"),
     "clock negative": (setter("wall_seconds", -10.0), "'wall_seconds' must be a finite number of seconds >= 0"),
     "training clock infinite": (setter("training_seconds", INF), "'training_seconds' must be"),
     "training clock negative": (setter("training_seconds", -600.0), "'training_seconds' must be"),

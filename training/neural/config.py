@@ -23,6 +23,15 @@ def table_seats(opponent: str) -> list[str]:
     return opponent.split(TABLE_JOIN)
 
 
+MAX_GENERATIONS = 10_000
+"""The most generations (fitted or evolved) a run may ask for: each writes a log entry and a curve point into every
+later checkpoint's ``state.json`` (and takes seconds to minutes: ten thousand are weeks)."""
+MAX_TABLES = 64
+"""The most tables of ``neural.tables`` (each generation's log names them)."""
+MAX_OPPONENTS = 16
+"""The most opponents of a curve, the final evaluation or the evolution (each curve point records each one)."""
+
+
 @dataclasses.dataclass
 class NeuralConfig:
     hidden: list[int] = setting([128, 32], "the value network's two hidden layers (ReLU)")
@@ -42,7 +51,8 @@ class NeuralConfig:
         [[SELF], [SELF], ["planner"], ["pretrained-2p"]],
         "who sits in the other seats, hand by hand in turn (the network takes every seat in turn): "
         f"{SELF!r} (the current network, its positions recorded too), {PAST!r} (an earlier generation's) or a "
-        "kernel bot (random, greedy, planner[:options], expert[:options], learned, pretrained-2p, ...)")
+        "kernel bot (random, greedy, planner[:options], expert[:options], learned, pretrained-2p, ...)",
+        max_items=MAX_TABLES)
     explore: float = setting(0.03, "share of a recorded seat's decisions taken at random (the lists then cover "
                                     "positions its own choices avoid, such as stopping before a stockpile play)",
                               min=0.0, max=1.0)
@@ -54,20 +64,22 @@ class NeuralConfig:
     outcome_weight: float = setting(0.0, "weight of the hands' results in the fit: each decision's position is also "
                                           "fitted to the result of its hand for the seat that decided (a Monte-Carlo "
                                           "return, beside the teacher's lists); 0: the lists alone", min=0.0)
-    generations: int = setting(8, "generations after generation 0: the run's budget (work, not time)", min=0)
+    generations: int = setting(8, "generations after generation 0: the run's budget (work, not time)", min=0,
+                               max=MAX_GENERATIONS)
     start: Optional[str] = setting(None, "a neural model the network starts from instead of generation 0's teacher "
                                           "lists (a run's model.json, or a shipped one: neural-2p): later "
                                           "generations and the evolution go on from it")
     es_generations: int = setting(0, "generations of an evolution strategy (sNES) on the network's output layer after "
                                       "the fitted generations: candidates play neural.es_games duplicate games against "
                                       "each of neural.es_opponents, the mean moves toward the winners (0: none)",
-                                   min=0)
+                                   min=0, max=MAX_GENERATIONS)
     es_population: int = setting(12, "candidate output layers per sNES generation (even: mirrored pairs)", min=2)
     es_games: int = setting(300, "duplicate games of each candidate against each of neural.es_opponents (the same "
                                   "deals for every candidate of a generation, new deals every generation)",
                             PLAYED_GAMES, min=2)
     es_opponents: list[str] = setting(["pretrained-2p", "planner"], "the sNES fitness: the mean win rate against "
-                                       "these kernel bots (or tables joined by '+', as curve_opponents)")
+                                       "these kernel bots (or tables joined by '+', as curve_opponents)",
+                                      max_items=MAX_OPPONENTS)
     es_sigma: float = setting(0.1, "the first spread of each output weight, as a share of their root mean square",
                                min_exclusive=0.0)
     past_networks: int = setting(5, "earlier generations kept for 'past' seats", min=1)
@@ -78,9 +90,9 @@ class NeuralConfig:
     curve_opponents: list[str] = setting(["greedy", "planner", "pretrained-2p"],
                                           "opponents of the learning curve: kernel bots (one bot takes every other "
                                           "seat in turn), or tables of the other seats' bots joined by '+' "
-                                          "(planner+greedy+greedy at four seats)")
+                                          "(planner+greedy+greedy at four seats)", max_items=MAX_OPPONENTS)
     final_opponents: Optional[list[str]] = setting(None, "opponents of the final evaluation, as curve_opponents "
-                                                          "(null: the curve opponents)")
+                                                          "(null: the curve opponents)", max_items=MAX_OPPONENTS)
     final_games: int = setting(4000, "held-out duplicate games against each final opponent at the end",
                                 PLAYED_GAMES, min=2)
     seat_orders: str = setting("rotations", "how the curve's and the final evaluation's tables are seated: "
@@ -97,25 +109,55 @@ class NeuralConfig:
 WEIGHT_CHARS = 15
 """The most characters a model file's compact JSON spends on one weight (``-`` and 13 digits of
 ``agents.neural.MAX_WEIGHT``, and a comma)."""
+ENTRY_BYTES = 6144
+"""The most characters of a generation's log entry and curve point beside the names they repeat (their numbers at
+their widest, and the Ray nodes a generation's hands were played on)."""
+STATS_BYTES = 512
+"""The most characters of one opponent's stats in a curve point (games, wins, draws, losses, win rate, interval)
+beside the names of the other seats."""
 
 
-def check_files_fit(hidden: list[int], past_networks: int, players: int) -> None:
-    """Refuse layers whose files a resume could not read back: the model file (``model.json``, at most
-    ``agents.neural.MAX_MODEL_BYTES``) and a checkpoint's ``state.json``, which holds ``neural.past_networks``
-    earlier networks (at most ``training.state_checks.MAX_STATE_BYTES``), each weight at its widest."""
+def network_weights(hidden: list[int], players: int) -> int:
+    """The weights of a value network of layers ``hidden`` at ``players`` seats."""
     from agents.batched.neural import input_indices
+
+    first, second = hidden
+    return len(input_indices(players)) * first + first + first * second + second + second + 1
+
+
+def state_bytes(settings, players: int) -> int:
+    """The most bytes a checkpoint's ``state.json`` of a run of ``settings`` (the ``neural`` section) may take: the
+    archive of ``neural.past_networks`` networks, each weight at its widest, and for every generation (fitted and
+    evolved) its log entry and curve point, each naming the tables and opponents; the teacher's reference and the
+    final evaluation once more."""
+    names = sum(len(name) + 4 for table in settings.tables for name in table)
+    opponents = [*settings.curve_opponents, *settings.final_bots]
+    point = sum(STATS_BYTES + 3 * (len(name) + 4) for name in opponents)
+    es = sum(len(name) + 32 for name in settings.es_opponents)
+    generations = settings.generations + settings.es_generations + 2
+    archive = network_weights(settings.hidden, players) * WEIGHT_CHARS * settings.past_networks
+    return archive + generations * (ENTRY_BYTES + names + es + point) + 2 * point
+
+
+def check_files_fit(settings, players: int) -> None:
+    """Refuse a config whose files a resume could not read back: the model file (``model.json``, at most
+    ``agents.neural.MAX_MODEL_BYTES``) and a checkpoint's ``state.json`` (at most
+    ``training.state_checks.MAX_STATE_BYTES``, :func:`state_bytes`)."""
     from agents.neural import MAX_MODEL_BYTES
     from training.state_checks import MAX_STATE_BYTES
 
-    first, second = hidden
-    weights = len(input_indices(players)) * first + first + first * second + second + second + 1
-    model, state = weights * WEIGHT_CHARS, weights * WEIGHT_CHARS * (past_networks + 1)
-    if model > MAX_MODEL_BYTES or state > MAX_STATE_BYTES:
-        raise ConfigError(f"neural.hidden={hidden!r} is not allowed at {players} seats: a network of {weights:,} "
-                          f"weights takes up to {model / 2**20:.1f} MiB in a model file (at most "
-                          f"{MAX_MODEL_BYTES / 2**20:g} MiB) and, with neural.past_networks={past_networks}, "
-                          f"{state / 2**20:.1f} MiB in a checkpoint's state.json (at most {MAX_STATE_BYTES / 2**20:g} "
-                          "MiB): use smaller layers or fewer past networks")
+    weights = network_weights(settings.hidden, players)
+    model, state = weights * WEIGHT_CHARS, state_bytes(settings, players)
+    if model > MAX_MODEL_BYTES:
+        raise ConfigError(f"neural.hidden={settings.hidden!r} is not allowed at {players} seats: a network of "
+                          f"{weights:,} weights takes up to {model / 2**20:.1f} MiB in a model file (at most "
+                          f"{MAX_MODEL_BYTES / 2**20:g} MiB): use smaller layers")
+    if state > MAX_STATE_BYTES:
+        raise ConfigError(f"neural.hidden={settings.hidden!r} with neural.past_networks={settings.past_networks} and "
+                          f"{settings.generations} + {settings.es_generations} generations (neural.generations, "
+                          f"neural.es_generations) is not allowed at {players} seats: a checkpoint's state.json would "
+                          f"take up to {state / 2**20:.1f} MiB (at most {MAX_STATE_BYTES / 2**20:g} MiB): use smaller "
+                          "layers, fewer past networks or fewer generations")
 
 
 def check(config) -> None:
@@ -125,7 +167,7 @@ def check(config) -> None:
     if len(settings.hidden) != 2 or not all(1 <= width <= 1024 for width in settings.hidden):
         raise ConfigError(f"neural.hidden={settings.hidden!r} is not allowed: give two layer widths from 1 to 1024, "
                           "e.g. [128, 32]")
-    check_files_fit(settings.hidden, settings.past_networks, seats + 1)
+    check_files_fit(settings, seats + 1)
     from agents.learned_parameters import NAME as LEARNED, PRETRAINED_WEIGHTS
     from agents.spec_names import unaliased
 

@@ -110,12 +110,14 @@ class NeuralTrainer:
         path = checkpoint / "state.json"
         state = read_json_object(path)
         state.setdefault("es", dict(FRESH_ES))  # a run of a release before neural.es_generations
-        checked_state(state, path, self.settings.window)
-        for name in state["data_files"]:
-            if not (self.data_dir / name).is_file():
-                raise CheckpointError(f"cannot resume from {checkpoint}: its training data {self.data_dir / name} "
-                                      "is missing")
+        checked_state(state, path, self.settings, self.players)
         net = read_float_weights(checkpoint / WEIGHTS_FILE, self.players, self.hidden)
+        width = len(input_indices(self.players))
+        for name in state["data_files"]:  # each read and checked now, so a damaged one stops the run before any work
+            if not (self.data_dir / name).exists():
+                raise CheckpointError(f"cannot resume from {path}: the data file it names, {self.data_dir / name}, "
+                                      "is missing")
+            self._read_data(name, width)
         return state, net
 
     # ------------------------------------------------------------------ the run
@@ -350,7 +352,14 @@ class NeuralTrainer:
         """The data of the latest ``count`` stored generations, the oldest first."""
         width = len(input_indices(self.players))
         names = state["data_files"][max(0, len(state["data_files"]) - count):] if count > 0 else []
-        return [read_data_file(self.data_dir / name, width) for name in names]
+        return [self._read_data(name, width) for name in names]
+
+    def _read_data(self, name: str, width: int) -> ListData:
+        """The data file ``name``, checked (:func:`training.neural.data_files.read_data_file`) against the most hands
+        a generation of this config plays."""
+        settings = self.settings
+        return read_data_file(self.data_dir / name, width, max(settings.teacher_games, settings.games),
+                              settings.list_size)
 
     # ------------------------------------------------------------------ measuring
     def measure(self, net, opponents: list[str], games: int, seed: int) -> dict:

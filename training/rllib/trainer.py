@@ -186,6 +186,7 @@ class RLlibTrainer:
 
         register()
         checkpoint = self.folder.latest_checkpoint()
+        saved = self._read_checkpoint(checkpoint) if checkpoint is not None else None
         self.drawer = SeatDrawer(self.config.opponents.mix, self.rules.num_players, self.config.env.random_seat,
                                  training_seed(self.config.seed, 7))
         self.algorithm = build_algorithm_config(self.config, self.drawer).build_algo()
@@ -193,7 +194,7 @@ class RLlibTrainer:
         self.log.print(f"run folder: {self.folder.path}")
         self.log.print(f"ray: {self._describe_cluster()}")
         if checkpoint is not None:
-            self._restore(checkpoint)
+            self._restore(checkpoint, *saved)
             self.log.print(f"resumed from {checkpoint.name} at step {self.state['timesteps']:,}")
         else:
             if warm_start is not None:
@@ -347,8 +348,10 @@ class RLlibTrainer:
         learner = state[COMPONENT_LEARNER]
         return {COMPONENT_RL_MODULE: learner[COMPONENT_RL_MODULE], COMPONENT_OPTIMIZER: learner[COMPONENT_OPTIMIZER]}
 
-    def _restore(self, checkpoint: Path) -> None:
-        from ray.rllib.core import COMPONENT_LEARNER, COMPONENT_OPTIMIZER, COMPONENT_RL_MODULE
+    def _read_checkpoint(self, checkpoint: Path) -> tuple[dict, dict]:
+        """``(state, learner state)`` of ``checkpoint``, each checked, before anything is built or written (a refused
+        resume leaves the run folder as it was)."""
+        from ray.rllib.core import COMPONENT_OPTIMIZER, COMPONENT_RL_MODULE
 
         state = read_checkpoint_state(checkpoint, STATE_COUNTERS, RLLIB_STATE)
         if len(state["snapshot_steps"]) > min(state["snapshots_added"], self.config.opponents.max_snapshots):
@@ -356,12 +359,17 @@ class RLlibTrainer:
                                   f"{len(state['snapshot_steps'])} snapshots; at most snapshots_added="
                                   f"{state['snapshots_added']} and opponents.max_snapshots="
                                   f"{self.config.opponents.max_snapshots} are kept")
-        self.state.update(state)
         saved = load_tensors(checkpoint / LEARNER_STATE)
         if not isinstance(saved, dict) or not {COMPONENT_RL_MODULE, COMPONENT_OPTIMIZER} <= set(saved) \
                 or not isinstance(saved[COMPONENT_RL_MODULE], dict):
             raise CheckpointError(f"cannot resume from {checkpoint / LEARNER_STATE}: it does not hold the modules "
                                   f"({COMPONENT_RL_MODULE!r}) and the optimizer ({COMPONENT_OPTIMIZER!r})")
+        return state, saved
+
+    def _restore(self, checkpoint: Path, state: dict, saved: dict) -> None:
+        from ray.rllib.core import COMPONENT_LEARNER, COMPONENT_RL_MODULE
+
+        self.state.update(state)
         try:
             self.algorithm.learner_group.set_state({COMPONENT_LEARNER: saved})
         except (RuntimeError, KeyError, TypeError, ValueError) as error:  # torch's words for tensors of another shape

@@ -148,18 +148,25 @@ class Trainer:
         )
         self.model.set_logger(configure(str(self.folder.tensorboard_dir), ["tensorboard"]))
 
-    def _restore(self, checkpoint: Path) -> None:
-        state = read_checkpoint_state(checkpoint, STATE_COUNTERS, SB3_STATE)
+    @staticmethod
+    def _read_checkpoint(checkpoint: Path) -> dict:
+        """Every file of ``checkpoint`` a resume reads, each checked, before anything is built or written (a refused
+        resume leaves the run folder as it was)."""
+        return {"state": read_checkpoint_state(checkpoint, STATE_COUNTERS, SB3_STATE),
+                **{name: load_tensors(checkpoint / f"{name}.pt") for name in ("learner", "optimizer", "pool")}}
+
+    def _restore(self, checkpoint: Path, saved: dict) -> None:
+        state = saved["state"]
         self.state.update(state)
         try:
-            self.model.policy.load_state_dict(load_tensors(checkpoint / "learner.pt"))
-            self.model.policy.optimizer.load_state_dict(load_tensors(checkpoint / "optimizer.pt"))
+            self.model.policy.load_state_dict(saved["learner"])
+            self.model.policy.optimizer.load_state_dict(saved["optimizer"])
         except (RuntimeError, KeyError, TypeError) as error:  # torch's words for weights of another shape
             raise CheckpointError(f"cannot resume from {checkpoint}: its weights do not fit the network of the "
                                   f"config ({type(error).__name__}: {' '.join(str(error).split())[:300]})") from None
         self.model.num_timesteps = state["timesteps"]
         self.model._n_updates = state["updates"]
-        pool = load_tensors(checkpoint / "pool.pt")
+        pool = saved["pool"]
         shapes = {name: value.shape for name, value in learner_weights(self.model).items()}
         for step in state["snapshot_steps"]:
             self._add_snapshot(_pool_snapshot(pool, step, shapes, checkpoint / "pool.pt"), step)
@@ -169,12 +176,12 @@ class Trainer:
     # ------------------------------------------------------------------ the run
     def run(self) -> TrainResult:
         checkpoint = self.folder.latest_checkpoint()
-        resumed_from = read_checkpoint_state(checkpoint, STATE_COUNTERS, SB3_STATE)["timesteps"] if checkpoint else None
-        self._build(env_seed=training_seed(self.config.seed, 1, resumed_from or 0))
+        saved = self._read_checkpoint(checkpoint) if checkpoint else None
+        self._build(env_seed=training_seed(self.config.seed, 1, saved["state"]["timesteps"] if saved else 0))
         self.log.print(f"run folder: {self.folder.path}")
         self._compile_kernels()
         if checkpoint is not None:
-            self._restore(checkpoint)
+            self._restore(checkpoint, saved)
             self.log.print(f"resumed from {checkpoint.name} at step {self.state['timesteps']:,}")
         else:
             if self.config.pretrain.enabled:
