@@ -17,7 +17,6 @@ slows the figures less than wall time would; the load averages before and after 
 
 from __future__ import annotations
 
-import argparse
 import os
 import shlex
 import sys
@@ -27,6 +26,7 @@ import numpy as np
 
 from agents.batched.neural import decide_rows_valued
 from agents.neural import SHIPPED_MODELS, read_model, model_path
+from skipbo_cli.script import ScriptParser, batch, count, run
 from skipbo_env.provenance import header
 from skipbo_env.rules import Rules
 from skipbo_env.vector import VectorGame
@@ -80,11 +80,11 @@ def report(totals: dict) -> list[str]:
 
 
 def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser = ScriptParser(description=__doc__.splitlines()[0])
     parser.add_argument("--model", default="neural-2p",
                         help=f"a shipped network ({', '.join(SHIPPED_MODELS)}) or a model file (default neural-2p)")
-    parser.add_argument("--hands", type=int, default=200, help="self-play hands timed (default 200)")
-    parser.add_argument("--batch", type=int, default=50, help="hands played at a time (default 50)")
+    parser.add_argument("--hands", type=count, default=200, help="self-play hands timed (default 200)")
+    parser.add_argument("--batch", type=batch, default=50, help="hands played at a time (default 50)")
     parser.add_argument("--stock-size", type=int, default=30, help="stockpile cards a seat (default 30)")
     parser.add_argument("--seed", type=int, default=0, help="the first hand's deal (default 0)")
     parser.add_argument("--tiny", action="store_true",
@@ -92,8 +92,6 @@ def main(argv: list[str] | None = None) -> int:
     args = parser.parse_args(argv)
     if args.tiny:
         args.hands, args.batch, args.stock_size = TINY["hands"], TINY["batch"], TINY["stock_size"]
-    if args.hands < 1 or args.batch < 1:
-        parser.error(f"--hands {args.hands} and --batch {args.batch}: use integers >= 1")
     if not 0 <= args.seed < MAX_SEED:
         parser.error(f"--seed {args.seed} is not allowed: use an integer from 0 to {MAX_SEED - 1}")
     try:
@@ -116,4 +114,4 @@ def main(argv: list[str] | None = None) -> int:
 
 
 if __name__ == "__main__":
-    sys.exit(main())
+    raise SystemExit(run(main))

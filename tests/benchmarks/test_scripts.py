@@ -17,6 +17,7 @@ TINY = {
     "benchmarks/compile_time.py": ["--tables", "2:1"],
     "benchmarks/engine_speed.py": ["--seconds", "0.01", "--players", "2", "--json"],
     "benchmarks/env_speed.py": ["--games", "1", "--repeat", "1", "--players", "2", "--without-uno", "--json"],
+    "benchmarks/neural_speed.py": ["--tiny"],
     "benchmarks/planner_speed.py": ["--seconds", "0.01", "--batch", "4"],
     "benchmarks/rllib_speed.py": ["--runners", "1", "--steps", "20", "--hidden", "8"],
     "benchmarks/tournament_speed.py": ["--games", "2", "--agents", "greedy", "random"],
