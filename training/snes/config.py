@@ -9,16 +9,19 @@ import dataclasses
 from typing import Optional
 
 from agents.registry import KERNEL_SPECS
-from training.schema import PAST, PLAYED_GAMES, SELF, Backend, ConfigError, is_kernel_bot, setting
+from training.schema import (
+    GENERATIONS, PAST, PLAYED_GAMES, POPULATION, SELF, SPREAD, Backend, ConfigError, is_kernel_bot, setting,
+)
 
 
 @dataclasses.dataclass
 class SNESConfig:
-    population: int = setting(16, "candidate weight vectors per generation (even: mirrored pairs)", min=2)
+    population: int = setting(16, "candidate weight vectors per generation (even: mirrored pairs)",
+                              POPULATION)
     deals: int = setting(32, "duplicate deals each candidate plays at each table of snes.tables, once in every "
                               "seat", PLAYED_GAMES)
     sigma: float = setting(0.5, "initial spread of every free weight (stock_cards is the unit, held at 1)",
-                            min_exclusive=0.0)
+                            SPREAD)
     start: Optional[str] = setting(None, "a learned weights file (JSON, e.g. agents/pretrained/learned-2p.json) "
                                           "the search starts from; null: stock_cards 1, every other weight 0")
     tables: list[list[str]] = setting(
@@ -26,7 +29,8 @@ class SNESConfig:
         "the pool: each table lists who sits in the other seats (rules.num_players - 1 of them): a kernel bot "
         f"({KERNEL_SPECS}), {SELF!r} (the current mean) or "
         f"{PAST!r} (an earlier generation's mean); fitness is the mean win rate over the tables")
-    curve_every: int = setting(5, "generations between two points of the training curve", min=1)
+    curve_every: int = setting(5, "generations between two points of the training curve",
+                               GENERATIONS)
     curve_deals: int = setting(200, "held-out duplicate deals of each curve point, per curve table",
                                   PLAYED_GAMES)
     curve_tables: list[list[str]] = setting([["planner"], ["greedy"]], "the tables of the training curve and the "
@@ -34,7 +38,8 @@ class SNESConfig:
     final_deals: int = setting(1000, "held-out duplicate deals of the final evaluation, per curve table (each "
                                       "played once in every seat)", PLAYED_GAMES)
     generations: Optional[int] = setting(None, "stop once the run has this many generations (null: when "
-                                                "budget.max_minutes is spent)", min=1)
+                                                "budget.max_minutes is spent, or at the most generations allowed)",
+                                          GENERATIONS)
 
 
 
