@@ -188,6 +188,15 @@ def check_ppo_sections(config: SharedSettings) -> None:
         raise ConfigError(f"a rollout of ppo.n_steps x env.num_envs = {rollout:,} steps is too large: "
                           f"use at most {MAX_ROLLOUT:,}")
     from training.checkpoint import MAX_TENSOR_BYTES
+    from training.state_checks import MAX_STATE_BYTES
+
+    state = ppo_state_bytes(config)
+    if state > MAX_STATE_BYTES:
+        raise ConfigError(f"budget.total_timesteps={config.budget.total_timesteps:,} with evaluation.every_steps="
+                          f"{config.evaluation.every_steps:,} against {len(config.evaluation.opponents)} opponents is "
+                          f"not allowed: the evaluation history of a checkpoint's state.json would take up to "
+                          f"{state / 2**20:,.1f} MiB, more than the {MAX_STATE_BYTES / 2**20:g} MiB a resume reads: "
+                          "evaluate less often or train fewer steps")
 
     for name, size in checkpoint_tensor_bytes(config).items():
         if size > MAX_TENSOR_BYTES:
@@ -195,6 +204,25 @@ def check_ppo_sections(config: SharedSettings) -> None:
                               f"{config.opponents.max_snapshots} is not allowed: a checkpoint's {name} would take up "
                               f"to {size / 2**20:,.0f} MiB, more than the {MAX_TENSOR_BYTES / 2**20:,.0f} MiB a "
                               "resume reads: use smaller layers or fewer snapshots")
+
+
+EVALUATION_BYTES = 256
+"""The most characters of a PPO evaluation in ``state.json``'s history beside its opponents' stats (the step, the
+clocks, the keys)."""
+OPPONENT_STATS_BYTES = 512
+"""The most characters of one opponent's stats in an evaluation (games, wins, draws, losses, win rate, interval,
+mean points, at their widest) beside the opponent's name."""
+PPO_STATE_BYTES = 2**16
+"""More than a PPO ``state.json`` holds beside its history and snapshot steps (counters, clocks, the best
+evaluation, the pretraining report)."""
+
+
+def ppo_state_bytes(config: SharedSettings) -> int:
+    """The most bytes a PPO checkpoint's ``state.json`` may take: an evaluation every ``evaluation.every_steps`` of
+    ``budget.total_timesteps`` (and one at each end), each naming every opponent, and the pool's snapshot steps."""
+    evaluations = config.budget.total_timesteps // config.evaluation.every_steps + 2
+    point = EVALUATION_BYTES + sum(OPPONENT_STATS_BYTES + len(name) for name in config.evaluation.opponents)
+    return evaluations * point + 24 * config.opponents.max_snapshots + PPO_STATE_BYTES
 
 
 TENSOR_OVERHEAD = 2**16
