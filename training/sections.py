@@ -206,10 +206,10 @@ def check_ppo_sections(config: SharedSettings) -> None:
                               "resume reads: use smaller layers or fewer snapshots")
 
 
-EVALUATION_BYTES = 256
+EVALUATION_BYTES = 128
 """The most characters of a PPO evaluation in ``state.json``'s history beside its opponents' stats (the step, the
 clocks, the keys)."""
-OPPONENT_STATS_BYTES = 512
+OPPONENT_STATS_BYTES = 256
 """The most characters of one opponent's stats in an evaluation (games, wins, draws, losses, win rate, interval,
 mean points, at their widest) beside the opponent's name."""
 PPO_STATE_BYTES = 2**16
