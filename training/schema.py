@@ -50,6 +50,37 @@ PLAYED_GAMES = Bounds(min=1, max=1_000_000, why_max="games are time: a million t
 """Games (or duplicate deals) played to measure or rank: evaluations, curves, fitness."""
 RECORDED_HANDS = Bounds(min=1, max=20_000, why_max="the recorded positions of a hand take about a megabyte of memory")
 """Hands whose decisions are recorded and held in memory to be fitted (teacher games, lists of a generation)."""
+GENERATIONS = Bounds(min=1, max=10_000, why_max="each generation adds an entry (and a backend's archive a network or "
+                                                 "mean) to every later state.json, which a resume reads up to 64 MiB; "
+                                                 "ten thousand take weeks")
+"""Generations of an evolution or of fitting, and the counts measured in them (a window, an archive, a curve's
+spacing): ``snes.generations``, ``neural.generations``, ``neural.window``, ..."""
+STEPS = Bounds(min=1, max=10**10, why_max="ten billion learner steps take weeks at the batched engine's rate of "
+                                            "tens of thousands a second")
+"""Learner steps: ``budget.total_timesteps`` and the step intervals of snapshots, evaluations and checkpoints."""
+MINUTES = Bounds(min_exclusive=0.0, max=525_600, why_max="a year of training")
+"""A wall-clock budget in minutes (``budget.max_minutes``, ``pretrain.max_minutes``)."""
+PASSES = Bounds(min=1, max=1000, why_max="each pass over the data is time: a thousand take days")
+"""Passes (epochs) over a batch of data: ``ppo.n_epochs``, ``pretrain.epochs``, ``neural.epochs``, ..."""
+BATCH = Bounds(min=1, max=2**20, why_max="a minibatch is held in memory; a larger one takes gigabytes")
+"""A minibatch or sample size, in steps or lists (``ppo.batch_size``, ``rllib.train_batch_size``, ...)."""
+POPULATION = Bounds(min=2, max=1024, why_max="every candidate plays every deal each generation: more make a "
+                                              "generation take days at the batched engine's rate")
+"""Candidates of an evolution strategy per generation (``snes.population``, ``neural.es_population``)."""
+SPREAD = Bounds(min_exclusive=0.0, max=1e6, why_max="the spreads a resume reads back are at most 1e6")
+"""An evolution's first spread (``snes.sigma``, ``neural.es_sigma``): a state file's spreads are checked up to it."""
+LOSS_WEIGHT = Bounds(min=0.0, max=1e3, why_max="a loss term weighted more swamps the others and overflows the "
+                                                "float32 gradients")
+"""The weight of a loss term or penalty (``ppo.ent_coef``, ``ppo.vf_coef``, ``neural.outcome_weight``, ...)."""
+PROCESSES = Bounds(min=1, max=4096, why_max="each is a process or thread held in memory")
+"""CPUs, threads or processes of a run (``threads``, ``ray.workers``, ``rllib.num_env_runners``, ...)."""
+KEPT = Bounds(min=1, max=1000, why_max="each one kept is a network held in memory and written into every "
+                                        "checkpoint")
+"""Copies kept: snapshots of the pool, checkpoints on disk, past networks (``opponents.max_snapshots``, ...)."""
+SEED = Bounds(min=0, max=2**63 - 1, why_max="a seed is a 64-bit integer of the generators' state")
+"""The run's seed."""
+LAYER_WIDTH = Bounds(min=1, max=2**16, why_max="a wider layer passes the model file's cap at any depth")
+"""The width of one hidden layer of a network (each item of ``network.hidden``)."""
 
 
 def setting(default: Any, help: str, bounds: Optional[Bounds] = None, **checks: Any) -> Any:
@@ -127,6 +158,10 @@ def _checked_value(key: str, value: Any, kind: Any, checks: typing.Mapping) -> A
     if isinstance(value, list) and "max_items" in checks and len(value) > checks["max_items"]:
         raise ConfigError(f"{key} has {len(value)} items: give at most {checks['max_items']} (every one is written "
                           "into each checkpoint's state)")
+    if isinstance(value, list) and all(isinstance(item, (int, float)) for item in value):
+        for index, item in enumerate(value):  # the bounds of a list of numbers hold for each item
+            _checked_value(f"{key}[{index}]", item, type(item), checks)
+        return value
     if isinstance(value, (int, float)) and not isinstance(value, bool):
         if not math.isfinite(value):
             raise ConfigError(f"{key}={value!r} is not allowed: use a finite number")

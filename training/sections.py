@@ -14,7 +14,10 @@ from typing import Any, Literal, Optional
 
 from skipbo_env.envs.common import ENV_MAX_TURNS
 from skipbo_env.rules import Rules
-from training.schema import LEARNING_RATE, PLAYED_GAMES, SNAPSHOTS, ConfigError, setting
+from training.schema import (
+    BATCH, KEPT, LAYER_WIDTH, LEARNING_RATE, LOSS_WEIGHT, MINUTES, PASSES, PLAYED_GAMES, PROCESSES, SEED, SNAPSHOTS,
+    STEPS, ConfigError, setting,
+)
 
 MAX_LAYERS = 16
 MAX_ROLLOUT = 2**20
@@ -44,13 +47,14 @@ class OpponentConfig:
         "weight of each opponent kind: 'snapshots' (frozen copies of the learner) or any "
         "agents.load_policy spec (bot name or model file)",
     )
-    snapshot_every: int = setting(50_000, "learner steps between two snapshots joining the pool", min=1)
-    max_snapshots: int = setting(10, "snapshots kept in the pool (the oldest leaves first)", min=1)
+    snapshot_every: int = setting(50_000, "learner steps between two snapshots joining the pool", STEPS)
+    max_snapshots: int = setting(10, "snapshots kept in the pool (the oldest leaves first)", KEPT)
 
 
 @dataclasses.dataclass
 class NetworkConfig:
-    hidden: list[int] = setting([256, 256], "hidden layer sizes of the policy and of the value network")
+    hidden: list[int] = setting([256, 256], "hidden layer sizes of the policy and of the value network",
+                                   LAYER_WIDTH)
     activation: Literal["relu", "tanh"] = setting("relu", "activation between the layers")
     inputs: Literal["all", "table"] = setting("all", "all: the networks read the whole observation; table: only "
                                                       "the values this table size can set (the absent seats' are "
@@ -61,16 +65,20 @@ class NetworkConfig:
 @dataclasses.dataclass
 class PPOConfig:
     learning_rate: float = setting(3e-4, "Adam step size", LEARNING_RATE)
-    n_steps: int = setting(128, "steps per environment in each rollout", min=1)
-    batch_size: int = setting(256, "minibatch size", min=2)
-    n_epochs: int = setting(4, "passes over each rollout", min=1)
+    n_steps: int = setting(128, "steps per environment in each rollout", min=1, max=MAX_ROLLOUT,
+                          why_max="a rollout is allocated up front")
+    batch_size: int = setting(256, "minibatch size", BATCH, min=2)
+    n_epochs: int = setting(4, "passes over each rollout", PASSES)
     gamma: float = setting(0.999, "discount factor", min=0.0, max=1.0)
     gae_lambda: float = setting(0.95, "GAE lambda", min=0.0, max=1.0)
-    clip_range: float = setting(0.2, "PPO clip range", min_exclusive=0.0)
-    ent_coef: float = setting(0.01, "entropy bonus", min=0.0)
-    vf_coef: float = setting(0.5, "value loss weight", min=0.0)
-    max_grad_norm: float = setting(0.5, "gradient clipping norm", min_exclusive=0.0)
-    target_kl: Optional[float] = setting(None, "stop an update early past this KL (null: never)", min_exclusive=0.0)
+    clip_range: float = setting(0.2, "PPO clip range", min_exclusive=0.0, max=1.0,
+                                 why_max="the share a ratio may move; past 1 it clips nothing below")
+    ent_coef: float = setting(0.01, "entropy bonus", LOSS_WEIGHT)
+    vf_coef: float = setting(0.5, "value loss weight", LOSS_WEIGHT)
+    max_grad_norm: float = setting(0.5, "gradient clipping norm", min_exclusive=0.0, max=1e6,
+                                    why_max="a larger norm clips no float32 gradient")
+    target_kl: Optional[float] = setting(None, "stop an update early past this KL (null: never)", min_exclusive=0.0,
+                                        max=100.0, why_max="no update moves so far: use null")
     anneal_lr: bool = setting(False, "lower the step size linearly to zero over the budget (the share of "
                                       "budget.total_timesteps done or of budget.max_minutes spent, whichever is "
                                       "larger; a resume with a larger budget raises it again)")
@@ -78,10 +86,11 @@ class PPOConfig:
 
 @dataclasses.dataclass
 class BudgetConfig:
-    total_timesteps: int = setting(200_000, "learner decisions to train for", min=1)
+    total_timesteps: int = setting(200_000, "learner decisions to train for (and the periodic evaluations "
+                                                   "of evaluation.every_steps must fit in a state.json)", STEPS)
     max_minutes: Optional[float] = setting(None, "stop PPO (with a checkpoint) once it has trained this many "
                                                   "minutes over the whole run, resumes included (pretraining has "
-                                                  "its own pretrain.max_minutes)", min_exclusive=0.0)
+                                                  "its own pretrain.max_minutes)", MINUTES)
     target_win_rate: Optional[float] = setting(None, "stop PPO once a periodic evaluation's win rate against "
                                                       "target_opponent reaches this (null: never)",
                                                 min_exclusive=0.0, max=1.0)
@@ -90,7 +99,7 @@ class BudgetConfig:
 
 @dataclasses.dataclass
 class EvaluationConfig:
-    every_steps: int = setting(50_000, "learner steps between two evaluations", min=1)
+    every_steps: int = setting(50_000, "learner steps between two evaluations", STEPS)
     games: int = setting(200, "games per opponent in each periodic evaluation", PLAYED_GAMES, min=2)
     opponents: list[str] = setting(["greedy", "planner"], "bots of the periodic evaluation")
     final_games: int = setting(400, "games per opponent in the final evaluation", PLAYED_GAMES, min=2)
@@ -99,8 +108,8 @@ class EvaluationConfig:
 
 @dataclasses.dataclass
 class CheckpointConfig:
-    every_steps: int = setting(50_000, "learner steps between two checkpoints", min=1)
-    keep: int = setting(3, "checkpoints kept on disk (the latest ones)", min=1)
+    every_steps: int = setting(50_000, "learner steps between two checkpoints", STEPS)
+    keep: int = setting(3, "checkpoints kept on disk (the latest ones)", KEPT)
 
 
 RAY_NAMED_ADDRESSES = ("local", "auto")
@@ -115,7 +124,8 @@ class RayConfig:
                                             "HOST:PORT: the cluster of that head (ray start --head); the result for "
                                             "a seed is the same")
     workers: Optional[int] = setting(None, "CPUs of the Ray instance ray.address=local starts (null: the "
-                                            "machine's); a cluster has the CPUs its nodes were started with", min=1)
+                                            "machine's); a cluster has the CPUs its nodes were started with",
+                                  PROCESSES)
 
 
 @dataclasses.dataclass
@@ -124,10 +134,11 @@ class SharedSettings:
     and one section per backend, :mod:`training.config`)."""
 
     name: str = setting("run", "run name; the run folder is OUTPUT_DIR/NAME-TIMESTAMP")
-    seed: int = setting(0, "seed of every random choice of the run", min=0)
+    seed: int = setting(0, "seed of every random choice of the run", SEED)
     device: Literal["auto", "cpu", "cuda"] = setting("cpu", "torch device for training")
     output_dir: str = setting("runs", "folder that receives the run folders")
-    threads: int = setting(1, "torch CPU threads (1 is fastest for networks this small)", min=1)
+    threads: int = setting(1, "torch CPU threads (1 is fastest for networks this small)",
+                          PROCESSES)
     rules: dict[str, Any] = setting({"num_players": 2}, "skipbo_env.Rules settings (docs/RULES.md); max_turns defaults "
                                      "to 1000 as in the environments (null: no limit)")
     env: EnvConfig = dataclasses.field(default_factory=EnvConfig)
@@ -177,6 +188,15 @@ def check_ppo_sections(config: SharedSettings) -> None:
         raise ConfigError(f"a rollout of ppo.n_steps x env.num_envs = {rollout:,} steps is too large: "
                           f"use at most {MAX_ROLLOUT:,}")
     from training.checkpoint import MAX_TENSOR_BYTES
+    from training.state_checks import MAX_STATE_BYTES
+
+    state = ppo_state_bytes(config)
+    if state > MAX_STATE_BYTES:
+        raise ConfigError(f"budget.total_timesteps={config.budget.total_timesteps:,} with evaluation.every_steps="
+                          f"{config.evaluation.every_steps:,} against {len(config.evaluation.opponents)} opponents is "
+                          f"not allowed: the evaluation history of a checkpoint's state.json would take up to "
+                          f"{state / 2**20:,.1f} MiB, more than the {MAX_STATE_BYTES / 2**20:g} MiB a resume reads: "
+                          "evaluate less often or train fewer steps")
 
     for name, size in checkpoint_tensor_bytes(config).items():
         if size > MAX_TENSOR_BYTES:
@@ -184,6 +204,25 @@ def check_ppo_sections(config: SharedSettings) -> None:
                               f"{config.opponents.max_snapshots} is not allowed: a checkpoint's {name} would take up "
                               f"to {size / 2**20:,.0f} MiB, more than the {MAX_TENSOR_BYTES / 2**20:,.0f} MiB a "
                               "resume reads: use smaller layers or fewer snapshots")
+
+
+EVALUATION_BYTES = 128
+"""The most characters of a PPO evaluation in ``state.json``'s history beside its opponents' stats (the step, the
+clocks, the keys)."""
+OPPONENT_STATS_BYTES = 256
+"""The most characters of one opponent's stats in an evaluation (games, wins, draws, losses, win rate, interval,
+mean points, at their widest) beside the opponent's name."""
+PPO_STATE_BYTES = 2**16
+"""More than a PPO ``state.json`` holds beside its history and snapshot steps (counters, clocks, the best
+evaluation, the pretraining report)."""
+
+
+def ppo_state_bytes(config: SharedSettings) -> int:
+    """The most bytes a PPO checkpoint's ``state.json`` may take: an evaluation every ``evaluation.every_steps`` of
+    ``budget.total_timesteps`` (and one at each end), each naming every opponent, and the pool's snapshot steps."""
+    evaluations = config.budget.total_timesteps // config.evaluation.every_steps + 2
+    point = EVALUATION_BYTES + sum(OPPONENT_STATS_BYTES + len(name) for name in config.evaluation.opponents)
+    return evaluations * point + 24 * config.opponents.max_snapshots + PPO_STATE_BYTES
 
 
 TENSOR_OVERHEAD = 2**16

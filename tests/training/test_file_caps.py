@@ -121,3 +121,92 @@ def test_a_neural_config_whose_state_would_outgrow_the_cap_is_refused_naming_the
         config_from_dict(neural_data(2, generations=10_001))
     with pytest.raises(ConfigError, match="neural.curve_opponents has 17 items: give at most 16"):
         config_from_dict(neural_data(2, curve_opponents=["planner"] * 17))
+
+
+WIDEST_FLOAT = -1.2345678901234567e-05
+"""A float whose ``repr`` is as long as any a state holds (a probability, a fitness, a weight of at most 1e6)."""
+WIDEST_RATE = 0.12345678901234566
+
+
+def widest_stats(names: list[str]) -> dict:
+    """An evaluation's stats of one opponent or table at their widest (``evaluate_policy``, the sNES curve)."""
+    return {"games": 10**7, "wins": 10**7, "draws": 10**7, "losses": 10**7, "win_rate": WIDEST_RATE,
+            "ci95": [WIDEST_RATE, WIDEST_RATE], "mean_points": WIDEST_FLOAT,
+            "others": {f"{role}:{name}": WIDEST_RATE for role, name in enumerate(names, start=1)}}
+
+
+def largest_accepted(data, low: int, high: int) -> int:
+    """The largest ``n`` in ``[low, high]`` for which ``data(n)`` is an accepted config (accepted up to it)."""
+    assert accepted(data(low))
+    while low < high:
+        middle = (low + high + 1) // 2
+        low, high = (middle, high) if accepted(data(middle)) else (low, middle - 1)
+    return low
+
+
+@pytest.mark.parametrize("opponents", [["greedy", "planner"], ["planner:" + "x" * 200] * 8])
+def test_the_largest_ppo_history_accepted_fits_the_state_its_resume_reads(opponents):
+    """An evaluation every step of the most steps accepted: the ``state.json`` of that history (every number at its
+    widest) fits the cap a resume reads (issue 39: the history grows with total_timesteps / every_steps)."""
+    from training.checkpoint import compact_json
+    from training.schema import STEPS
+    from training.sections import PPO_STATE_BYTES, ppo_state_bytes
+    from training.state_checks import MAX_STATE_BYTES
+
+    def data(steps):
+        return {"budget": {"total_timesteps": steps}, "evaluation": {"every_steps": 1, "opponents": opponents},
+                "opponents": {"max_snapshots": 1000}}
+
+    steps = largest_accepted(data, 1, int(STEPS.max))
+    assert steps < STEPS.max  # the state cap binds, not the steps'
+    config = config_from_dict(data(steps))
+    point = {"timesteps": int(STEPS.max), "wall_seconds": 31_536_000.1, "seconds": 31_536_000.1,
+             "results": {name: {key: value for key, value in widest_stats([]).items() if key != "others"}
+                         for name in opponents}}
+    history = [point] * (steps + 2)
+    state = {"timesteps": int(STEPS.max), "updates": int(STEPS.max), "wall_seconds": 31_536_000.1,
+             "snapshot_steps": [int(STEPS.max)] * 1000, "history": history, "best": {"score": WIDEST_RATE,
+                                                                                     "timesteps": int(STEPS.max)}}
+    written = len(compact_json(state))
+    assert written <= ppo_state_bytes(config) - PPO_STATE_BYTES + 1024
+    assert ppo_state_bytes(config) <= MAX_STATE_BYTES
+    with pytest.raises(ConfigError, match=r"^budget\.total_timesteps=.* evaluation history .* state\.json would "
+                                          r"take up to .* MiB, more than the 64 MiB a resume reads"):
+        config_from_dict(data(steps + 1))
+
+
+def test_the_largest_snes_run_by_minutes_writes_a_state_its_resume_reads():
+    """With only ``budget.max_minutes`` set an sNES run stops at the most generations the schema allows; the
+    ``state.json`` of that run (a curve point every generation, the most tables accepted, every number at its
+    widest, a Ray cluster of 32 nodes) fits the cap a resume reads, and a config past it is refused."""
+    from agents.learned_parameters import NUM_PARAMETERS
+    from training.checkpoint import compact_json
+    from training.schema import GENERATIONS
+    from training.snes.config import generation_limit, state_bytes
+    from training.state_checks import MAX_STATE_BYTES
+
+    table = ["pretrained-2p"]
+
+    def data(tables):
+        return {"backend": "snes", "budget": {"max_minutes": 60},
+                "snes": {"curve_every": 1, "tables": [table] * tables}}
+
+    tables = largest_accepted(data, 1, 512)
+    assert tables < 512
+    settings = config_from_dict(data(tables)).snes
+    generations = generation_limit(settings)
+    assert generations == GENERATIONS.max
+    mean = [WIDEST_FLOAT] * NUM_PARAMETERS
+    nodes = {f"10.{index}.255.255": 10**7 for index in range(32)}
+    entry = {"generation": generations, "best_fitness": WIDEST_RATE, "mean_fitness": WIDEST_RATE, "refused": 1024,
+             "mean_by_table": {"+".join(table): WIDEST_RATE for table in settings.tables}, "nodes": nodes}
+    point = {"timesteps": 10**15, "generation": generations, "wall_seconds": 31_536_000.1,
+             "results": {"+".join(seats): widest_stats(seats) for seats in settings.curve_tables}}
+    state = {"generation": generations, "games": 10**15, "wall_seconds": 31_536_000.1, "mu": mean, "sigma": mean,
+             "archive": [mean] * (generations + 1), "log": [entry] * generations,
+             "history": [point] * (generations + 1), "evaluation": point["results"],
+             "rng": {"bit_generator": "PCG64", "state": {"state": 2**128 - 1, "inc": 2**128 - 1},
+                     "has_uint32": 0, "uinteger": 2**32 - 1}}
+    assert len(compact_json(state)) <= state_bytes(settings) <= MAX_STATE_BYTES
+    with pytest.raises(ConfigError, match=r"^snes\.tables and snes\.curve_tables .* state\.json would take up to"):
+        config_from_dict(data(tables + 1))

@@ -204,3 +204,17 @@ def test_an_sNES_run_needs_a_time_or_generation_budget():
     with pytest.raises(ConfigError, match="backend: snes needs budget.max_minutes or snes.generations"):
         load_config(CONFIG, ["budget.max_minutes=null", "snes.generations=null"])
 
+
+
+def test_a_run_with_only_a_time_budget_stops_at_the_most_generations_allowed(tmp_path, monkeypatch):
+    """Each generation grows ``state.json`` (the archive of means): with only ``budget.max_minutes`` a run stops at
+    the most generations the schema allows, and its resume is refused in one line."""
+    import dataclasses
+
+    from training.snes import config as snes_config
+
+    monkeypatch.setattr(snes_config, "GENERATIONS", dataclasses.replace(snes_config.GENERATIONS, max=2))
+    result = run(tmp_path, "run", "snes.generations=null", "budget.max_minutes=600")
+    assert last_state(result.run_dir)["generation"] == 2 and len(last_state(result.run_dir)["archive"]) == 3
+    with pytest.raises(ConfigError, match="already trained 2 generations, the most a run may"):
+        run(tmp_path, "run", resume=result.run_dir)

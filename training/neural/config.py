@@ -9,8 +9,10 @@ from __future__ import annotations
 import dataclasses
 from typing import Optional
 
+from agents.neural import MAX_WIDTH
 from training.schema import (
-    LEARNING_RATE, PAST, PLAYED_GAMES, RECORDED_HANDS, SELF, TEMPERATURE, Backend, ConfigError, is_kernel_bot, setting,
+    BATCH, GENERATIONS, KEPT, LEARNING_RATE, LOSS_WEIGHT, PASSES, PAST, PLAYED_GAMES, POPULATION, RECORDED_HANDS, SELF,
+    TEMPERATURE, Backend, ConfigError, is_kernel_bot, setting,
 )
 
 TABLE_JOIN = "+"
@@ -23,9 +25,6 @@ def table_seats(opponent: str) -> list[str]:
     return opponent.split(TABLE_JOIN)
 
 
-MAX_GENERATIONS = 10_000
-"""The most generations (fitted or evolved) a run may ask for: each writes a log entry and a curve point into every
-later checkpoint's ``state.json`` (and takes seconds to minutes: ten thousand are weeks)."""
 MAX_TABLES = 64
 """The most tables of ``neural.tables`` (each generation's log names them)."""
 MAX_OPPONENTS = 16
@@ -34,13 +33,14 @@ MAX_OPPONENTS = 16
 
 @dataclasses.dataclass
 class NeuralConfig:
-    hidden: list[int] = setting([128, 32], "the value network's two hidden layers (ReLU)")
+    hidden: list[int] = setting([128, 32], "the value network's two hidden layers (ReLU)", min=1,
+                                 max=MAX_WIDTH, why_max="the widest layer a model file may hold")
     teacher: str = setting("pretrained-2p", "the learned bot (learned, pretrained-2p, pretrained-4p) that lists and "
                                              "values where each recorded decision's turn could stop, and which discard "
                                              "it would make: what the network is fitted to")
     teacher_games: int = setting(1000, "hands of generation 0: the teacher against itself",
                                    RECORDED_HANDS)
-    teacher_epochs: int = setting(8, "passes over generation 0's lists", min=1)
+    teacher_epochs: int = setting(8, "passes over generation 0's lists", PASSES)
     list_size: int = setting(16, "stops listed per decision: the teacher's best and a uniform sample of the others",
                               min=2, max=256)
     temperature: float = setting(10.0, "the teacher's values are divided by it before their softmax over a list (a "
@@ -56,24 +56,27 @@ class NeuralConfig:
     explore: float = setting(0.03, "share of a recorded seat's decisions taken at random (the lists then cover "
                                     "positions its own choices avoid, such as stopping before a stockpile play)",
                               min=0.0, max=1.0)
-    window: int = setting(4, "generations of lists the network is fitted to (the latest ones)", min=1)
-    epochs: int = setting(2, "passes over the window's lists per later generation", min=1)
-    batch_size: int = setting(256, "lists per gradient step", min=1)
+    window: int = setting(4, "generations of lists the network is fitted to (the latest ones)",
+                          GENERATIONS)
+    epochs: int = setting(2, "passes over the window's lists per later generation", PASSES)
+    batch_size: int = setting(256, "lists per gradient step", BATCH)
     learning_rate: float = setting(1e-3, "Adam's step size (a fresh Adam each generation)", LEARNING_RATE)
-    weight_decay: float = setting(0.0, "Adam's weight decay", min=0.0)
+    weight_decay: float = setting(0.0, "Adam's weight decay", LOSS_WEIGHT)
     outcome_weight: float = setting(0.0, "weight of the hands' results in the fit: each decision's position is also "
                                           "fitted to the result of its hand for the seat that decided (a Monte-Carlo "
-                                          "return, beside the teacher's lists); 0: the lists alone", min=0.0)
-    generations: int = setting(8, "generations after generation 0: the run's budget (work, not time)", min=0,
-                               max=MAX_GENERATIONS)
+                                          "return, beside the teacher's lists); 0: the lists alone",
+                                   LOSS_WEIGHT)
+    generations: int = setting(8, "generations after generation 0: the run's budget (work, not time)",
+                               GENERATIONS, min=0)
     start: Optional[str] = setting(None, "a neural model the network starts from instead of generation 0's teacher "
                                           "lists (a run's model.json, or a shipped one: neural-2p): later "
                                           "generations and the evolution go on from it")
     es_generations: int = setting(0, "generations of an evolution strategy (sNES) on the network's output layer after "
                                       "the fitted generations: candidates play neural.es_games duplicate games against "
                                       "each of neural.es_opponents, the mean moves toward the winners (0: none)",
-                                   min=0, max=MAX_GENERATIONS)
-    es_population: int = setting(12, "candidate output layers per sNES generation (even: mirrored pairs)", min=2)
+                                   GENERATIONS, min=0)
+    es_population: int = setting(12, "candidate output layers per sNES generation (even: mirrored pairs)",
+                                POPULATION)
     es_games: int = setting(300, "duplicate games of each candidate against each of neural.es_opponents (the same "
                                   "deals for every candidate of a generation, new deals every generation)",
                             PLAYED_GAMES, min=2)
@@ -81,10 +84,13 @@ class NeuralConfig:
                                        "these kernel bots (or tables joined by '+', as curve_opponents)",
                                       max_items=MAX_OPPONENTS)
     es_sigma: float = setting(0.1, "the first spread of each output weight, as a share of their root mean square",
-                               min_exclusive=0.0)
-    past_networks: int = setting(5, "earlier generations kept for 'past' seats", min=1)
-    chunk: int = setting(250, "hands per work item (a thread's or a Ray task's share)", min=1)
-    curve_every: int = setting(1, "generations between two points of the learning curve", min=1)
+                               min_exclusive=0.0, max=10.0, why_max="a wider search than ten times the weights is "
+                               "a random one")
+    past_networks: int = setting(5, "earlier generations kept for 'past' seats", KEPT)
+    chunk: int = setting(250, "hands per work item (a thread's or a Ray task's share)",
+                          RECORDED_HANDS)
+    curve_every: int = setting(1, "generations between two points of the learning curve",
+                              GENERATIONS)
     curve_games: int = setting(400, "held-out duplicate games against each curve opponent per curve point",
                                 PLAYED_GAMES, min=2)
     curve_opponents: list[str] = setting(["greedy", "planner", "pretrained-2p"],
@@ -164,7 +170,7 @@ def check(config) -> None:
     """A whole config with ``backend: neural``: a network the kernels play, a learned teacher, tables of the table's
     size, a start that fits, mirrored pairs, opponents the batched engine plays."""
     settings, seats = config.neural, config.make_rules().num_players - 1
-    if len(settings.hidden) != 2 or not all(1 <= width <= 1024 for width in settings.hidden):
+    if len(settings.hidden) != 2:
         raise ConfigError(f"neural.hidden={settings.hidden!r} is not allowed: give two layer widths from 1 to 1024, "
                           "e.g. [128, 32]")
     check_files_fit(settings, seats + 1)

@@ -7,7 +7,7 @@ from __future__ import annotations
 import dataclasses
 from typing import Optional
 
-from training.schema import Backend, ConfigError, setting
+from training.schema import BATCH, PROCESSES, Backend, ConfigError, setting
 from training.sections import check_ppo_sections
 from training.state_checks import COUNT, TEXT, optional
 
@@ -16,14 +16,18 @@ from training.state_checks import COUNT, TEXT, optional
 class RLlibConfig:
     address: Optional[str] = setting(None, "Ray cluster to train on: null starts a local Ray instance; 'auto' or "
                                             "HOST:PORT joins a running cluster (ray start --head)")
-    num_env_runners: int = setting(2, "RLlib env runners (processes playing hands), 0: sample in the driver", min=0)
-    num_envs_per_env_runner: int = setting(1, "environments stepped together in each env runner", min=1)
+    num_env_runners: int = setting(2, "RLlib env runners (processes playing hands), 0: sample in the driver",
+                                   PROCESSES, min=0)
+    num_envs_per_env_runner: int = setting(1, "environments stepped together in each env runner", BATCH)
     num_cpus_per_env_runner: float = setting(1.0, "CPUs Ray reserves for each env runner (fractions share a core)",
-                                              min_exclusive=0.0)
-    num_learners: int = setting(0, "learner processes (0: learn in the driver process)", min=0)
-    train_batch_size: int = setting(4000, "env steps (all seats) sampled per training iteration", min=2)
+                                              min_exclusive=0.0, max=PROCESSES.max, why_max=PROCESSES.why_max)
+    num_learners: int = setting(0, "learner processes (0: learn in the driver process)", PROCESSES,
+                               min=0)
+    train_batch_size: int = setting(4000, "env steps (all seats) sampled per training iteration", BATCH,
+                                    min=2)
     iterations: Optional[int] = setting(None, "stop after this many training iterations (null: when the budget "
-                                               "is spent)", min=1)
+                                               "is spent)", min=1, max=10**7,
+                                    why_max="an iteration takes a second or more: ten million are months")
     warm_start: Optional[str] = setting(None, "a project model file (agents.saved_model format, same network) "
                                                "whose policy weights the learner starts from")
 

@@ -7,7 +7,9 @@ from __future__ import annotations
 import dataclasses
 from typing import Optional
 
-from training.schema import LEARNING_RATE, RECORDED_HANDS, SELF, Backend, ConfigError, setting
+from training.schema import (
+    BATCH, LEARNING_RATE, MINUTES, PASSES, RECORDED_HANDS, SELF, Backend, ConfigError, setting,
+)
 from training.sections import MAX_PYTHON_ENVS, check_ppo_sections
 from training.state_checks import MAPPING, SECONDS, one_of, optional
 
@@ -18,17 +20,19 @@ class PretrainConfig:
     teacher: str = setting("planner", "the bot whose decisions are imitated (agents.load_policy spec)")
     games: int = setting(300, "teacher games played to collect (observation, mask, action) data",
                          RECORDED_HANDS)
-    epochs: int = setting(10, "passes over the collected data", min=1)
-    batch_size: int = setting(512, "minibatch size", min=2)
+    epochs: int = setting(10, "passes over the collected data", PASSES)
+    batch_size: int = setting(512, "minibatch size", BATCH, min=2)
     learning_rate: float = setting(1e-3, "Adam step size", LEARNING_RATE)
     value: bool = setting(True, "also fit the value network to the game outcomes")
     dagger_rounds: int = setting(0, "DAgger rounds after cloning: the learner plays, the teacher labels its "
-                                     "decisions, the policy is refit on all the data", min=0)
+                                     "decisions, the policy is refit on all the data", min=0,
+                                 max=1000, why_max="each round plays and refits on all the data so far: a "
+                                 "thousand take days")
     dagger_games: int = setting(200, "games the learner plays in each DAgger round", RECORDED_HANDS)
-    dagger_epochs: int = setting(2, "passes over all the data after each DAgger round", min=1)
+    dagger_epochs: int = setting(2, "passes over all the data after each DAgger round", PASSES)
     max_minutes: Optional[float] = setting(None, "wall-clock budget of the whole imitation phase (games, DAgger, "
                                                   "fitting); past it no new game starts and no further epoch or "
-                                                  "round runs", min_exclusive=0.0)
+                                                  "round runs", MINUTES)
 
 
 

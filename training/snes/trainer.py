@@ -52,6 +52,7 @@ from training.common import RunLog, TrainResult, clock, print_summary, write_eva
 from training.checkpoint import RESULTS, CheckpointError, RunFolder, check_step
 from training.config import TrainConfig
 from training.schema import PAST, SELF, ConfigError
+from training.snes.config import generation_limit
 from training.distributed import WorkPool
 from training.state_checks import (COUNT, MAPPING, SECONDS, finite_numbers, generator_state, list_of, optional,
                                    read_json_object, read_state, record)
@@ -289,8 +290,7 @@ class SNESTrainer:
             state["mu"])
 
     def budget_left(self, state: dict, deadline: float) -> bool:
-        generations = self.settings.generations
-        return (time.perf_counter() < deadline) and (generations is None or state["generation"] < generations)
+        return time.perf_counter() < deadline and state["generation"] < generation_limit(self.settings)
 
     # ------------------------------------------------------------------ the run
     def run(self):
@@ -300,7 +300,10 @@ class SNESTrainer:
         spent = f"{self.folder.path} already trained {state['generation']} generations in " \
                 f"{state['wall_seconds'] / 60:.1f} minutes, its whole budget: give more, e.g. skipbo train --resume " \
                 f"{self.folder.path} "
-        if generations is not None and state["generation"] >= generations and self.finished(state):
+        if state["generation"] >= generation_limit(self.settings) and self.finished(state):
+            if generations is None:
+                raise ConfigError(f"{self.folder.path} already trained {state['generation']} generations, the most "
+                                  "a run may (snes.generations): start a new run from its weights (snes.start)")
             raise ConfigError(spent + f"snes.generations={2 * generations}")
         if left <= 0 and self.finished(state):
             raise ConfigError(spent + f"budget.max_minutes={2 * minutes:g}")
