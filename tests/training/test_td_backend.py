@@ -86,7 +86,16 @@ def test_a_broken_state_file_is_one_line_naming_the_file_and_the_field(tmp_path,
     state_path.write_text(json.dumps(state))
     with pytest.raises(CheckpointError, match=r"state\.json: 'hands_played' must be an integer >= 0, not -1"):
         train(None, ["td.budget_hands=8"], resume=run.run_dir, progress=False, out=io.StringIO())
+    state["hands_played"] = 8
+    state_path.write_text(json.dumps(state))
+    with pytest.raises(CheckpointError, match="'hands_played' is 8, but the checkpoint folder step_000000004"):
+        train(None, ["td.budget_hands=8"], resume=run.run_dir, progress=False, out=io.StringIO())
+    del state["history"][0]["cpu_hours"]
     state["hands_played"] = 4
+    state_path.write_text(json.dumps(state))
+    with pytest.raises(CheckpointError, match="'history' must be a list of an object"):
+        train(None, ["td.budget_hands=8"], resume=run.run_dir, progress=False, out=io.StringIO())
+    state["history"][0]["cpu_hours"] = 0.0
     state_path.write_text(json.dumps(state))
     arrays = learner_arrays(run.run_dir)
     arrays["net.output.weight"] = arrays["net.output.weight"] * np.nan

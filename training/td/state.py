@@ -11,9 +11,9 @@ from pathlib import Path
 import numpy as np
 
 from skipbo_env.files import FileRefused, read_file_bytes
-from training.checkpoint import HISTORY
+from training.checkpoint import RESULTS, check_step
 from training.state_checks import (
-    COUNT, PROBABILITY, SECONDS, CheckpointError, check_fields, generator_state, optional, record,
+    COUNT, PROBABILITY, SECONDS, CheckpointError, check_fields, generator_state, list_of, optional, record,
 )
 from training.td.config import MAX_LEARNER_BYTES
 from training.td.learner import COUNTERS, TDRun
@@ -21,15 +21,19 @@ from training.td.learner import COUNTERS, TDRun
 LEARNER_FILE = "learner.npz"
 """The learner's arrays in a checkpoint (numpy arrays only, read without pickles)."""
 STATE_FIELDS = {**{name: COUNT for name in COUNTERS}, "cpu_seconds": SECONDS, "wall_seconds": SECONDS,
-                "numpy_generator": generator_state(), "history": HISTORY,
+                "numpy_generator": generator_state(),
+                "history": list_of(record({"timesteps": COUNT, "cpu_hours": SECONDS, "results": RESULTS})),
                 "best": optional(record({"score": PROBABILITY, "timesteps": COUNT})),
                 "evaluation": optional(record({}))}
 """What a ``backend: td`` checkpoint's ``state.json`` holds."""
 
 
-def checked_state(state: dict, path: Path) -> dict:
-    """``state`` when every field is what a run writes; else ``CheckpointError`` naming the file and the field."""
-    return check_fields(state, STATE_FIELDS, path)
+def checked_state(state: dict, checkpoint: Path) -> dict:
+    """The ``state.json`` of ``checkpoint`` when every field is what a run writes (its hands the step the folder
+    is named for); else ``CheckpointError`` naming the file and the field."""
+    check_fields(state, STATE_FIELDS, checkpoint / "state.json")
+    check_step(state["hands_played"], checkpoint, "hands_played")
+    return state
 
 
 def read_learner_arrays(path: Path, run: TDRun) -> dict[str, np.ndarray]:

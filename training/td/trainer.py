@@ -72,8 +72,7 @@ class TDTrainer:
         checkpoint = self.folder.latest_checkpoint()
         if checkpoint is None:
             return learner, {"wall_seconds": 0.0, "history": [], "best": None, "evaluation": None}
-        path = checkpoint / "state.json"
-        state = checked_state(read_json_object(path), path)
+        state = checked_state(read_json_object(checkpoint / "state.json"), checkpoint)
         learner.restore(read_learner_arrays(checkpoint / LEARNER_FILE, learner), state)
         return learner, state
 
