@@ -103,6 +103,11 @@ def test_a_broken_state_file_is_one_line_naming_the_file_and_the_field(tmp_path,
     assert main(["train", "--no-progress", "--resume", str(run.run_dir), "td.budget_hands=8"]) == 2
     err = capsys.readouterr().err
     assert err.count("\n") == 1 and "learner.npz" in err and "'net.output.weight' holds NaN" in err
+    arrays["net.output.weight"] = np.zeros_like(arrays["net.output.weight"])
+    arrays["torch_generator"] = np.zeros_like(arrays["torch_generator"])
+    np.savez(checkpoint / LEARNER_FILE, **arrays)
+    with pytest.raises(CheckpointError, match="'torch_generator' is not a state of torch's generator"):
+        train(None, ["td.budget_hands=8"], resume=run.run_dir, progress=False, out=io.StringIO())
     (checkpoint / LEARNER_FILE).write_bytes(b"not a zip")
     with pytest.raises(CheckpointError, match="learner.npz is not a readable arrays file"):
         train(None, ["td.budget_hands=8"], resume=run.run_dir, progress=False, out=io.StringIO())

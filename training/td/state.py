@@ -67,7 +67,20 @@ def read_learner_arrays(path: Path, run: TDRun) -> dict[str, np.ndarray]:
             raise CheckpointError(f"cannot resume from {path}: {name!r} holds NaN or infinite values")
         if name.endswith(".exp_avg_sq") and (array < 0).any():
             raise CheckpointError(f"cannot resume from {path}: {name!r} holds negative values (it is a mean of squares)")
+    if not is_torch_generator(arrays["torch_generator"]):
+        raise CheckpointError(f"cannot resume from {path}: 'torch_generator' is not a state of torch's generator")
     return arrays
+
+
+def is_torch_generator(array: np.ndarray) -> bool:
+    """Whether ``array`` is a state torch's CPU generator takes (tried on a generator of its own)."""
+    import torch
+
+    try:
+        torch.Generator().set_state(torch.from_numpy(array.copy()))
+    except RuntimeError:
+        return False
+    return True
 
 
 def expected_arrays(run: TDRun) -> dict[str, tuple[tuple, np.dtype]]:
