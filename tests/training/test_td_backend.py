@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import io
 import json
+import shutil
 
 import numpy as np
 import pytest
@@ -56,7 +57,10 @@ def test_a_run_resumed_halfway_ends_with_the_weights_of_an_uninterrupted_one(tmp
     straight = train(tiny_config(tmp_path), progress=False, out=io.StringIO())
     half = train(tiny_config(tmp_path), ["td.budget_hands=8"], progress=False, out=io.StringIO())
     assert half.timesteps == 8
-    resumed = train(None, ["td.budget_hands=16"], resume=half.run_dir, progress=False, out=io.StringIO())
+    elsewhere = tmp_path / "clone" / "long_runs" / half.run_dir.name  # as a fresh clone has it, on another path
+    shutil.copytree(half.run_dir, elsewhere)
+    shutil.rmtree(half.run_dir)
+    resumed = train(None, ["td.budget_hands=16"], resume=elsewhere, progress=False, out=io.StringIO())
     assert resumed.timesteps == straight.timesteps == 16
     a, b = learner_arrays(straight.run_dir), learner_arrays(resumed.run_dir)
     assert set(a) == set(b) and all((a[name] == b[name]).all() for name in a)
