@@ -32,6 +32,7 @@ td:
   explore: 0.1
   minibatch: 32
   opponents: {self: 0.5, greedy: 0.5}
+  stock_sizes: [2, 3]
   budget_hands: 16
   checkpoint_every: 4
   curve_every: 8
@@ -124,6 +125,8 @@ def test_a_broken_state_file_is_one_line_naming_the_file_and_the_field(tmp_path,
     ("td.hidden=[8]", "two layer widths"),
     ("td.lam=1.5", "<= 1.0"),
     ("td.start=teacher", "'scratch'"),
+    ("td.stock_sizes=[0]", "td.stock_sizes: 0 is not allowed"),
+    ("td.stock_sizes=[51]", "from 1 to 50"),
 ])
 def test_a_config_the_backend_cannot_run_is_refused_naming_the_key(tmp_path, override, message):
     with pytest.raises(ConfigError, match=message):

@@ -72,3 +72,12 @@ def test_a_kernel_bot_share_seats_the_network_once_in_those_hands():
     sequences, _ = run.play()
     seats = {hand: {seat for h, seat in sequences if h == hand} for hand in range(TINY.hands)}
     assert seats[0] == seats[1] == {0, 1} and seats[2] == {0} and seats[3] == {1}
+
+
+def test_stock_sizes_give_the_iterations_their_stockpiles_in_turn():
+    run = TDRun(TDSettings(**{**TINY.__dict__, "stock_sizes": (2, 4)}))
+    assert run.iteration_rules().stock_size == 2
+    run.iterate()
+    assert run.iteration_rules().stock_size == 4 and run.rules.stock_size == TINY.stock_size
+    run.iterate()
+    assert run.iteration_rules().stock_size == 2

@@ -9,10 +9,14 @@ from __future__ import annotations
 import dataclasses
 from typing import Literal
 
+from skipbo_env.rules import Rules
 from training.schema import LEARNING_RATE, PLAYED_GAMES, SELF, Backend, ConfigError, is_kernel_bot, setting
 
 HANDS = dict(min=1, max=10**10)
 """Bounds of a count of hands: at least one; at most ten billion (centuries of CPU at today's speed)."""
+MAX_STOCK = 50
+"""The largest stockpile a learner's hand may have (the rules engine's own limit for one deck is larger; a 50-card
+stockpile already leaves few cards to draw at two seats)."""
 MAX_LEARNER_BYTES = 64 * 2**20
 """The largest checkpoint ``learner.npz`` a resume reads back (:mod:`training.td.state`)."""
 
@@ -35,6 +39,10 @@ class TDConfig:
         {SELF: 1.0}, f"share of each iteration's hands by who sits in the other seats: {SELF!r} (the network in "
                      "every seat, every seat learned from) or a kernel bot (greedy, planner, pretrained-2p, ...: the "
                      "network in one seat, in turn)", min=0.0, max=1.0)
+    stock_sizes: list[int] = setting([], "stockpile sizes of the learner's hands, iteration by iteration in turn "
+                                         "(a curriculum: short stockpiles end in a win more often, so their results "
+                                         "teach from the first hands); empty: the rules' stock_size. The curve and "
+                                         "the final evaluation play the rules' size", min=1, max=MAX_STOCK)
     budget_hands: int = setting(1_000_000, "hands to train for: the run's budget (work, not time); a --resume with "
                                            "a larger one trains on", **HANDS)
     checkpoint_every: int = setting(2048, "hands between two saves of the run's state", **HANDS)
@@ -73,6 +81,13 @@ def check(config) -> None:
         raise ConfigError(f"td.hidden={settings.hidden!r} is not allowed: give two layer widths from 1 to 1024, "
                           "e.g. [128, 32]")
     check_files_fit(settings.hidden, config.make_rules().num_players)
+    for size in settings.stock_sizes:
+        if not 1 <= size <= MAX_STOCK:
+            raise ConfigError(f"td.stock_sizes: {size!r} is not allowed: use stockpile sizes from 1 to {MAX_STOCK}")
+        try:
+            Rules(**{**config.make_rules().to_dict(), "stock_size": size})
+        except ValueError as error:
+            raise ConfigError(f"td.stock_sizes: {size!r} is not allowed: {error}") from None
     if any(share < 0 for share in settings.opponents.values()):
         raise ConfigError(f"td.opponents={settings.opponents!r} is not allowed: every share must be >= 0")
     if not settings.opponents or abs(sum(settings.opponents.values()) - 1.0) > 1e-6:

@@ -58,6 +58,9 @@ class TDSettings:
     decks: int = 1
     max_turns: int = 1000
     """Turns after which a hand is cut off (counted as a draw), as in the environments."""
+    stock_sizes: tuple[int, ...] = ()
+    """The stockpile sizes of the iterations' hands, in turn (iteration ``i`` plays ``stock_sizes[i % len]``);
+    empty: ``stock_size`` always. Shorter stockpiles end in a win more often: their results teach sooner."""
     hidden: tuple[int, int] = (128, 32)
     hands: int = 64
     """Hands played per iteration (one batch of the engine)."""
@@ -90,12 +93,21 @@ class TDRun:
         self.net = ValueNet(settings.num_players, tuple(settings.hidden))
         self.optimizer = torch.optim.Adam(self.net.parameters(), lr=settings.learning_rate)
         self.rng = np.random.default_rng(settings.seed)
-        self.rules = Rules(num_players=settings.num_players, stock_size=settings.stock_size, decks=settings.decks,
-                           max_turns=settings.max_turns)
+        self.rules = self.rules_of(settings.stock_size)
         self.hands_played = 0
         self.iterations = 0
         self.positions_fitted = 0
         self.cpu_seconds = 0.0
+
+    def rules_of(self, stock_size: int) -> Rules:
+        settings = self.settings
+        return Rules(num_players=settings.num_players, stock_size=stock_size, decks=settings.decks,
+                     max_turns=settings.max_turns)
+
+    def iteration_rules(self) -> Rules:
+        """The rules of the next iteration's hands: its stockpile size of ``stock_sizes``, in turn."""
+        sizes = self.settings.stock_sizes
+        return self.rules_of(sizes[self.iterations % len(sizes)]) if sizes else self.rules
 
     # ------------------------------------------------------------------ one iteration
     def iterate(self) -> dict:
@@ -119,7 +131,8 @@ class TDRun:
         settings = self.settings
         players = settings.num_players
         arrays = quantize(self.net).arrays
-        engine = VectorGame(self.rules, settings.hands, seed=self.hands_played, auto_reset=False, threads=1)
+        engine = VectorGame(self.iteration_rules(), settings.hands, seed=self.hands_played, auto_reset=False,
+                            threads=1)
         controllers = np.full((settings.hands, players), bots.OTHER, dtype=np.int64)
         for hand, kind in enumerate(settings.tables()):
             if kind != SELF:

@@ -60,7 +60,7 @@ class TDTrainer:
         settings = self.settings
         rules = self.rules
         return TDSettings(num_players=rules.num_players, stock_size=rules.stock_size, decks=rules.decks,
-                          max_turns=rules.max_turns,
+                          max_turns=rules.max_turns, stock_sizes=tuple(settings.stock_sizes),
                           hidden=tuple(settings.hidden), hands=settings.hands, lam=settings.lam,
                           explore=settings.explore, learning_rate=settings.learning_rate, epochs=settings.epochs,
                           minibatch=settings.minibatch, opponents=dict(settings.opponents), seed=self.config.seed)
@@ -99,7 +99,9 @@ class TDTrainer:
             state["evaluation"] = None  # a larger budget: the final evaluation is measured again at its end
         shares = ", ".join(f"{share:.0%} {kind}" for kind, share in settings.opponents.items())
         self.log.print(f"TD(λ={settings.lam:g}) from {settings.start}: a {settings.hidden[0]}x{settings.hidden[1]} "
-                       f"value network, {settings.hands} hands an iteration ({shares}); budget {budget:,} hands, "
+                       f"value network, {settings.hands} hands an iteration ({shares}"
+                       f"{'; stockpiles of ' + ', '.join(map(str, settings.stock_sizes)) + ' in turn' if settings.stock_sizes else ''}"
+                       f"); budget {budget:,} hands, "
                        f"{learner.hands_played:,} played")
         bar = self.log.bar = progress_bar(budget, "hands (budget)", "hand", learner.hands_played, self.progress,
                                           self.log.out)
