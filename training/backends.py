@@ -18,6 +18,7 @@ BACKEND_PACKAGES = (
     "training.rllib",
     "training.snes",
     "training.neural",
+    "training.td",
 )
 """The packages of the backends, in the order ``skipbo train --list-keys`` shows them."""
 

@@ -6,7 +6,7 @@ schedules and clock. The run folder and checkpoints are :mod:`training.checkpoin
 :mod:`training.learning_curve`.
 
 The backends (:mod:`training.backends`: ``training/sb3``, ``training/rllib``, ``training/snes``,
-``training/neural``) import these; :mod:`training.run` reads a config and starts one of them.
+``training/neural``, ``training/td``) import these; :mod:`training.run` reads a config and starts one of them.
 """
 
 from __future__ import annotations

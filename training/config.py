@@ -22,9 +22,9 @@ Sections (see ``configs/quickstart.yaml`` for a commented example):
   the sections of the two PPO backends: ``env``, ``opponents`` (the self-play pool), ``network``, ``ppo``,
   ``evaluation``;
 - ``backend``: which backend trains (:mod:`training.backends`: ``sb3``, the default, ``rllib``, ``snes``,
-  ``neural``), and one section per backend, declared in its package's ``config.py``: ``pretrain``
+  ``neural``, ``td``), and one section per backend, declared in its package's ``config.py``: ``pretrain``
   (:mod:`training.sb3.config`), ``rllib`` (:mod:`training.rllib.config`), ``snes`` (:mod:`training.snes.config`),
-  ``neural`` (:mod:`training.neural.config`).
+  ``neural`` (:mod:`training.neural.config`), ``td`` (:mod:`training.td.config`).
 """
 
 from __future__ import annotations

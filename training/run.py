@@ -3,7 +3,7 @@
 :func:`train` checks the config (``training.config``) and every bot spec it names, creates the run folder
 (``training.checkpoint``: resolved ``config.yaml``, ``run.json``), or with ``resume`` opens an existing one,
 and hands the run to the trainer of ``backend``, as the table of backends says (:mod:`training.backends`:
-``sb3``, ``rllib``, ``snes``, ``neural``, one package each). What every backend shares (the result, progress,
+``sb3``, ``rllib``, ``snes``, ``neural``, ``td``, one package each). What every backend shares (the result, progress,
 the evaluation and its file, the best model, the summary, seeds and clock) is in :mod:`training.common`.
 
 ``skipbo train --resume RUN_DIR`` continues a run from its last checkpoint (after a kill, a

@@ -1,13 +1,17 @@
 """``training.td``: self-play hands give every seat's stops and turn ends their λ-returns, the fit moves the
-network toward them, and a resumed run ends with the weights of an uninterrupted one."""
+network toward them, a kernel bot's share of the hands seats it, and a restored run ends with the weights of an
+uninterrupted one."""
 
 from __future__ import annotations
+
+import json
 
 import numpy as np
 import pytest
 import torch
 
-from training.td import TDRun, TDSettings
+from training.td.learner import TDRun, TDSettings
+from training.td.state import LEARNER_FILE, read_learner_arrays
 
 TINY = TDSettings(stock_size=3, hidden=(8, 4), hands=4, explore=0.1, minibatch=64, seed=5)
 
@@ -44,23 +48,36 @@ def test_lambda_below_one_bootstraps_from_the_next_position():
     assert targets[2] == 1.0 and targets[:2] == pytest.approx([chance, chance], abs=1e-6)
 
 
-def test_a_resumed_run_has_the_weights_of_an_uninterrupted_one(tmp_path):
+def test_a_restored_run_has_the_weights_of_an_uninterrupted_one(tmp_path):
     straight = TDRun(TINY)
     straight.iterate()
     straight.iterate()
     interrupted = TDRun(TINY)
     interrupted.iterate()
-    interrupted.save(str(tmp_path / "run"))
-    resumed = TDRun.resume(str(tmp_path / "run"))
+    data, fields = interrupted.state_arrays(), json.loads(json.dumps(interrupted.state_fields()))
+    (tmp_path / LEARNER_FILE).write_bytes(data)
+    resumed = TDRun(TINY)
+    resumed.restore(read_learner_arrays(tmp_path / LEARNER_FILE, resumed), fields)
     assert resumed.hands_played == TINY.hands and resumed.iterations == 1
-    torch.manual_seed(123)  # the resumed run's torch generator comes from its state, not from here
+    torch.manual_seed(123)  # the restored run's torch generator comes from its state, not from here
     resumed.iterate()
     assert all((a == b).all() for a, b in zip(weights(straight), weights(resumed)))
     assert resumed.hands_played == straight.hands_played == 2 * TINY.hands
-    assert (tmp_path / "run" / "state.npz").stat().st_size < 1_000_000
+    assert len(data) < 1_000_000
 
 
-def test_a_state_that_is_not_one_is_one_line(tmp_path):
-    (tmp_path / "state.json").write_text('{"format": "other"}')
-    with pytest.raises(ValueError, match="not a TD run's state"):
-        TDRun.resume(str(tmp_path))
+def test_a_kernel_bot_share_seats_the_network_once_in_those_hands():
+    run = TDRun(TDSettings(**{**TINY.__dict__, "opponents": {"self": 0.5, "greedy": 0.5}}))
+    assert run.settings.tables() == ["self", "self", "greedy", "greedy"]
+    sequences, _ = run.play()
+    seats = {hand: {seat for h, seat in sequences if h == hand} for hand in range(TINY.hands)}
+    assert seats[0] == seats[1] == {0, 1} and seats[2] == {0} and seats[3] == {1}
+
+
+def test_stock_sizes_give_the_iterations_their_stockpiles_in_turn():
+    run = TDRun(TDSettings(**{**TINY.__dict__, "stock_sizes": (2, 4)}))
+    assert run.iteration_rules().stock_size == 2
+    run.iterate()
+    assert run.iteration_rules().stock_size == 4 and run.rules.stock_size == TINY.stock_size
+    run.iterate()
+    assert run.iteration_rules().stock_size == 2

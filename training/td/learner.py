@@ -3,10 +3,12 @@
 Read top to bottom: the settings, one iteration (play a batch of hands, work out the λ-returns, fit), the
 run's state on disk.
 
-**Self-play.** The batched engine (``skipbo_env.vector``) plays ``hands`` hands at a time, every seat the
-neural bot with the current weights (quantized to the kernels' integers, :func:`training.neural.value_net.quantize`):
-the planner's whole-turn search valued by the network (``agents.batched.neural``). With chance ``explore`` a
-decision takes a uniformly drawn legal action instead.
+**Self-play.** The batched engine (``skipbo_env.vector``) plays ``hands`` hands at a time, the neural bot with
+the current weights (quantized to the kernels' integers, :func:`training.neural.value_net.quantize`): the
+planner's whole-turn search valued by the network (``agents.batched.neural``). With chance ``explore`` a decision
+takes a uniformly drawn legal action instead. ``opponents`` shares the hands out: ``self`` hands have the network
+in every seat (each seat learned from); a kernel bot's hands have the network in one seat (in turn), the bot in
+the others, and only the network's seat is learned from.
 
 **What is learned.** Each turn a seat ends with a discard passes through two positions the network values:
 the *stop* (the position before the discard: the search's root then, ``pending_discard`` 1) and the *turn
@@ -19,32 +21,32 @@ network's logit is fitted to them by the binary cross-entropy, in minibatches.
 **The start.** From nothing: random weights, the observation encoding only (no teacher, no hand-made
 features). (The residual start over the learned bot's value is not built yet.)
 
-**The run's state** (:meth:`TDRun.save`, :meth:`TDRun.resume`): the float weights, the optimiser's moments,
-both generators and the counters, as numbers only (``state.npz`` of arrays read without pickles, and
-``state.json``); a resumed run continues with the weights of an uninterrupted one.
+**The run's state** (:meth:`TDRun.state_arrays`, :meth:`TDRun.state_fields`, restored by
+:meth:`TDRun.restore`): the float weights, the optimiser's moments and torch's generator as arrays (an ``.npz``
+read without pickles), numpy's generator and the counters as JSON numbers; a restored run continues with the
+weights of an uninterrupted one. Reading and checking these files is :mod:`training.td.state`.
 """
 
 from __future__ import annotations
 
 import io
-import json
-import os
 import time
-from dataclasses import asdict, dataclass
+from dataclasses import dataclass, field
 
 import numpy as np
 import torch
 
+from agents.batched import bots
 from agents.batched.neural import decide_rows, decision_arrays, root_inputs, turn_end_inputs
 from skipbo_env.actions import END_TURN, FIRST_DISCARD
 from skipbo_env.cards import WILD
-from skipbo_env.files import read_file_bytes, read_file_text, write_bytes_atomically, write_json_atomically
 from skipbo_env.rules import Rules
 from skipbo_env.vector import VectorGame
 from training.neural.value_net import ValueNet, quantize
+from training.schema import SELF
 
-STATE_FORMAT = "skipbo-td-state/1"
-MAX_STATE_BYTES = 64 * 1024 * 1024
+COUNTERS = ("hands_played", "iterations", "positions_fitted")
+"""The run's counters (integers) saved with its state, beside ``cpu_seconds``."""
 
 
 @dataclass(frozen=True)
@@ -53,6 +55,12 @@ class TDSettings:
 
     num_players: int = 2
     stock_size: int = 30
+    decks: int = 1
+    max_turns: int = 1000
+    """Turns after which a hand is cut off (counted as a draw), as in the environments."""
+    stock_sizes: tuple[int, ...] = ()
+    """The stockpile sizes of the iterations' hands, in turn (iteration ``i`` plays ``stock_sizes[i % len]``);
+    empty: ``stock_size`` always. Shorter stockpiles end in a win more often: their results teach sooner."""
     hidden: tuple[int, int] = (128, 32)
     hands: int = 64
     """Hands played per iteration (one batch of the engine)."""
@@ -61,7 +69,19 @@ class TDSettings:
     learning_rate: float = 1e-3
     epochs: int = 1
     minibatch: int = 1024
+    opponents: dict = field(default_factory=lambda: {SELF: 1.0})
+    """Share of the hands by who sits in the other seats: ``self`` or a kernel bot's name."""
     seed: int = 0
+
+    def tables(self) -> list[str]:
+        """Who sits in the other seats of each hand of an iteration: ``hands`` entries, each kind its share
+        (largest remainders), in the order of ``opponents``."""
+        kinds = list(self.opponents)
+        exact = np.array([self.opponents[kind] for kind in kinds]) * self.hands
+        counts = np.floor(exact).astype(int)
+        for index in np.argsort(counts - exact, kind="stable")[:self.hands - counts.sum()]:
+            counts[index] += 1
+        return [kind for kind, count in zip(kinds, counts) for _ in range(count)]
 
 
 class TDRun:
@@ -73,11 +93,21 @@ class TDRun:
         self.net = ValueNet(settings.num_players, tuple(settings.hidden))
         self.optimizer = torch.optim.Adam(self.net.parameters(), lr=settings.learning_rate)
         self.rng = np.random.default_rng(settings.seed)
-        self.rules = Rules(num_players=settings.num_players, stock_size=settings.stock_size)
+        self.rules = self.rules_of(settings.stock_size)
         self.hands_played = 0
         self.iterations = 0
         self.positions_fitted = 0
         self.cpu_seconds = 0.0
+
+    def rules_of(self, stock_size: int) -> Rules:
+        settings = self.settings
+        return Rules(num_players=settings.num_players, stock_size=stock_size, decks=settings.decks,
+                     max_turns=settings.max_turns)
+
+    def iteration_rules(self) -> Rules:
+        """The rules of the next iteration's hands: its stockpile size of ``stock_sizes``, in turn."""
+        sizes = self.settings.stock_sizes
+        return self.rules_of(sizes[self.iterations % len(sizes)]) if sizes else self.rules
 
     # ------------------------------------------------------------------ one iteration
     def iterate(self) -> dict:
@@ -95,23 +125,38 @@ class TDRun:
                 "cpu_seconds": spent, "hands_per_cpu_second": self.settings.hands / max(spent, 1e-9)}
 
     def play(self) -> tuple[dict, np.ndarray]:
-        """Self-play one batch: ``{(hand, seat): [inputs of the stops and turn ends, in order]}`` and the results
-        (``float[hand, seat]``: 1 a win, 0 a loss, 0.5 a draw or a cut-off hand). The deals are the batched
-        engine's seeds from ``hands_played`` on."""
+        """One batch of hands: ``{(hand, seat): [inputs of the stops and turn ends, in order]}`` of the seats the
+        network plays and learns from, and the results (``float[hand, seat]``: 1 a win, 0 a loss, 0.5 a draw or a
+        cut-off hand). The deals are the batched engine's seeds from ``hands_played`` on."""
         settings = self.settings
+        players = settings.num_players
         arrays = quantize(self.net).arrays
-        engine = VectorGame(self.rules, settings.hands, seed=self.hands_played, auto_reset=False, threads=1)
+        engine = VectorGame(self.iteration_rules(), settings.hands, seed=self.hands_played, auto_reset=False,
+                            threads=1)
+        controllers = np.full((settings.hands, players), bots.OTHER, dtype=np.int64)
+        for hand, kind in enumerate(settings.tables()):
+            if kind != SELF:
+                controllers[hand] = bots.kernel_bot_code(kind)
+                controllers[hand, (hand + self.iterations) % players] = bots.OTHER
+        streams = bots.new_streams(settings.hands)
+        all_rows = np.arange(settings.hands)
+        bots.seed_rows(streams, all_rows, bots.streams_for(self.hands_played + all_rows))
         sequences: dict[tuple[int, int], list[np.ndarray]] = {}
         actions = np.empty(settings.hands, dtype=np.int64)
+        steps = np.empty(settings.hands, dtype=np.int64)
         expected = np.zeros(WILD + 1, dtype=np.int64)
         while not engine.over.all():
             rows = np.flatnonzero(~engine.over)
-            observations, masks = engine.obs[rows], engine.action_mask[rows]
+            bots.play_bots(engine.games, engine.action_mask, engine.cfg, controllers, streams, rows, steps[:len(rows)])
+            rows = np.flatnonzero(~engine.over)
+            if not len(rows):
+                break
+            observations, masks = engine.observe(rows), engine.action_mask[rows]
             chosen = actions[:len(rows)]
             decide_rows(observations, masks, arrays, chosen)
             for i in np.flatnonzero(self.rng.random(len(rows)) < settings.explore):
                 chosen[i] = self.rng.choice(np.flatnonzero(masks[i]))
-            seats = engine.current_seat[rows]
+            seats = engine.games["seat"][rows]
             for i in np.flatnonzero((chosen >= FIRST_DISCARD) & (chosen < END_TURN)):
                 stop = np.zeros(arrays[0].shape[0], dtype=np.int64)
                 root_inputs(observations[i], arrays[6], stop, expected)
@@ -121,7 +166,7 @@ class TDRun:
                 sequences.setdefault((int(rows[i]), int(seats[i])), []).extend([stop, turn_end])
             engine.step_rows(rows, chosen.copy())
         finished = engine.finished()
-        results = np.full((settings.hands, settings.num_players), 0.5)
+        results = np.full((settings.hands, players), 0.5)
         won = finished.outcome == 1
         results[finished.rows[won]] = finished.winners[won].astype(float)
         engine.close()
@@ -165,52 +210,38 @@ class TDRun:
         return mean_loss
 
     # ------------------------------------------------------------------ the run's state
-    def save(self, folder: str) -> None:
-        """Write the run's state into ``folder``: ``state.npz`` (the weights, the optimiser's moments, torch's
-        generator) and ``state.json`` (the settings, the counters, numpy's generator)."""
+    def state_arrays(self) -> bytes:
+        """The arrays of the run's state as an ``.npz``: ``net.NAME`` (the float weights), ``optimizer.I.NAME``
+        (Adam's moments and step of parameter ``I``) and ``torch_generator``."""
         arrays = {f"net.{name}": value.detach().numpy() for name, value in self.net.state_dict().items()}
-        optimizer = self.optimizer.state_dict()
-        for index, moments in optimizer["state"].items():
+        for index, moments in self.optimizer.state_dict()["state"].items():
             for name, value in moments.items():
                 arrays[f"optimizer.{index}.{name}"] = torch.as_tensor(value).numpy()
         arrays["torch_generator"] = torch.get_rng_state().numpy()
         buffer = io.BytesIO()
         np.savez(buffer, **arrays)
-        write_bytes_atomically(os.path.join(folder, "state.npz"), buffer.getvalue())
-        write_json_atomically(os.path.join(folder, "state.json"), {
-            "format": STATE_FORMAT, "settings": asdict(self.settings), "hands_played": self.hands_played,
-            "iterations": self.iterations, "positions_fitted": self.positions_fitted,
-            "cpu_seconds": self.cpu_seconds, "numpy_generator": self.rng.bit_generator.state})
+        return buffer.getvalue()
 
-    @classmethod
-    def resume(cls, folder: str) -> TDRun:
-        """The run whose state :meth:`save` wrote into ``folder``; ``ValueError`` naming what is wrong."""
-        text = read_file_text(os.path.join(folder, "state.json"), max_bytes=MAX_STATE_BYTES, what="TD state")
-        try:
-            state = json.loads(text)
-        except json.JSONDecodeError as error:
-            raise ValueError(f"{folder}/state.json is not valid JSON: {error}") from None
-        if not isinstance(state, dict) or state.get("format") != STATE_FORMAT:
-            raise ValueError(f"{folder}/state.json is not a TD run's state (\"format\": \"{STATE_FORMAT}\")")
-        settings = dict(state["settings"])
-        settings["hidden"] = tuple(settings["hidden"])
-        run = cls(TDSettings(**settings))
-        data = read_file_bytes(os.path.join(folder, "state.npz"), max_bytes=MAX_STATE_BYTES, what="TD state")
-        with np.load(io.BytesIO(data), allow_pickle=False) as arrays:
-            run.net.load_state_dict({name[4:]: torch.from_numpy(arrays[name].copy()) for name in arrays.files
-                                     if name.startswith("net.")})
-            optimizer = run.optimizer.state_dict()
-            moments: dict = {}
-            for name in arrays.files:
-                if name.startswith("optimizer."):
-                    _, index, field = name.split(".", 2)
-                    moments.setdefault(int(index), {})[field] = torch.from_numpy(arrays[name].copy())
-            optimizer["state"] = moments
-            run.optimizer.load_state_dict(optimizer)
-            torch.set_rng_state(torch.from_numpy(arrays["torch_generator"].copy()))
-        run.rng.bit_generator.state = state["numpy_generator"]
-        run.hands_played = int(state["hands_played"])
-        run.iterations = int(state["iterations"])
-        run.positions_fitted = int(state["positions_fitted"])
-        run.cpu_seconds = float(state["cpu_seconds"])
-        return run
+    def state_fields(self) -> dict:
+        """The numbers of the run's state: the counters, the CPU seconds and numpy's generator."""
+        return {**{name: getattr(self, name) for name in COUNTERS}, "cpu_seconds": self.cpu_seconds,
+                "numpy_generator": self.rng.bit_generator.state}
+
+    def restore(self, arrays: dict[str, np.ndarray], fields: dict) -> None:
+        """Continue from a state of :meth:`state_arrays` (read back as arrays by name, already checked to be the
+        network's shapes, finite) and :meth:`state_fields`."""
+        self.net.load_state_dict({name[4:]: torch.from_numpy(value.copy()) for name, value in arrays.items()
+                                  if name.startswith("net.")})
+        optimizer = self.optimizer.state_dict()
+        moments: dict = {}
+        for name, value in arrays.items():
+            if name.startswith("optimizer."):
+                _, index, part = name.split(".", 2)
+                moments.setdefault(int(index), {})[part] = torch.from_numpy(value.copy())
+        optimizer["state"] = moments
+        self.optimizer.load_state_dict(optimizer)
+        torch.set_rng_state(torch.from_numpy(arrays["torch_generator"].copy()))
+        self.rng.bit_generator.state = fields["numpy_generator"]
+        for name in COUNTERS:
+            setattr(self, name, int(fields[name]))
+        self.cpu_seconds = float(fields["cpu_seconds"])

@@ -1,0 +1,110 @@
+"""``backend: td``'s config: its section (``td``: the network's size, the start, hands per iteration, λ, exploring,
+the optimiser, who sits in the other seats, the budget in hands, how often the state is saved and the curve
+measured, the curve's and the final evaluation's games and opponents) and its checks. It reads ``rules``, ``seed``,
+``threads`` and ``checkpoint.keep`` of the shared keys (:mod:`training.sections`); its resume state is
+:mod:`training.td.state`, and its trainer refuses a spent budget itself."""
+
+from __future__ import annotations
+
+import dataclasses
+from typing import Literal
+
+from skipbo_env.rules import Rules
+from training.schema import LEARNING_RATE, PLAYED_GAMES, SELF, Backend, ConfigError, is_kernel_bot, setting
+
+HANDS = dict(min=1, max=10**10)
+"""Bounds of a count of hands: at least one; at most ten billion (centuries of CPU at today's speed)."""
+MAX_STOCK = 50
+"""The largest stockpile a learner's hand may have (the rules engine's own limit for one deck is larger; a 50-card
+stockpile already leaves few cards to draw at two seats)."""
+MAX_LEARNER_BYTES = 64 * 2**20
+"""The largest checkpoint ``learner.npz`` a resume reads back (:mod:`training.td.state`)."""
+
+
+@dataclasses.dataclass
+class TDConfig:
+    hidden: list[int] = setting([128, 32], "the value network's two hidden layers (ReLU), the neural bot's format")
+    start: Literal["scratch"] = setting("scratch", "scratch: random weights and the observation encoding only (no "
+                                                   "teacher, no hand-made features); 'teacher' (a residual over "
+                                                   "pretrained-2p's value) is not built yet")
+    hands: int = setting(64, "hands played per iteration (one batch of the engine), then fitted", min=1, max=4096)
+    lam: float = setting(1.0, "λ of the returns: 1 the hand's result (Monte Carlo), 0 the network's value of the "
+                              "next position", min=0.0, max=1.0)
+    explore: float = setting(0.02, "share of the learner's decisions taken uniformly at random", min=0.0, max=1.0)
+    learning_rate: float = setting(1e-3, "Adam's step size (one Adam for the whole run, saved with it)",
+                                   LEARNING_RATE)
+    epochs: int = setting(1, "passes over an iteration's positions", min=1, max=100)
+    minibatch: int = setting(1024, "positions per gradient step", min=1, max=1_000_000)
+    opponents: dict[str, float] = setting(
+        {SELF: 1.0}, f"share of each iteration's hands by who sits in the other seats: {SELF!r} (the network in "
+                     "every seat, every seat learned from) or a kernel bot (greedy, planner, pretrained-2p, ...: the "
+                     "network in one seat, in turn)", min=0.0, max=1.0)
+    stock_sizes: list[int] = setting([], "stockpile sizes of the learner's hands, iteration by iteration in turn "
+                                         "(a curriculum: short stockpiles end in a win more often, so their results "
+                                         "teach from the first hands); empty: the rules' stock_size. The curve and "
+                                         "the final evaluation play the rules' size", min=1, max=MAX_STOCK)
+    budget_hands: int = setting(1_000_000, "hands to train for: the run's budget (work, not time); a --resume with "
+                                           "a larger one trains on", **HANDS)
+    checkpoint_every: int = setting(2048, "hands between two saves of the run's state", **HANDS)
+    curve_every: int = setting(4096, "hands between two points of the learning curve", **HANDS)
+    curve_games: int = setting(200, "held-out duplicate games against each curve opponent per point", PLAYED_GAMES,
+                               min=2)
+    curve_opponents: list[str] = setting(["greedy", "planner", "pretrained-2p"],
+                                         "the learning curve's opponents (kernel bots)")
+    final_games: int = setting(4000, "held-out duplicate games against each curve opponent at the end of the budget",
+                               PLAYED_GAMES, min=2)
+
+
+def check_files_fit(hidden: list[int], players: int) -> None:
+    """Refuse layers whose files a resume could not read back: the model file (``agents.neural.MAX_MODEL_BYTES``,
+    each weight at its widest) or a checkpoint's ``learner.npz`` (the weights and Adam's two moments, float32,
+    at most ``training.td.state.MAX_LEARNER_BYTES``)."""
+    from agents.batched.neural import input_indices
+    from agents.neural import MAX_MODEL_BYTES
+    from training.neural.config import WEIGHT_CHARS
+
+    first, second = hidden
+    weights = len(input_indices(players)) * first + first + first * second + second + second + 1
+    model, learner = weights * WEIGHT_CHARS, weights * 4 * 3
+    if model > MAX_MODEL_BYTES or learner > MAX_LEARNER_BYTES:
+        raise ConfigError(f"td.hidden={hidden!r} is not allowed at {players} seats: a network of {weights:,} weights "
+                          f"takes up to {model / 2**20:.1f} MiB in a model file (at most {MAX_MODEL_BYTES / 2**20:g} "
+                          f"MiB) and {learner / 2**20:.1f} MiB in a checkpoint (at most "
+                          f"{MAX_LEARNER_BYTES / 2**20:g} MiB): use smaller layers")
+
+
+def check(config) -> None:
+    """A whole config with ``backend: td``: a network the kernels play, opponents the batched engine plays,
+    shares that add up."""
+    settings = config.td
+    if len(settings.hidden) != 2 or not all(1 <= width <= 1024 for width in settings.hidden):
+        raise ConfigError(f"td.hidden={settings.hidden!r} is not allowed: give two layer widths from 1 to 1024, "
+                          "e.g. [128, 32]")
+    check_files_fit(settings.hidden, config.make_rules().num_players)
+    for size in settings.stock_sizes:
+        if not 1 <= size <= MAX_STOCK:
+            raise ConfigError(f"td.stock_sizes: {size!r} is not allowed: use stockpile sizes from 1 to {MAX_STOCK}")
+        try:
+            Rules(**{**config.make_rules().to_dict(), "stock_size": size})
+        except ValueError as error:
+            raise ConfigError(f"td.stock_sizes: {size!r} is not allowed: {error}") from None
+    if any(share < 0 for share in settings.opponents.values()):
+        raise ConfigError(f"td.opponents={settings.opponents!r} is not allowed: every share must be >= 0")
+    if not settings.opponents or abs(sum(settings.opponents.values()) - 1.0) > 1e-6:
+        raise ConfigError(f"td.opponents={settings.opponents!r} is not allowed: give shares that add up to 1, "
+                          f"e.g. {{{SELF}: 0.8, pretrained-2p: 0.2}}")
+    for spec in settings.opponents:
+        if spec != SELF and not is_kernel_bot(spec):
+            raise ConfigError(f"td.opponents: {spec!r} is not allowed: use {SELF!r} or a kernel bot (random, greedy, "
+                              "planner[:options], expert[:options], learned, pretrained-2p, ...)")
+    if not settings.curve_opponents:
+        raise ConfigError("td.curve_opponents is empty: give at least one kernel bot, e.g. [planner]")
+    for spec in settings.curve_opponents:
+        if not is_kernel_bot(spec):
+            raise ConfigError(f"td.curve_opponents: {spec!r} is not allowed: use kernel bots (random, greedy, "
+                              "planner[:options], expert[:options], learned, pretrained-2p, ...)")
+
+
+BACKEND = Backend(name="td", summary="the neural bot's value network by TD(λ) from self-play results (see the td "
+                                     "section)", section="td", settings=TDConfig, check=check,
+                  trainer="training.td.trainer:TDTrainer")

@@ -1,0 +1,98 @@
+"""What a ``backend: td`` checkpoint holds, checked on ``--resume``: ``state.json`` (the learner's counters, its CPU
+seconds and numpy generator, the run's wall clock, the curve and its best point; :data:`STATE_FIELDS`) and
+``learner.npz``, the float weights, Adam's moments and torch's generator (:func:`read_learner_arrays`). Numbers
+only: a checkpoint of a 128x32 network is under a megabyte."""
+
+from __future__ import annotations
+
+import io
+from pathlib import Path
+
+import numpy as np
+
+from skipbo_env.files import FileRefused, read_file_bytes
+from training.checkpoint import RESULTS, check_step
+from training.state_checks import (
+    COUNT, PROBABILITY, SECONDS, CheckpointError, check_fields, generator_state, list_of, optional, record,
+)
+from training.td.config import MAX_LEARNER_BYTES
+from training.td.learner import COUNTERS, TDRun
+
+LEARNER_FILE = "learner.npz"
+"""The learner's arrays in a checkpoint (numpy arrays only, read without pickles)."""
+STATE_FIELDS = {**{name: COUNT for name in COUNTERS}, "cpu_seconds": SECONDS, "wall_seconds": SECONDS,
+                "numpy_generator": generator_state(),
+                "history": list_of(record({"timesteps": COUNT, "cpu_hours": SECONDS, "results": RESULTS})),
+                "best": optional(record({"score": PROBABILITY, "timesteps": COUNT})),
+                "evaluation": optional(record({}))}
+"""What a ``backend: td`` checkpoint's ``state.json`` holds."""
+
+
+def checked_state(state: dict, checkpoint: Path) -> dict:
+    """The ``state.json`` of ``checkpoint`` when every field is what a run writes (its hands the step the folder
+    is named for); else ``CheckpointError`` naming the file and the field."""
+    check_fields(state, STATE_FIELDS, checkpoint / "state.json")
+    check_step(state["hands_played"], checkpoint, "hands_played")
+    return state
+
+
+def read_learner_arrays(path: Path, run: TDRun) -> dict[str, np.ndarray]:
+    """The arrays of ``learner.npz``: every one ``run``'s network and optimiser have (Adam's moments may all be
+    absent: a run saved before its first step), of its shape and type, finite; ``CheckpointError`` naming the file
+    and the array otherwise."""
+    try:
+        data = read_file_bytes(path, max_bytes=MAX_LEARNER_BYTES, what="TD learner state")
+    except FileRefused as error:
+        raise CheckpointError(f"cannot resume: {error}") from None
+    try:
+        with np.load(io.BytesIO(data), allow_pickle=False) as saved:
+            arrays = {name: saved[name] for name in saved.files}
+    except Exception as error:  # a broken zip or array header: zipfile, ValueError, EOFError, ...
+        raise CheckpointError(f"cannot resume: {path} is not a readable arrays file ({type(error).__name__}: "
+                              f"{' '.join(str(error).split())[:200]})") from None
+    expected = expected_arrays(run)
+    moments = {name for name in expected if name.startswith("optimizer.")}
+    present = set(arrays)
+    if present != set(expected) and present != set(expected) - moments:
+        missing, extra = sorted(set(expected) - present - moments), sorted(present - set(expected))
+        raise CheckpointError(f"cannot resume from {path}: it must hold the arrays {sorted(expected)}"
+                              f"{f'; {missing[0]!r} is missing' if missing else ''}"
+                              f"{f'; {extra[0]!r} is not one' if extra else ''}")
+    for name, array in arrays.items():
+        shape, dtype = expected[name]
+        if array.shape != shape or array.dtype != dtype:
+            raise CheckpointError(f"cannot resume from {path}: {name!r} must be {dtype} {list(shape)}, not "
+                                  f"{array.dtype} {list(array.shape)}")
+        if array.dtype.kind == "f" and not np.isfinite(array).all():
+            raise CheckpointError(f"cannot resume from {path}: {name!r} holds NaN or infinite values")
+        if name.endswith(".exp_avg_sq") and (array < 0).any():
+            raise CheckpointError(f"cannot resume from {path}: {name!r} holds negative values (it is a mean of squares)")
+    if not is_torch_generator(arrays["torch_generator"]):
+        raise CheckpointError(f"cannot resume from {path}: 'torch_generator' is not a state of torch's generator")
+    return arrays
+
+
+def is_torch_generator(array: np.ndarray) -> bool:
+    """Whether ``array`` is a state torch's CPU generator takes (tried on a generator of its own)."""
+    import torch
+
+    try:
+        torch.Generator().set_state(torch.from_numpy(array.copy()))
+    except RuntimeError:
+        return False
+    return True
+
+
+def expected_arrays(run: TDRun) -> dict[str, tuple[tuple, np.dtype]]:
+    """Every array of ``learner.npz`` by name: its shape and type (those of ``run``'s network, Adam's moments of
+    each parameter, torch's generator)."""
+    import torch
+
+    expected = {f"net.{name}": (tuple(value.shape), np.dtype(np.float32)) for name, value in run.net.state_dict().items()}
+    for index, parameter in enumerate(run.net.parameters()):
+        expected[f"optimizer.{index}.step"] = ((), np.dtype(np.float32))
+        for moment in ("exp_avg", "exp_avg_sq"):
+            expected[f"optimizer.{index}.{moment}"] = (tuple(parameter.shape), np.dtype(np.float32))
+    generator = torch.get_rng_state()
+    expected["torch_generator"] = (tuple(generator.shape), np.dtype(np.uint8))
+    return expected
