@@ -89,7 +89,7 @@ def test_a_broken_state_file_is_one_line_naming_the_file_and_the_field(tmp_path,
     state = json.loads(state_path.read_text())
     state["hands_played"] = -1
     state_path.write_text(json.dumps(state))
-    with pytest.raises(CheckpointError, match=r"state\.json: 'hands_played' must be an integer >= 0, not -1"):
+    with pytest.raises(CheckpointError, match=r"state\.json: 'hands_played' must be an integer >= 0 \(below 2\*\*63\), not -1"):
         train(None, ["td.budget_hands=8"], resume=run.run_dir, progress=False, out=io.StringIO())
     state["hands_played"] = 8
     state_path.write_text(json.dumps(state))
@@ -125,8 +125,8 @@ def test_a_broken_state_file_is_one_line_naming_the_file_and_the_field(tmp_path,
     ("td.hidden=[8]", "two layer widths"),
     ("td.lam=1.5", "<= 1.0"),
     ("td.start=teacher", "'scratch'"),
-    ("td.stock_sizes=[0]", "td.stock_sizes: 0 is not allowed"),
-    ("td.stock_sizes=[51]", "from 1 to 50"),
+    ("td.stock_sizes=[0]", r"td.stock_sizes\[0\]=0 is not allowed"),
+    ("td.stock_sizes=[51]", "use a number <= 50"),
 ])
 def test_a_config_the_backend_cannot_run_is_refused_naming_the_key(tmp_path, override, message):
     with pytest.raises(ConfigError, match=message):

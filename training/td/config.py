@@ -9,6 +9,7 @@ from __future__ import annotations
 import dataclasses
 from typing import Literal
 
+from agents.neural import MAX_WIDTH
 from skipbo_env.rules import Rules
 from training.schema import LEARNING_RATE, PLAYED_GAMES, SELF, Backend, ConfigError, is_kernel_bot, setting
 
@@ -23,7 +24,8 @@ MAX_LEARNER_BYTES = 64 * 2**20
 
 @dataclasses.dataclass
 class TDConfig:
-    hidden: list[int] = setting([128, 32], "the value network's two hidden layers (ReLU), the neural bot's format")
+    hidden: list[int] = setting([128, 32], "the value network's two hidden layers (ReLU), the neural bot's format",
+                                min=1, max=MAX_WIDTH, why_max="the widest layer a model file may hold")
     start: Literal["scratch"] = setting("scratch", "scratch: random weights and the observation encoding only (no "
                                                    "teacher, no hand-made features); 'teacher' (a residual over "
                                                    "pretrained-2p's value) is not built yet")
@@ -81,9 +83,7 @@ def check(config) -> None:
         raise ConfigError(f"td.hidden={settings.hidden!r} is not allowed: give two layer widths from 1 to 1024, "
                           "e.g. [128, 32]")
     check_files_fit(settings.hidden, config.make_rules().num_players)
-    for size in settings.stock_sizes:
-        if not 1 <= size <= MAX_STOCK:
-            raise ConfigError(f"td.stock_sizes: {size!r} is not allowed: use stockpile sizes from 1 to {MAX_STOCK}")
+    for size in settings.stock_sizes:  # each from 1 to MAX_STOCK (its setting's bounds); the rules judge the rest
         try:
             Rules(**{**config.make_rules().to_dict(), "stock_size": size})
         except ValueError as error:
