@@ -17,7 +17,7 @@ def test_a_tiny_run_prints_the_command_the_versions_and_the_rates(capsys):
     assert "4 hands" in printed
 
 
-@pytest.mark.parametrize("argv, says", [(["--hands", "0"], "--hands 0"), (["--batch", "-1"], "--batch -1"),
+@pytest.mark.parametrize("argv, says", [(["--hands", "0"], "--hands: 0 is not allowed"), (["--batch", "-1"], "--batch: -1 is not allowed"),
                                         (["--seed", "-3"], "--seed -3"), (["--model", "missing.json"], "missing.json"),
                                         (["--stock-size", "0"], "stock_size")])
 def test_bad_options_are_one_line_and_exit_2(capsys, argv, says):
