@@ -31,7 +31,8 @@ SUBCOMMANDS = {
     "evaluate": ("skipbo_cli.evaluate", "play a seeded tournament between policies and report win rates"),
     "benchmark": ("skipbo_cli.benchmark", "score one policy on the fixed protocol skipbo-bench-v1 against the ladder"),
     "train": ("skipbo_cli.train", "train an agent by self-play from a YAML config: masked PPO (backend sb3 or "
-                                  "rllib), the learned bot's weights (snes) or the neural bot's network (neural)"),
+                                  "rllib), the learned bot's weights (snes), the neural bot's network from a teacher "
+                                  "(neural) or from self-play results by TD(λ) (td)"),
     "import-sb3": ("skipbo_cli.import_sb3", "convert a MaskablePPO archive into a safe skipbo model file"),
     "serve": ("skipbo_web.serve", "play the agents and watch saved games in a browser"),
 }

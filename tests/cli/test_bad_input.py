@@ -396,7 +396,7 @@ def _cases():
         ("train too many python envs", ["train", *quick, "env.vec_env=dummy", "env.num_envs=5000", "ppo.n_steps=8"],
          "at most 256"),
         ("train a huge rollout", ["train", *quick, "ppo.n_steps=100000000"], "rollout"),
-        ("train a huge layer", ["train", *quick, "network.hidden=[1e12]"], "larger than a model file"),
+        ("train a huge layer", ["train", *quick, "network.hidden=[1e12]"], "passes the model file's cap"),
         ("train too many layers", ["train", *quick, f"network.hidden=[{','.join(['4'] * 100)}]"], "1 to 16 sizes"),
         ("train an empty network", ["train", *quick, "network.hidden=[]"], "network.hidden=[]"),
         ("train a nan learning rate", ["train", *quick, "ppo.learning_rate=.nan"], "finite number"),
