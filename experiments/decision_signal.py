@@ -49,7 +49,7 @@ from skipbo_env.vector import VectorGame
 from skipbo_env.vector.engine import MAX_SEED
 from skipbo_env.vector.layout import RUNNING
 from training.snes.trainer import play_table
-from skipbo_cli.arguments import bounded_int, flag_check
+from skipbo_cli.arguments import bounded_float, bounded_int
 from skipbo_cli.script import ScriptParser, check_output_file, count, run
 
 RULES = Rules(num_players=2, stock_size=30)
@@ -330,15 +330,7 @@ def main(argv: list[str] | None = None) -> int:
     return 0
 
 
-@flag_check
-def share(text: str) -> float:
-    try:
-        value = float(text)
-    except ValueError:
-        value = math.nan
-    if not 0 < value <= 1:
-        raise ValueError(f"{text!r} is not allowed: use a share above 0 and at most 1")
-    return value
+share = bounded_float(lambda value: 0 < value <= 1, "a share above 0 and at most 1")
 
 
 if __name__ == "__main__":

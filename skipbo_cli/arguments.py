@@ -55,16 +55,24 @@ seed = bounded_int(0, MAX_SEED)
 positive_int = bounded_int(1, None)
 
 
-@flag_check
-def seconds(text: str) -> float:
-    """A finite, non-negative number of seconds."""
-    try:
-        value = float(text)
-    except ValueError:
-        value = math.nan
-    if not math.isfinite(value) or value < 0:
-        raise ValueError(f"{text!r} is not allowed: use a finite number of seconds >= 0")
-    return value
+def bounded_float(accepts, allowed: str):
+    """A check for a finite number that ``accepts(value)`` holds for; ``allowed`` says which in its error."""
+
+    @flag_check
+    def number(text: str) -> float:
+        try:
+            value = float(text)
+        except ValueError:
+            value = math.nan
+        if not math.isfinite(value) or not accepts(value):
+            raise ValueError(f"{text!r} is not allowed: use {allowed}")
+        return value
+
+    return number
+
+
+seconds = bounded_float(lambda value: value >= 0, "a finite number of seconds >= 0")
+"""A finite, non-negative number of seconds."""
 
 
 def output_file(*suffixes: str):

@@ -9,13 +9,12 @@ refuse, a damaged input file, a folder it cannot write) ends it with ``SCRIPT: e
 
 from __future__ import annotations
 
-import math
 import os
 import sys
 import tempfile
 from pathlib import Path
 
-from skipbo_cli.arguments import bounded_int, flag_check
+from skipbo_cli.arguments import bounded_float, bounded_int
 from skipbo_cli.main import USAGE_ERROR, USER_ERRORS, CommandParser, describe_error
 from skipbo_env.files import OutputPathError
 from skipbo_env.rules import MAX_PLAYERS, MIN_PLAYERS
@@ -36,16 +35,8 @@ count = bounded_int(1, MAX_COUNT)
 parallel = bounded_int(1, MAX_PARALLEL)
 
 
-@flag_check
-def positive_seconds(text: str) -> float:
-    """A finite number of seconds above 0."""
-    try:
-        value = float(text)
-    except ValueError:
-        value = math.nan
-    if not math.isfinite(value) or value <= 0:
-        raise ValueError(f"{text!r} is not allowed: use a finite number of seconds > 0")
-    return value
+positive_seconds = bounded_float(lambda value: value > 0, "a finite number of seconds > 0")
+"""A finite number of seconds above 0."""
 
 
 def check_output_file(path: str) -> None:
