@@ -141,6 +141,23 @@ def print_summary(log: "RunLog", evaluation: dict, title: str, files: list[tuple
         log.print(f"{label + ':' if label else '':<13}{text}")
 
 
+def print_ppo_summary(log: "RunLog", name: str, state: dict, folder, evaluation: dict, wall_seconds: float) -> None:
+    """The end of a PPO run (SB3 or RLlib): its learning curve drawn, the final results table, where its files are
+    and how to play them, and the best periodic evaluation's policy when it is not the final one."""
+    from training.learning_curve import draw_learning_curve
+
+    model_path = folder.model_path
+    draw_learning_curve(state["history"], evaluation, state["timesteps"], folder.curve_path,
+                        title=f"{name}: win rate of the learner (95% intervals)")
+    print_summary(log, evaluation, f"{name}: learner after {state['timesteps']:,} steps ({clock(wall_seconds)})", [
+        ("model", model_path),
+        ("", f"play it: skipbo play --opponents {model_path}; measure it: "
+             f"skipbo evaluate --agents {model_path} greedy planner --games 2000"),
+        ("tensorboard", f"tensorboard --logdir {folder.tensorboard_dir}"),
+        ("evaluation", folder.evaluation_path), ("curve", folder.curve_path)])
+    print_best(state, folder.best_model_path, log)
+
+
 def ppo_model_metadata(config, rules, state: dict, trained_with: str, **fields) -> dict:
     """The metadata of a PPO backend's model file (``agents.saved_model``): the network, rules, seed, step, config,
     versions, the last evaluation, how it was trained, and the backend's ``fields`` (which win over these)."""

@@ -42,7 +42,7 @@ from training.checkpoint import (CheckpointError, RunFolder, load_tensors,
                                  read_checkpoint_state, tensors_to_bytes)
 from training.common import (
     RunLog, TrainResult, clock, evaluate_policy, evaluation_line, final_ppo_evaluation, keep_if_best, log_win_rates,
-    next_due, ppo_model_metadata, print_best, print_summary, training_seed, write_evaluation,
+    next_due, ppo_model_metadata, print_ppo_summary, training_seed, write_evaluation,
 )
 from training.config import ConfigError, TrainConfig
 from training.rllib.config import RLLIB_STATE, STATE_COUNTERS
@@ -213,7 +213,7 @@ class RLlibTrainer:
         self._save_checkpoint()
         model_path = self._export_model()
         evaluation = self._final_evaluation()
-        self._print_summary(evaluation, model_path)
+        print_ppo_summary(self.log, self.config.name, self.state, self.folder, evaluation, self._wall_seconds())
         return TrainResult(self.folder.path, model_path, self.state["timesteps"], evaluation, self.state["history"])
 
     def _describe_cluster(self) -> str:
@@ -402,18 +402,6 @@ class RLlibTrainer:
         write_evaluation(self.folder.evaluation_path, self.folder.model_path, seed, self.rules, results,
                          self.state["history"], timesteps=step)
         return results
-
-    def _print_summary(self, evaluation: dict, model_path: Path) -> None:
-        from training.learning_curve import draw_learning_curve
-
-        draw_learning_curve(self.state["history"], evaluation, self.state["timesteps"], self.folder.curve_path,
-                            title=f"{self.config.name}: win rate of the learner (95% intervals)")
-        print_summary(self.log, evaluation, f"{self.config.name}: learner after {self.state['timesteps']:,} steps "
-                      f"({clock(self._wall_seconds())})", [
-                          ("model", f"{model_path} (skipbo evaluate --agents {model_path} greedy planner)"),
-                          ("tensorboard", f"tensorboard --logdir {self.folder.tensorboard_dir}"),
-                          ("evaluation", self.folder.evaluation_path), ("curve", self.folder.curve_path)])
-        print_best(self.state, self.folder.best_model_path, self.log)
 
     def _wall_seconds(self) -> float:
         return self._wall_before + time.perf_counter() - self._session_start

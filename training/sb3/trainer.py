@@ -54,7 +54,7 @@ from training.checkpoint import (
 )
 from training.common import (
     RunLog, TrainResult, clock, evaluate_policy, evaluation_line, final_ppo_evaluation, keep_if_best, log_win_rates,
-    next_due, ppo_model_metadata, print_best, print_summary, progress_bar, training_seed, write_evaluation,
+    next_due, ppo_model_metadata, print_ppo_summary, progress_bar, training_seed, write_evaluation,
 )
 from training.config import TrainConfig
 from training.sb3.config import SB3_STATE, STATE_COUNTERS, STOPPED_BY
@@ -204,7 +204,7 @@ class Trainer:
         model_path = self._export_model()
         evaluation = self._final_evaluation()
         self.vec_env.close()
-        self._print_summary(evaluation, model_path)
+        print_ppo_summary(self.log, self.config.name, self.state, self.folder, evaluation, self._wall_seconds())
         return TrainResult(self.folder.path, model_path, self.state["timesteps"], evaluation, self.state["history"])
 
     def _compile_kernels(self) -> None:
@@ -443,20 +443,6 @@ class Trainer:
         write_evaluation(self.folder.evaluation_path, self.folder.model_path, seed, self.rules, results,
                          self.state["history"], timesteps=self.state["timesteps"])
         return results
-
-    def _print_summary(self, evaluation: dict, model_path: Path) -> None:
-        from training.learning_curve import draw_learning_curve
-
-        draw_learning_curve(self.state["history"], evaluation, self.state["timesteps"], self.folder.curve_path,
-                            title=f"{self.config.name}: win rate of the learner (95% intervals)")
-        print_summary(self.log, evaluation, f"{self.config.name}: learner after {self.state['timesteps']:,} steps "
-                      f"({clock(self._wall_seconds())})", [
-                          ("model", model_path),
-                          ("", f"play it: skipbo play --opponents {model_path}; measure it: "
-                               f"skipbo evaluate --agents {model_path} greedy planner --games 2000"),
-                          ("tensorboard", f"tensorboard --logdir {self.folder.tensorboard_dir}"),
-                          ("evaluation", self.folder.evaluation_path), ("curve", self.folder.curve_path)])
-        print_best(self.state, self.folder.best_model_path, self.log)
 
     # ------------------------------------------------------------------ display
     def _progress_bar(self, total: int, description: str, unit: str, initial: int = 0):
