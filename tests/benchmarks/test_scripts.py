@@ -25,6 +25,8 @@ TINY = {
                                      "--networks", "quickstart", "--n-steps", "4", "--json"],
     "benchmarks/vector_speed.py": ["--seconds", "0.01", "--players", "2", "--json"],
     "experiments/decision_signal.py": ["--decisions", "1", "--samples", "2", "--share", "1"],
+    "experiments/td_step_noise.py": ["long_runs/td-scratch-2p-20261204-215721", "--learning-rates", "1e-3",
+                                     "--iterations", "1", "--games", "2", "--every", "1"],
 }
 """A run of each script at a tiny size: a few seconds once the kernels are compiled."""
 BAD_VALUE = {"benchmarks/compile_time.py": ["--tables", "7:1"], "benchmarks/rllib_speed.py": ["--steps", "0"],
