@@ -17,7 +17,8 @@ import typing
 from typing import Any, Callable, Literal, Optional
 
 SNAPSHOTS = "snapshots"
-"""``opponents.mix`` kind: the frozen copies of the learner (the PPO backends' pool)."""
+"""``opponents.mix`` and ``td.opponents`` kind: the frozen copies of the learner (the PPO backends' and the TD
+learner's pool)."""
 SELF = "self"
 """``opponents.mix`` kind of ``backend: rllib``: the seat is played by the learner itself; in a table of
 ``snes.tables`` or ``neural.tables``, the current mean or network."""

@@ -31,7 +31,9 @@ td:
   hands: 4
   explore: 0.1
   minibatch: 32
-  opponents: {self: 0.5, greedy: 0.5}
+  opponents: {self: 0.25, snapshots: 0.5, greedy: 0.25}
+  snapshot_every: 4
+  max_snapshots: 2
   stock_sizes: [2, 3]
   budget_hands: 16
   checkpoint_every: 4
@@ -58,6 +60,7 @@ def test_a_run_resumed_halfway_ends_with_the_weights_of_an_uninterrupted_one(tmp
     straight = train(tiny_config(tmp_path), progress=False, out=io.StringIO())
     half = train(tiny_config(tmp_path), ["td.budget_hands=8"], progress=False, out=io.StringIO())
     assert half.timesteps == 8
+    assert json.loads((RunFolder(half.run_dir).latest_checkpoint() / "state.json").read_text())["snapshot_hands"] == [4, 8]
     elsewhere = tmp_path / "clone" / "long_runs" / half.run_dir.name  # as a fresh clone has it, on another path
     shutil.copytree(half.run_dir, elsewhere)
     shutil.rmtree(half.run_dir)
@@ -65,6 +68,8 @@ def test_a_run_resumed_halfway_ends_with_the_weights_of_an_uninterrupted_one(tmp
     assert resumed.timesteps == straight.timesteps == 16
     a, b = learner_arrays(straight.run_dir), learner_arrays(resumed.run_dir)
     assert set(a) == set(b) and all((a[name] == b[name]).all() for name in a)
+    assert {name.split(".")[1] for name in a if name.startswith("snapshot.")} == {"0", "1"}
+    assert json.loads((RunFolder(resumed.run_dir).latest_checkpoint() / "state.json").read_text())["snapshot_hands"] == [12, 16]
     assert json.loads((resumed.run_dir / "model.json").read_text())["hands"] == 16
     for name in ("learning_curve.json", "learning_curve.png", "evaluation.json", "model.json", "best_model.json"):
         assert (resumed.run_dir / name).is_file(), name
@@ -101,6 +106,16 @@ def test_a_broken_state_file_is_one_line_naming_the_file_and_the_field(tmp_path,
     with pytest.raises(CheckpointError, match="'history' must be a list of an object"):
         train(None, ["td.budget_hands=8"], resume=run.run_dir, progress=False, out=io.StringIO())
     state["history"][0]["cpu_hours"] = 0.0
+    assert state["snapshot_hands"] == [4]
+    state["snapshot_hands"] = [1, 2, 3]
+    state_path.write_text(json.dumps(state))
+    with pytest.raises(CheckpointError, match="'snapshot_hands' must be a list of 0 to 2 of an integer"):
+        train(None, ["td.budget_hands=8"], resume=run.run_dir, progress=False, out=io.StringIO())
+    state["snapshot_hands"] = [8]
+    state_path.write_text(json.dumps(state))
+    with pytest.raises(CheckpointError, match=r"'snapshot_hands' must be increasing hands no later than 'hands_played' \(4\)"):
+        train(None, ["td.budget_hands=8"], resume=run.run_dir, progress=False, out=io.StringIO())
+    state["snapshot_hands"] = [4]
     state_path.write_text(json.dumps(state))
     arrays = learner_arrays(run.run_dir)
     arrays["net.output.weight"] = arrays["net.output.weight"] * np.nan
@@ -109,6 +124,11 @@ def test_a_broken_state_file_is_one_line_naming_the_file_and_the_field(tmp_path,
     err = capsys.readouterr().err
     assert err.count("\n") == 1 and "learner.npz" in err and "'net.output.weight' holds NaN" in err
     arrays["net.output.weight"] = np.zeros_like(arrays["net.output.weight"])
+    arrays["snapshot.0.first.weight"] = arrays["snapshot.0.first.weight"][:, :-1]
+    np.savez(checkpoint / LEARNER_FILE, **arrays)
+    with pytest.raises(CheckpointError, match=r"'snapshot.0.first.weight' must be float32 \[8, 330\], not float32 \[8, 329\]"):
+        train(None, ["td.budget_hands=8"], resume=run.run_dir, progress=False, out=io.StringIO())
+    arrays["snapshot.0.first.weight"] = arrays["net.first.weight"]
     arrays["torch_generator"] = np.zeros_like(arrays["torch_generator"])
     np.savez(checkpoint / LEARNER_FILE, **arrays)
     with pytest.raises(CheckpointError, match="'torch_generator' is not a state of torch's generator"):
@@ -121,6 +141,8 @@ def test_a_broken_state_file_is_one_line_naming_the_file_and_the_field(tmp_path,
 @pytest.mark.parametrize("override, message", [
     ("td.opponents={self: 0.5}", "add up to 1"),
     ("td.opponents={self: 0.5, nobody: 0.5}", "'nobody' is not allowed"),
+    ("td.max_snapshots=0", "td.max_snapshots"),
+    ("td.snapshot_every=0", "td.snapshot_every"),
     ("td.curve_opponents=[neural-2p]", "kernel bots"),
     ("td.hidden=[8]", "two layer widths"),
     ("td.lam=1.5", "<= 1.0"),

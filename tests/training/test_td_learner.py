@@ -1,19 +1,24 @@
 """``training.td``: self-play hands give every seat's stops and turn ends their λ-returns, the fit moves the
-network toward them, a kernel bot's share of the hands seats it, and a restored run ends with the weights of an
-uninterrupted one."""
+network toward them, a kernel bot's or a snapshot's share of the hands seats it, the pool keeps the newest
+snapshots, and a restored run (its pool too) ends with the weights of an uninterrupted one."""
 
 from __future__ import annotations
 
+import io
 import json
 
 import numpy as np
 import pytest
 import torch
 
+from training.td import learner
 from training.td.learner import TDRun, TDSettings
 from training.td.state import LEARNER_FILE, read_learner_arrays
 
 TINY = TDSettings(stock_size=3, hidden=(8, 4), hands=4, explore=0.1, minibatch=64, seed=5)
+LEAGUE = TDSettings(**{**TINY.__dict__, "opponents": {"self": 0.5, "snapshots": 0.5}, "snapshot_every": 4,
+                       "max_snapshots": 2})
+"""A snapshot after every iteration, two kept."""
 
 
 def weights(run: TDRun) -> list[np.ndarray]:
@@ -48,22 +53,64 @@ def test_lambda_below_one_bootstraps_from_the_next_position():
     assert targets[2] == 1.0 and targets[:2] == pytest.approx([chance, chance], abs=1e-6)
 
 
-def test_a_restored_run_has_the_weights_of_an_uninterrupted_one(tmp_path):
-    straight = TDRun(TINY)
-    straight.iterate()
-    straight.iterate()
-    interrupted = TDRun(TINY)
-    interrupted.iterate()
+@pytest.mark.parametrize("settings, before", [(TINY, 1), (LEAGUE, 3)])
+def test_a_restored_run_has_the_weights_of_an_uninterrupted_one(tmp_path, settings, before):
+    straight = TDRun(settings)
+    for _ in range(before + 2):
+        straight.iterate()
+    interrupted = TDRun(settings)
+    for _ in range(before):
+        interrupted.iterate()
     data, fields = interrupted.state_arrays(), json.loads(json.dumps(interrupted.state_fields()))
     (tmp_path / LEARNER_FILE).write_bytes(data)
-    resumed = TDRun(TINY)
-    resumed.restore(read_learner_arrays(tmp_path / LEARNER_FILE, resumed), fields)
-    assert resumed.hands_played == TINY.hands and resumed.iterations == 1
+    resumed = TDRun(settings)
+    resumed.restore(read_learner_arrays(tmp_path / LEARNER_FILE, resumed, len(fields["snapshot_hands"])), fields)
+    assert resumed.hands_played == before * settings.hands and resumed.iterations == before
+    assert [s.hands for s in resumed.pool] == [s.hands for s in interrupted.pool] == fields["snapshot_hands"]
+    assert all((x.arrays[i] == y.arrays[i]).all() for x, y in zip(resumed.pool, interrupted.pool) for i in range(7))
     torch.manual_seed(123)  # the restored run's torch generator comes from its state, not from here
     resumed.iterate()
+    resumed.iterate()
     assert all((a == b).all() for a, b in zip(weights(straight), weights(resumed)))
-    assert resumed.hands_played == straight.hands_played == 2 * TINY.hands
+    assert resumed.hands_played == straight.hands_played == (before + 2) * settings.hands
+    assert [s.hands for s in resumed.pool] == [s.hands for s in straight.pool]
     assert len(data) < 1_000_000
+
+
+def test_a_snapshot_share_seats_the_network_once_and_a_snapshot_in_the_other_seats(monkeypatch):
+    run = TDRun(LEAGUE)
+    assert run.settings.tables() == ["self", "self", "snapshots", "snapshots"]
+    sequences, _ = run.play()  # an empty pool: the snapshot hands are self-play hands
+    assert {seat for hand, seat in sequences if hand >= 2} == {0, 1} and not run.pool
+    run.iterate()
+    assert [s.hands for s in run.pool] == [4]
+    snapshot = run.pool[0].arrays
+    played: list[bool] = []  # per call of the kernel: whether it played the snapshot's arrays
+    decide = learner.decide_rows
+
+    def recording(observations, masks, net, out):
+        played.append(net is snapshot)
+        decide(observations, masks, net, out)
+
+    monkeypatch.setattr(learner, "decide_rows", recording)
+    sequences, _ = run.play()
+    seats = {hand: {seat for h, seat in sequences if h == hand} for hand in range(LEAGUE.hands)}
+    assert seats[0] == seats[1] == {0, 1} and seats[2] == {1} and seats[3] == {0}  # iteration 1: hand 2 seat 1
+    assert True in played and False in played
+
+
+def test_the_pool_keeps_the_newest_max_snapshots():
+    run = TDRun(LEAGUE)
+    for _ in range(4):
+        run.iterate()
+    assert [s.hands for s in run.pool] == [12, 16] and run.state_fields()["snapshot_hands"] == [12, 16]
+    newest = run.net.state_dict()
+    assert all((run.pool[-1].weights[name] == newest[name]).all() for name in newest)
+    assert all(not (run.pool[0].weights[name] == newest[name]).all() for name in ("output.weight",))
+    assert sum(name.startswith("snapshot.") for name in np.load(io.BytesIO(run.state_arrays())).files) == 2 * len(run.net.state_dict())
+    no_pool = TDRun(TDSettings(**{**LEAGUE.__dict__, "opponents": {"self": 1.0}}))
+    no_pool.iterate()
+    assert not no_pool.pool
 
 
 def test_a_kernel_bot_share_seats_the_network_once_in_those_hands():

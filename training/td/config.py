@@ -1,5 +1,5 @@
 """``backend: td``'s config: its section (``td``: the network's size, the start, hands per iteration, λ, exploring,
-the optimiser, who sits in the other seats, the budget in hands, how often the state is saved and the curve
+the optimiser, who sits in the other seats and the pool of past networks, the budget in hands, how often the state is saved and the curve
 measured, the curve's and the final evaluation's games and opponents) and its checks. It reads ``rules``, ``seed``,
 ``threads`` and ``checkpoint.keep`` of the shared keys (:mod:`training.sections`); its resume state is
 :mod:`training.td.state`, and its trainer refuses a spent budget itself."""
@@ -11,7 +11,9 @@ from typing import Literal
 
 from agents.neural import MAX_WIDTH
 from skipbo_env.rules import Rules
-from training.schema import LEARNING_RATE, PLAYED_GAMES, SELF, Backend, ConfigError, is_kernel_bot, setting
+from training.schema import (
+    KEPT, LEARNING_RATE, PLAYED_GAMES, SELF, SNAPSHOTS, Backend, ConfigError, is_kernel_bot, setting,
+)
 
 HANDS = dict(min=1, max=10**10)
 """Bounds of a count of hands: at least one; at most ten billion (centuries of CPU at today's speed)."""
@@ -39,8 +41,14 @@ class TDConfig:
     minibatch: int = setting(1024, "positions per gradient step", min=1, max=1_000_000)
     opponents: dict[str, float] = setting(
         {SELF: 1.0}, f"share of each iteration's hands by who sits in the other seats: {SELF!r} (the network in "
-                     "every seat, every seat learned from) or a kernel bot (greedy, planner, pretrained-2p, ...: the "
-                     "network in one seat, in turn)", min=0.0, max=1.0)
+                     f"every seat, every seat learned from), {SNAPSHOTS!r} (a past copy of the network drawn from "
+                     "the pool; played as self while the pool is empty) or a kernel bot (greedy, planner, "
+                     "pretrained-2p, ...); against a snapshot or a bot the network sits in one seat, in turn, the "
+                     "only one learned from", min=0.0, max=1.0)
+    snapshot_every: int = setting(8192, f"hands between two snapshots: a copy of the network's float weights joins "
+                                        f"the pool that td.opponents' {SNAPSHOTS!r} share plays against", **HANDS)
+    max_snapshots: int = setting(8, "snapshots the pool keeps, the newest (each is saved with the run's state: "
+                                    "about 190 kB for a 128x32 network at two seats)", KEPT)
     stock_sizes: list[int] = setting([], "stockpile sizes of the learner's hands, iteration by iteration in turn "
                                          "(a curriculum: short stockpiles end in a win more often, so their results "
                                          "teach from the first hands); empty: the rules' stock_size. The curve and "
@@ -57,22 +65,23 @@ class TDConfig:
                                PLAYED_GAMES, min=2)
 
 
-def check_files_fit(hidden: list[int], players: int) -> None:
+def check_files_fit(hidden: list[int], players: int, snapshots: int) -> None:
     """Refuse layers whose files a resume could not read back: the model file (``agents.neural.MAX_MODEL_BYTES``,
-    each weight at its widest) or a checkpoint's ``learner.npz`` (the weights and Adam's two moments, float32,
-    at most ``training.td.state.MAX_LEARNER_BYTES``)."""
+    each weight at its widest) or a checkpoint's ``learner.npz`` (the weights, Adam's two moments and ``snapshots``
+    past copies of the weights, float32, at most ``training.td.state.MAX_LEARNER_BYTES``)."""
     from agents.batched.neural import input_indices
     from agents.neural import MAX_MODEL_BYTES
     from training.neural.config import WEIGHT_CHARS
 
     first, second = hidden
     weights = len(input_indices(players)) * first + first + first * second + second + second + 1
-    model, learner = weights * WEIGHT_CHARS, weights * 4 * 3
+    model, learner = weights * WEIGHT_CHARS, weights * 4 * (3 + snapshots)
     if model > MAX_MODEL_BYTES or learner > MAX_LEARNER_BYTES:
         raise ConfigError(f"td.hidden={hidden!r} is not allowed at {players} seats: a network of {weights:,} weights "
                           f"takes up to {model / 2**20:.1f} MiB in a model file (at most {MAX_MODEL_BYTES / 2**20:g} "
                           f"MiB) and {learner / 2**20:.1f} MiB in a checkpoint (at most "
-                          f"{MAX_LEARNER_BYTES / 2**20:g} MiB): use smaller layers")
+                          f"{MAX_LEARNER_BYTES / 2**20:g} MiB, with td.max_snapshots={snapshots}): use smaller layers "
+                          "or fewer snapshots")
 
 
 def check(config) -> None:
@@ -82,7 +91,7 @@ def check(config) -> None:
     if len(settings.hidden) != 2 or not all(1 <= width <= 1024 for width in settings.hidden):
         raise ConfigError(f"td.hidden={settings.hidden!r} is not allowed: give two layer widths from 1 to 1024, "
                           "e.g. [128, 32]")
-    check_files_fit(settings.hidden, config.make_rules().num_players)
+    check_files_fit(settings.hidden, config.make_rules().num_players, settings.max_snapshots)
     for size in settings.stock_sizes:  # each from 1 to MAX_STOCK (its setting's bounds); the rules judge the rest
         try:
             Rules(**{**config.make_rules().to_dict(), "stock_size": size})
@@ -94,9 +103,9 @@ def check(config) -> None:
         raise ConfigError(f"td.opponents={settings.opponents!r} is not allowed: give shares that add up to 1, "
                           f"e.g. {{{SELF}: 0.8, pretrained-2p: 0.2}}")
     for spec in settings.opponents:
-        if spec != SELF and not is_kernel_bot(spec):
-            raise ConfigError(f"td.opponents: {spec!r} is not allowed: use {SELF!r} or a kernel bot (random, greedy, "
-                              "planner[:options], expert[:options], learned, pretrained-2p, ...)")
+        if spec not in (SELF, SNAPSHOTS) and not is_kernel_bot(spec):
+            raise ConfigError(f"td.opponents: {spec!r} is not allowed: use {SELF!r}, {SNAPSHOTS!r} or a kernel bot "
+                              "(random, greedy, planner[:options], expert[:options], learned, pretrained-2p, ...)")
     if not settings.curve_opponents:
         raise ConfigError("td.curve_opponents is empty: give at least one kernel bot, e.g. [planner]")
     for spec in settings.curve_opponents:

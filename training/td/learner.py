@@ -10,6 +10,15 @@ takes a uniformly drawn legal action instead. ``opponents`` shares the hands out
 in every seat (each seat learned from); a kernel bot's hands have the network in one seat (in turn), the bot in
 the others, and only the network's seat is learned from.
 
+**The league.** ``snapshots`` hands have the network in one seat (in turn, the only seat learned from) and a frozen
+past copy of it in the others: one snapshot a hand, drawn uniformly from the pool with the run's numpy generator,
+playing the same search with its own quantized weights. Every ``snapshot_every`` hands played a copy of the float
+weights joins the pool, which keeps the newest ``max_snapshots``. While the pool is empty (the run's first
+``snapshot_every`` hands) the snapshot hands are played as ``self`` hands. Playing against its past selves (and
+the fixed bots) keeps the network from forgetting how to beat what it once beat, as self-play against only its
+current self lets it cycle. Exploring is the learner's alone: ``explore`` draws the decisions of the seats learned
+from, never a snapshot's or a bot's (the opponents play as they would, the returns judge the learner's moves).
+
 **What is learned.** Each turn a seat ends with a discard passes through two positions the network values:
 the *stop* (the position before the discard: the search's root then, ``pending_discard`` 1) and the *turn
 end* (the afterstate after the discard, before the next seat moves). A seat's stops and turn ends in the
@@ -22,13 +31,15 @@ network's logit is fitted to them by the binary cross-entropy, in minibatches.
 features). (The residual start over the learned bot's value is not built yet.)
 
 **The run's state** (:meth:`TDRun.state_arrays`, :meth:`TDRun.state_fields`, restored by
-:meth:`TDRun.restore`): the float weights, the optimiser's moments and torch's generator as arrays (an ``.npz``
-read without pickles), numpy's generator and the counters as JSON numbers; a restored run continues with the
+:meth:`TDRun.restore`): the float weights, the optimiser's moments, the pool's float weights and torch's generator
+as arrays (an ``.npz`` read without pickles), numpy's generator, the counters and the hands at which each snapshot
+was taken as JSON numbers; a restored run continues with the
 weights of an uninterrupted one. Reading and checking these files is :mod:`training.td.state`.
 """
 
 from __future__ import annotations
 
+import copy
 import io
 import time
 from dataclasses import dataclass, field
@@ -43,7 +54,7 @@ from skipbo_env.cards import WILD
 from skipbo_env.rules import Rules
 from skipbo_env.vector import VectorGame
 from training.neural.value_net import ValueNet, quantize
-from training.schema import SELF
+from training.schema import SELF, SNAPSHOTS
 
 COUNTERS = ("hands_played", "iterations", "positions_fitted")
 """The run's counters (integers) saved with its state, beside ``cpu_seconds``."""
@@ -70,7 +81,11 @@ class TDSettings:
     epochs: int = 1
     minibatch: int = 1024
     opponents: dict = field(default_factory=lambda: {SELF: 1.0})
-    """Share of the hands by who sits in the other seats: ``self`` or a kernel bot's name."""
+    """Share of the hands by who sits in the other seats: ``self``, ``snapshots`` or a kernel bot's name."""
+    snapshot_every: int = 8192
+    """Hands between two snapshots joining the pool (taken only when ``opponents`` has a ``snapshots`` share)."""
+    max_snapshots: int = 8
+    """Snapshots the pool keeps: the newest."""
     seed: int = 0
 
     def tables(self) -> list[str]:
@@ -82,6 +97,18 @@ class TDSettings:
         for index in np.argsort(counts - exact, kind="stable")[:self.hands - counts.sum()]:
             counts[index] += 1
         return [kind for kind, count in zip(kinds, counts) for _ in range(count)]
+
+
+@dataclass(frozen=True)
+class Snapshot:
+    """A frozen past copy of the network in the pool."""
+
+    hands: int
+    """Hands played when it was taken."""
+    weights: dict[str, torch.Tensor]
+    """Its float weights (the network's ``state_dict``), saved with the run's state."""
+    arrays: tuple
+    """The kernels' integers of them (:func:`training.neural.value_net.quantize`), as it plays."""
 
 
 class TDRun:
@@ -98,6 +125,7 @@ class TDRun:
         self.iterations = 0
         self.positions_fitted = 0
         self.cpu_seconds = 0.0
+        self.pool: list[Snapshot] = []
 
     def rules_of(self, stock_size: int) -> Rules:
         settings = self.settings
@@ -116,13 +144,24 @@ class TDRun:
         sequences, results = self.play()
         inputs, targets = self.returns(sequences, results)
         loss = self.fit(inputs, targets)
+        before = self.hands_played
         self.hands_played += self.settings.hands
         self.iterations += 1
         self.positions_fitted += len(targets)
+        if self.settings.opponents.get(SNAPSHOTS) and crossed(before, self.hands_played, self.settings.snapshot_every):
+            self.add_snapshot(self.hands_played, {name: value.detach().clone()
+                                                  for name, value in self.net.state_dict().items()})
         spent = time.process_time() - start
         self.cpu_seconds += spent
         return {"iteration": self.iterations, "hands": self.hands_played, "positions": len(targets), "loss": loss,
                 "cpu_seconds": spent, "hands_per_cpu_second": self.settings.hands / max(spent, 1e-9)}
+
+    def add_snapshot(self, hands: int, weights: dict[str, torch.Tensor]) -> None:
+        """Add a snapshot of ``weights`` taken at ``hands`` to the pool; drop the oldest beyond ``max_snapshots``."""
+        frozen = copy.deepcopy(self.net)  # not a new ValueNet: its initialisation would draw on torch's generator
+        frozen.load_state_dict(weights)
+        self.pool.append(Snapshot(hands, weights, quantize(frozen).arrays))
+        del self.pool[:-self.settings.max_snapshots]
 
     def play(self) -> tuple[dict, np.ndarray]:
         """One batch of hands: ``{(hand, seat): [inputs of the stops and turn ends, in order]}`` of the seats the
@@ -134,10 +173,18 @@ class TDRun:
         engine = VectorGame(self.iteration_rules(), settings.hands, seed=self.hands_played, auto_reset=False,
                             threads=1)
         controllers = np.full((settings.hands, players), bots.OTHER, dtype=np.int64)
-        for hand, kind in enumerate(settings.tables()):
+        learner_seat = np.full(settings.hands, -1, dtype=np.int64)  # the one seat learned from; -1: every seat
+        opponent = np.full(settings.hands, -1, dtype=np.int64)  # the pool's snapshot in the other seats; -1: none
+        tables = [SELF if kind == SNAPSHOTS and not self.pool else kind for kind in settings.tables()]
+        against_snapshots = [hand for hand, kind in enumerate(tables) if kind == SNAPSHOTS]
+        if against_snapshots:
+            opponent[against_snapshots] = self.rng.integers(len(self.pool), size=len(against_snapshots))
+        for hand, kind in enumerate(tables):
             if kind != SELF:
+                learner_seat[hand] = (hand + self.iterations) % players
+            if kind not in (SELF, SNAPSHOTS):
                 controllers[hand] = bots.kernel_bot_code(kind)
-                controllers[hand, (hand + self.iterations) % players] = bots.OTHER
+                controllers[hand, learner_seat[hand]] = bots.OTHER
         streams = bots.new_streams(settings.hands)
         all_rows = np.arange(settings.hands)
         bots.seed_rows(streams, all_rows, bots.streams_for(self.hands_played + all_rows))
@@ -152,12 +199,22 @@ class TDRun:
             if not len(rows):
                 break
             observations, masks = engine.observe(rows), engine.action_mask[rows]
-            chosen = actions[:len(rows)]
-            decide_rows(observations, masks, arrays, chosen)
-            for i in np.flatnonzero(self.rng.random(len(rows)) < settings.explore):
-                chosen[i] = self.rng.choice(np.flatnonzero(masks[i]))
             seats = engine.games["seat"][rows]
-            for i in np.flatnonzero((chosen >= FIRST_DISCARD) & (chosen < END_TURN)):
+            learning = (learner_seat[rows] < 0) | (seats == learner_seat[rows])
+            chosen = actions[:len(rows)]
+            if learning.all():
+                decide_rows(observations, masks, arrays, chosen)
+            else:  # the rows grouped by who moves: the network (-1) or a snapshot of the pool
+                movers = np.where(learning, -1, opponent[rows])
+                for mover in np.unique(movers):
+                    group = np.flatnonzero(movers == mover)
+                    decided = np.empty(len(group), dtype=np.int64)
+                    decide_rows(observations[group], masks[group], arrays if mover < 0 else self.pool[mover].arrays,
+                                decided)
+                    chosen[group] = decided
+            for i in np.flatnonzero((self.rng.random(len(rows)) < settings.explore) & learning):
+                chosen[i] = self.rng.choice(np.flatnonzero(masks[i]))
+            for i in np.flatnonzero(learning & (chosen >= FIRST_DISCARD) & (chosen < END_TURN)):
                 stop = np.zeros(arrays[0].shape[0], dtype=np.int64)
                 root_inputs(observations[i], arrays[6], stop, expected)
                 needs, hand, piles, heights, info, root = decision_arrays(observations[i], arrays)
@@ -212,8 +269,11 @@ class TDRun:
     # ------------------------------------------------------------------ the run's state
     def state_arrays(self) -> bytes:
         """The arrays of the run's state as an ``.npz``: ``net.NAME`` (the float weights), ``optimizer.I.NAME``
-        (Adam's moments and step of parameter ``I``) and ``torch_generator``."""
+        (Adam's moments and step of parameter ``I``), ``snapshot.K.NAME`` (the float weights of the pool's ``K``-th
+        snapshot, oldest first) and ``torch_generator``."""
         arrays = {f"net.{name}": value.detach().numpy() for name, value in self.net.state_dict().items()}
+        for index, snapshot in enumerate(self.pool):
+            arrays.update({f"snapshot.{index}.{name}": value.numpy() for name, value in snapshot.weights.items()})
         for index, moments in self.optimizer.state_dict()["state"].items():
             for name, value in moments.items():
                 arrays[f"optimizer.{index}.{name}"] = torch.as_tensor(value).numpy()
@@ -223,13 +283,19 @@ class TDRun:
         return buffer.getvalue()
 
     def state_fields(self) -> dict:
-        """The numbers of the run's state: the counters, the CPU seconds and numpy's generator."""
+        """The numbers of the run's state: the counters, the CPU seconds, numpy's generator and the hands at which
+        each snapshot of the pool was taken (oldest first)."""
         return {**{name: getattr(self, name) for name in COUNTERS}, "cpu_seconds": self.cpu_seconds,
-                "numpy_generator": self.rng.bit_generator.state}
+                "numpy_generator": self.rng.bit_generator.state,
+                "snapshot_hands": [snapshot.hands for snapshot in self.pool]}
 
     def restore(self, arrays: dict[str, np.ndarray], fields: dict) -> None:
         """Continue from a state of :meth:`state_arrays` (read back as arrays by name, already checked to be the
         network's shapes, finite) and :meth:`state_fields`."""
+        self.pool = []
+        for index, hands in enumerate(fields["snapshot_hands"]):
+            self.add_snapshot(int(hands), {name: torch.from_numpy(arrays[f"snapshot.{index}.{name}"].copy())
+                                           for name in self.net.state_dict()})
         self.net.load_state_dict({name[4:]: torch.from_numpy(value.copy()) for name, value in arrays.items()
                                   if name.startswith("net.")})
         optimizer = self.optimizer.state_dict()
@@ -245,3 +311,8 @@ class TDRun:
         for name in COUNTERS:
             setattr(self, name, int(fields[name]))
         self.cpu_seconds = float(fields["cpu_seconds"])
+
+
+def crossed(before: int, after: int, every: int) -> bool:
+    """Whether a multiple of ``every`` lies in ``(before, after]``."""
+    return after // every > before // every

@@ -1,7 +1,8 @@
 """``backend: td``: the neural bot's value network learned by TD(λ) from the results of its hands.
 
 The learner (:class:`training.td.learner.TDRun`) plays ``td.hands`` hands an iteration on the batched engine
-(the network in every seat, or against a kernel bot, as ``td.opponents`` shares them), gives every stop and turn
+(the network in every seat, or against a past snapshot of itself or a kernel bot, as ``td.opponents``
+shares them), gives every stop and turn
 end of the seats it learns from its λ-return and fits the network to them. This module runs it in a run folder:
 
 - the budget is work, ``td.budget_hands``; a ``--resume`` with a larger one trains on;
@@ -33,9 +34,9 @@ from training.common import (
     training_seed, write_evaluation,
 )
 from training.config import TrainConfig
-from training.schema import ConfigError
+from training.schema import SNAPSHOTS, ConfigError
 from training.state_checks import read_json_object
-from training.td.learner import TDRun, TDSettings
+from training.td.learner import TDRun, TDSettings, crossed
 from training.td.state import LEARNER_FILE, checked_state, read_learner_arrays
 
 MODEL_FILE = "model.json"
@@ -63,7 +64,9 @@ class TDTrainer:
                           max_turns=rules.max_turns, stock_sizes=tuple(settings.stock_sizes),
                           hidden=tuple(settings.hidden), hands=settings.hands, lam=settings.lam,
                           explore=settings.explore, learning_rate=settings.learning_rate, epochs=settings.epochs,
-                          minibatch=settings.minibatch, opponents=dict(settings.opponents), seed=self.config.seed)
+                          minibatch=settings.minibatch, opponents=dict(settings.opponents),
+                          snapshot_every=settings.snapshot_every, max_snapshots=settings.max_snapshots,
+                          seed=self.config.seed)
 
     # ------------------------------------------------------------------ state
     def load(self) -> tuple[TDRun, dict]:
@@ -72,8 +75,8 @@ class TDTrainer:
         checkpoint = self.folder.latest_checkpoint()
         if checkpoint is None:
             return learner, {"wall_seconds": 0.0, "history": [], "best": None, "evaluation": None}
-        state = checked_state(read_json_object(checkpoint / "state.json"), checkpoint)
-        learner.restore(read_learner_arrays(checkpoint / LEARNER_FILE, learner), state)
+        state = checked_state(read_json_object(checkpoint / "state.json"), checkpoint, self.settings.max_snapshots)
+        learner.restore(read_learner_arrays(checkpoint / LEARNER_FILE, learner, len(state["snapshot_hands"])), state)
         return learner, state
 
     def checkpoint(self, learner: TDRun, state: dict) -> None:
@@ -97,10 +100,13 @@ class TDTrainer:
                               f"td.budget_hands={2 * budget}")
         if learner.hands_played < budget:
             state["evaluation"] = None  # a larger budget: the final evaluation is measured again at its end
+        pool = (f"; a snapshot every {settings.snapshot_every:,} hands, the newest {settings.max_snapshots} kept, "
+                f"{len(learner.pool)} now")
         shares = ", ".join(f"{share:.0%} {kind}" for kind, share in settings.opponents.items())
         self.log.print(f"TD(λ={settings.lam:g}) from {settings.start}: a {settings.hidden[0]}x{settings.hidden[1]} "
                        f"value network, {settings.hands} hands an iteration ({shares}"
                        f"{'; stockpiles of ' + ', '.join(map(str, settings.stock_sizes)) + ' in turn' if settings.stock_sizes else ''}"
+                       f"{pool if settings.opponents.get(SNAPSHOTS) else ''}"
                        f"); budget {budget:,} hands, "
                        f"{learner.hands_played:,} played")
         bar = self.log.bar = progress_bar(budget, "hands (budget)", "hand", learner.hands_played, self.progress,
@@ -215,11 +221,6 @@ class TDTrainer:
                                f"skipbo evaluate --agents neural:model={model} planner --games 2000"),
                           ("evaluation", self.folder.evaluation_path), ("curve", self.folder.curve_path),
                           ("curve data", self.folder.path / CURVE_FILE)])
-
-
-def crossed(before: int, after: int, every: int) -> bool:
-    """Whether a multiple of ``every`` lies in ``(before, after]``."""
-    return after // every > before // every
 
 
 def cpu_hours_label(point: dict) -> str:
