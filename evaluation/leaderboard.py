@@ -105,7 +105,7 @@ def render(records: list[dict]) -> str:
     return "\n".join(parts).rstrip() + "\n"
 
 
-def render_made(records: list[dict], root: Path = ROOT) -> str:
+def render_made(records: list[dict]) -> str:
     """The table of the training backends' shipped configs: backend, config, the row of what each made (its
     tier and rating), and the compute read from its run's record."""
     by_file = {record["file"]: record for record in records}
@@ -115,8 +115,8 @@ def render_made(records: list[dict], root: Path = ROOT) -> str:
         player = (f"[`{record['policy']['spec']}`](leaderboard/{made.result})" if record
                   else f"no result file ({made.result})")
         tier, rating = (record["tier"], f"{record['rating']['ordinal']:.1f}") if record else ("", "")
-        parts.append(f"| {backend(root / made.config)} | `{made.config}` | {player} | {tier} | {rating} "
-                     f"| {compute(root / made.record)} | `{made.record}` |")
+        parts.append(f"| {backend(ROOT / made.config)} | `{made.config}` | {player} | {tier} | {rating} "
+                     f"| {compute(ROOT / made.record)} | `{made.record}` |")
     return "\n".join(parts) + "\n"
 
 

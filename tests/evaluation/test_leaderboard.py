@@ -9,6 +9,7 @@ from pathlib import Path
 import pytest
 
 from agents.loading import PRETRAINED
+from agents.saved_model import read_model
 from agents.spec_names import split_name
 from evaluation.benchmark import PROTOCOL, TABLE_SETS, deal_hash
 from evaluation.leaderboard import (
@@ -72,13 +73,16 @@ def test_every_training_backend_has_a_shipped_config_with_its_row_and_its_record
     for made in MADE_BY:
         config = load_config(ROOT / made.config)
         assert backend(ROOT / made.config) == config.backend
+        assert made.result in records, f"{made.config}: its player's result file {made.result} is not in {FOLDER}"
         record = records[made.result]
         assert record["players"] == config.rules["num_players"], made
         source = ROOT / made.record
         if source.is_relative_to(FOLDER):  # a run record: it names the model the row plays and the config
             run = json.loads(source.read_text())
             assert model_file(record["policy"]["spec"]) == (ROOT / run["model"]).resolve(), made
-            assert run["config"] == made.config
+            assert run["config"] == made.config and run["command"].split()[:3] == ["skipbo", "train", config.name]
+            model = read_model(ROOT / run["model"])[1]
+            assert (model["timesteps"], model["config"]["backend"]) == (run["timesteps"], config.backend), made
         else:  # the model file itself
             assert model_file(record["policy"]["spec"]) == source.resolve(), made
 
