@@ -40,7 +40,7 @@ wheel-smoke: $(STAMP)
 
 # The RLlib environment differs from $(VENV) in gymnasium (1.2.2, ray[rllib]'s pin), Ray and the
 # packages Ray brings: test-rllib runs the tests of the code that uses them (the environments, SB3
-# and RLlib training, the examples, the notebook, the CLI's train and import-sb3, a Ray address that is
+# and RLlib training, `skipbo benchmark --ray` against one process, the examples, the notebook, the CLI's train and import-sb3, a Ray address that is
 # no Ray head, rllib_speed at a tiny size), one file per xdist worker (each file of tests/rllib starts its own Ray instances), then a real Ray cluster of
 # two nodes on 127.0.0.1 (.ci/rllib_smoke.sh: RLlib training, evaluate --ray, sNES candidate games
 # on both nodes). `make test-rllib RLLIB_TESTS=tests` runs the whole suite there.

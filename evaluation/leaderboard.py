@@ -1,18 +1,23 @@
 """The leaderboard of ``docs/leaderboard.md``, drawn from the benchmark result files in ``docs/leaderboard/``.
 
 Each ``docs/leaderboard/*.json`` is the ``--json`` file of one complete ``skipbo benchmark`` run; the page's
-tables (one per table set, best rating first) are :func:`render` of them, between two marker lines. A test
-keeps the page in step with the files: after adding or replacing a file, run
-``python -m evaluation.leaderboard --write``.
+tables (one per table set, best rating first) are :func:`render` of them, between two marker lines. Below
+them, one row for each training backend's shipped config (:data:`MADE_BY`): its backend, the row of what it
+made, and the compute that made it, read from the file its run wrote (:func:`compute`). A test keeps the page
+in step with the files: after adding or replacing a file, run ``python -m evaluation.leaderboard --write``.
 """
 
 from __future__ import annotations
 
 import argparse
+import dataclasses
 import json
 import sys
 from pathlib import Path
 
+import yaml
+
+from agents.saved_model import read_model
 from evaluation.benchmark import PROTOCOL, TABLE_SETS
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -20,6 +25,47 @@ FOLDER = ROOT / "docs" / "leaderboard"
 PAGE = ROOT / "docs" / "leaderboard.md"
 BEGIN = "<!-- leaderboard: drawn from docs/leaderboard/*.json by `python -m evaluation.leaderboard --write` -->"
 END = "<!-- end of leaderboard -->"
+
+
+@dataclasses.dataclass(frozen=True)
+class Made:
+    """A training backend's shipped config, the leaderboard row of the player it made, and the file its run
+    wrote with the counts and the time of that run (paths from the repository root)."""
+
+    config: str
+    result: str
+    """The player's file in ``docs/leaderboard/``."""
+    record: str
+    """The model file or the run record that holds the compute (:data:`COMPUTE_FIELDS`)."""
+
+
+MADE_BY = (
+    Made("configs/ppo_from_planner_2p.yaml", "ppo-skipbo-2p-2p.json", "agents/pretrained/skipbo-2p.zip"),
+    Made("configs/rllib_2p.yaml", "rllib-2p-2p.json", "docs/leaderboard/trained/rllib-2p.json"),
+    Made("configs/snes_2p.yaml", "pretrained-2p-2p.json", "agents/pretrained/learned-2p.json"),
+    Made("configs/snes_4p.yaml", "pretrained-4p-4p.json", "agents/pretrained/learned-4p.json"),
+    Made("configs/neural_2p.yaml", "neural-2p-2p.json", "agents/pretrained/neural-2p.json"),
+    Made("configs/td_scratch_2p.yaml", "td-scratch-2p-2p.json",
+         "long_runs/td-scratch-2p-20261204-215721/best_model.json"),
+)
+"""Every training backend's shipped config and what it made (``skipbo train --list-configs``)."""
+DEFAULT_BACKEND = "sb3"
+"""The backend of a config without a ``backend:`` key (``training.config``'s default; a test checks it)."""
+
+COMPUTE_FIELDS = (
+    ("timesteps", lambda n: f"{n:,} PPO steps"),
+    ("pretrain.games", lambda n: f"after cloning on {n:,} games"),
+    ("games", lambda n: f"{n:,} hands"),
+    ("hands", lambda n: f"{n:,} hands"),
+    ("generation", lambda n: f"in {n} generations"),
+    ("cpu_hours", lambda h: f"{h:.2f} CPU-hours"),
+    ("cpu_seconds", lambda s: f"{s / 3600:.2f} CPU-hours"),
+    ("wall_seconds", lambda s: f"{s / 3600:.2f} hours of wall time"),
+    ("hardware", str),
+)
+"""The fields of a run's record that say what it cost, in the order the page names them, each with its words
+(``a.b``: field ``b`` of field ``a``). A record without a time field gets "no time recorded"."""
+TIME_FIELDS = ("cpu_hours", "cpu_seconds", "wall_seconds")
 
 
 def load_records(folder: Path = FOLDER) -> list[dict]:
@@ -55,7 +101,45 @@ def render(records: list[dict]) -> str:
                          + f" | {_milliseconds(record['ms_per_decision'])} | {_cpu_time(record['cpu_seconds'])} "
                          f"| [{record['file']}](leaderboard/{record['file']}) |")
         parts.append("")
+    parts += ["### How the training backends' shipped configs made their players\n", render_made(records)]
     return "\n".join(parts).rstrip() + "\n"
+
+
+def render_made(records: list[dict]) -> str:
+    """The table of the training backends' shipped configs: backend, config, the row of what each made (its
+    tier and rating), and the compute read from its run's record."""
+    by_file = {record["file"]: record for record in records}
+    parts = ["| backend | config | player | tier | rating | compute | from |", "|---|---|---|---|---|---|---|"]
+    for made in MADE_BY:
+        record = by_file.get(made.result)
+        player = (f"[`{record['policy']['spec']}`](leaderboard/{made.result})" if record
+                  else f"no result file ({made.result})")
+        tier, rating = (record["tier"], f"{record['rating']['ordinal']:.1f}") if record else ("", "")
+        parts.append(f"| {backend(ROOT / made.config)} | `{made.config}` | {player} | {tier} | {rating} "
+                     f"| {compute(ROOT / made.record)} | `{made.record}` |")
+    return "\n".join(parts) + "\n"
+
+
+def backend(config: Path) -> str:
+    """A config file's ``backend:``."""
+    return yaml.safe_load(config.read_text()).get("backend", DEFAULT_BACKEND)
+
+
+def compute(record: Path) -> str:
+    """What a run cost, in words, from its record: a model file's metadata (``.zip``) or a JSON record."""
+    data = read_model(record)[1] if record.suffix == ".zip" else json.loads(record.read_text())
+    found = {field: _field(data, field) for field, _ in COMPUTE_FIELDS}
+    words = [say(found[field]) for field, say in COMPUTE_FIELDS if found[field] is not None]
+    if all(found[field] is None for field in TIME_FIELDS):
+        words.append("no time recorded")
+    return ", ".join(words)
+
+
+def _field(data: dict, field: str):
+    """``data``'s value at ``field`` (``a.b``: field ``b`` of field ``a``), ``None`` where it has none."""
+    for key in field.split("."):
+        data = data.get(key) if isinstance(data, dict) else None
+    return data
 
 
 def _cell(rung: dict) -> str:

@@ -1,13 +1,22 @@
-"""The leaderboard page (docs/leaderboard.md) shows exactly the result files of docs/leaderboard/."""
+"""The leaderboard page (docs/leaderboard.md) shows exactly the result files of docs/leaderboard/, and for each
+training backend's shipped config the row of what it made and the compute read from its run's record."""
 
 from __future__ import annotations
 
 import json
+from pathlib import Path
 
 import pytest
 
+from agents.loading import PRETRAINED
+from agents.saved_model import read_model
+from agents.spec_names import split_name
 from evaluation.benchmark import PROTOCOL, TABLE_SETS, deal_hash
-from evaluation.leaderboard import FOLDER, PAGE, load_records, render, table_in, write_page
+from evaluation.leaderboard import (
+    DEFAULT_BACKEND, FOLDER, MADE_BY, PAGE, ROOT, backend, compute, load_records, render, table_in, write_page,
+)
+from training.backends import BACKENDS
+from training.config import load_config
 
 
 def test_the_page_shows_exactly_the_result_files():
@@ -46,3 +55,46 @@ def test_writing_the_page_replaces_only_the_tables(tmp_path):
     write_page(page, FOLDER)
     assert page.read_text() == PAGE.read_text()
     assert PROTOCOL in page.read_text()
+
+
+# ---------------------------------------------------------------------- the training backends' shipped configs
+def model_file(spec: str) -> Path:
+    """The file a leaderboard row's spec plays: a shipped player's, a ``neural:model=`` network, a model path."""
+    spec = split_name(spec)[1]
+    if spec in PRETRAINED:
+        return Path(PRETRAINED[spec]).resolve()
+    return (ROOT / spec.removeprefix("neural:model=")).resolve()
+
+
+def test_every_training_backend_has_a_shipped_config_with_its_row_and_its_record():
+    assert {backend(ROOT / made.config) for made in MADE_BY} == set(BACKENDS)
+    assert DEFAULT_BACKEND == load_config(ROOT / "configs" / "ppo_2p.yaml").backend
+    records = {record["file"]: record for record in load_records()}
+    for made in MADE_BY:
+        config = load_config(ROOT / made.config)
+        assert backend(ROOT / made.config) == config.backend
+        assert made.result in records, f"{made.config}: its player's result file {made.result} is not in {FOLDER}"
+        record = records[made.result]
+        assert record["players"] == config.rules["num_players"], made
+        source = ROOT / made.record
+        if source.is_relative_to(FOLDER):  # a run record: it names the model the row plays and the config
+            run = json.loads(source.read_text())
+            assert model_file(record["policy"]["spec"]) == (ROOT / run["model"]).resolve(), made
+            assert run["config"] == made.config and run["command"].split()[:3] == ["skipbo", "train", config.name]
+            model = read_model(ROOT / run["model"])[1]
+            assert (model["timesteps"], model["config"]["backend"]) == (run["timesteps"], config.backend), made
+        else:  # the model file itself
+            assert model_file(record["policy"]["spec"]) == source.resolve(), made
+
+
+def test_the_compute_is_read_from_the_record(tmp_path):
+    record = json.loads((ROOT / "agents/pretrained/learned-2p.json").read_text())
+    assert compute(ROOT / "agents/pretrained/learned-2p.json").startswith(f"{record['games']:,} hands, in 40 generations")
+    record["games"], record["wall_seconds"] = 1234, 7200
+    (tmp_path / "run.json").write_text(json.dumps(record))
+    assert compute(tmp_path / "run.json").startswith("1,234 hands, in 40 generations, 2.00 hours of wall time")
+    (tmp_path / "run.json").write_text(json.dumps({"hands": 10, "cpu_seconds": 1800}))
+    assert compute(tmp_path / "run.json") == "10 hands, 0.50 CPU-hours"
+    (tmp_path / "run.json").write_text(json.dumps({"timesteps": 5}))
+    assert compute(tmp_path / "run.json") == "5 PPO steps, no time recorded"
+    assert "3,002,368 PPO steps" in compute(ROOT / "agents/pretrained/skipbo-2p.zip")
