@@ -11,7 +11,9 @@ A row is ``{"name": ..., "made": ..., "figures": [...]}``; a figure is ``{"win":
 79.6], "vs": "`planner`", "games": 4000}`` (percentages, as printed), and with ``"source"`` (an
 evaluation JSON written by ``skipbo evaluate --json``), ``"agent"`` and optionally ``"opponent"``
 the test also checks the figure against that file (the pairwise rate, or with no opponent the
-agent's rate over all its games).
+agent's rate over all its games). A ``"source"`` in ``docs/leaderboard/`` is a benchmark result
+(``skipbo benchmark --json``): ``"agent"`` is its policy's spec and ``"opponent"`` the rung, so the
+table and the leaderboard show the same measurement.
 """
 
 from __future__ import annotations

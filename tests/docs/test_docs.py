@@ -20,6 +20,7 @@ from pathlib import Path
 import pytest
 
 from skipbo_cli.main import SUBCOMMANDS, build_parser
+from evaluation.benchmark import PROTOCOL
 from skipbo_env import Rules
 from skipbo_env.files import read_file_text
 from tests.docs.strength_table import MAX_PAGE_BYTES, PAGES, ROOT, SOURCE, load_rows, render_table, table_in
@@ -277,7 +278,13 @@ def test_adding_a_bot_is_one_line_of_the_strength_file(tmp_path):
 
 
 def figure_in_file(figure: dict) -> dict:
+    """The games, win rate and interval behind a figure: from a ``skipbo evaluate --json`` file (the pairwise
+    rate, or the agent's over the table), or from a ``skipbo benchmark --json`` file (the rung ``opponent``)."""
     result = json.loads(read_file_text(ROOT / figure["source"], max_bytes=MAX_EVALUATION_BYTES))
+    if result.get("protocol") == PROTOCOL:
+        assert result["policy"]["spec"] == figure["agent"] and result["complete"]
+        rung = next(rung for rung in result["rungs"] if rung["rung"] == figure["opponent"])
+        return {"games": rung["games"], "win_rate": rung["win_rate"], "ci95": rung["win_ci95"]}
     if "opponent" in figure:
         return result["pairwise"][figure["agent"]][figure["opponent"]]
     return result["agents"][figure["agent"]]
