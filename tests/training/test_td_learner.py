@@ -48,15 +48,17 @@ def test_lambda_below_one_bootstraps_from_the_next_position():
     assert targets[2] == 1.0 and targets[:2] == pytest.approx([chance, chance], abs=1e-6)
 
 
-def test_a_restored_run_has_the_weights_of_an_uninterrupted_one(tmp_path):
-    straight = TDRun(TINY)
+@pytest.mark.parametrize("start", ["scratch", "teacher"])
+def test_a_restored_run_has_the_weights_of_an_uninterrupted_one(tmp_path, start):
+    settings = TDSettings(**{**TINY.__dict__, "start": start})
+    straight = TDRun(settings)
     straight.iterate()
     straight.iterate()
-    interrupted = TDRun(TINY)
+    interrupted = TDRun(settings)
     interrupted.iterate()
     data, fields = interrupted.state_arrays(), json.loads(json.dumps(interrupted.state_fields()))
     (tmp_path / LEARNER_FILE).write_bytes(data)
-    resumed = TDRun(TINY)
+    resumed = TDRun(settings)
     resumed.restore(read_learner_arrays(tmp_path / LEARNER_FILE, resumed), fields)
     assert resumed.hands_played == TINY.hands and resumed.iterations == 1
     torch.manual_seed(123)  # the restored run's torch generator comes from its state, not from here
@@ -81,3 +83,22 @@ def test_stock_sizes_give_the_iterations_their_stockpiles_in_turn():
     assert run.iteration_rules().stock_size == 4 and run.rules.stock_size == TINY.stock_size
     run.iterate()
     assert run.iteration_rules().stock_size == 2
+
+
+def test_the_teacher_start_records_its_values_and_fits_the_correction_and_its_scales():
+    run = TDRun(TDSettings(**{**TINY.__dict__, "start": "teacher"}))
+    assert not run.net.output.weight.detach().any() and not run.net.output.bias.detach().any()  # r starts at zero
+    sequences, results = run.play()
+    assert all(len(positions) % 2 == 0 and len(positions) >= 2 for positions in sequences.values())
+    inputs, targets = run.returns(sequences, results)
+    assert inputs.shape[1] == run.net.row_width and inputs.dtype == np.float64
+    features = len(run.net.first_scale) - len(run.net.inputs)
+    pending = len(run.net.inputs) - 1  # the last input: pending_discard (1 at a stop, 0 at a turn end)
+    assert (inputs[0::2, pending] == 1).all() and (inputs[1::2, pending] == 0).all()
+    assert (inputs[0::2, -1] == 0).all() and (inputs[0::2, -2] == inputs[1::2, -2]).all()  # s at turn ends only
+    assert (inputs[0::2, -2 - features:-2] == inputs[1::2, -2 - features:-2]).all()  # the stop's features
+    assert np.abs(inputs[:, -2 - features:-2]).sum() > 0
+    before = [p.detach().clone() for p in run.net.parameters()]
+    run.fit(inputs, targets)
+    after = list(run.net.parameters())
+    assert all(not torch.equal(a, b.detach()) for a, b in zip(before, after))  # r's layers, a, b and a_d all move

@@ -18,8 +18,14 @@ give each position its λ-return: ``G_t = (1 - λ) p_{t+1} + λ G_{t+1}``, ``p``
 at the next position, ``G`` at the last the result (λ = 1: the result itself, a Monte-Carlo return). The
 network's logit is fitted to them by the binary cross-entropy, in minibatches.
 
-**The start.** From nothing: random weights, the observation encoding only (no teacher, no hand-made
-features). (The residual start over the learned bot's value is not built yet.)
+**The start** (``start``). ``scratch``: the neural bot's network from random weights, the observation encoding
+only (no teacher, no hand-made features). ``teacher``: the residual model of :mod:`training.td.residual`, the
+teacher's (``pretrained-2p``) value of a stop ``a * v + b`` plus a correction ``r`` of the stop's inputs and the
+teacher's 19 features whose last layer starts at zero (so the first hands are the teacher's own), a turn end
+adding ``a_d`` times the teacher's score of its discard; it plays with :mod:`agents.batched.residual`'s kernels,
+records each position's inputs, features, ``v`` and ``s`` (:class:`training.td.residual.ResidualPlayer`), and
+fits ``r`` with Adam's step ``learning_rate`` and ``a``, ``b``, ``a_d`` with ``CALIBRATION_RATE`` times it
+(``training.neural.value_net``'s: two numbers fitted to many positions).
 
 **The run's state** (:meth:`TDRun.state_arrays`, :meth:`TDRun.state_fields`, restored by
 :meth:`TDRun.restore`): the float weights, the optimiser's moments and torch's generator as arrays (an ``.npz``
@@ -38,12 +44,18 @@ import torch
 
 from agents.batched import bots
 from agents.batched.neural import decide_rows, decision_arrays, root_inputs, turn_end_inputs
+from agents.neural import NeuralBot
+from agents.residual import ResidualBot
 from skipbo_env.actions import END_TURN, FIRST_DISCARD
 from skipbo_env.cards import WILD
 from skipbo_env.rules import Rules
 from skipbo_env.vector import VectorGame
-from training.neural.value_net import ValueNet, quantize
+from training.neural.value_net import CALIBRATION_RATE, ValueNet, quantize
 from training.schema import SELF
+from training.td.residual import CALIBRATION_PARAMETERS, ResidualNet, ResidualPlayer, kernel_model, residual_document
+
+SCRATCH, TEACHER = "scratch", "teacher"
+"""The starts: random weights (the neural bot's network), or the residual over the teacher's value."""
 
 COUNTERS = ("hands_played", "iterations", "positions_fitted")
 """The run's counters (integers) saved with its state, beside ``cpu_seconds``."""
@@ -72,6 +84,9 @@ class TDSettings:
     opponents: dict = field(default_factory=lambda: {SELF: 1.0})
     """Share of the hands by who sits in the other seats: ``self`` or a kernel bot's name."""
     seed: int = 0
+    start: str = SCRATCH
+    """``scratch``: the neural bot's network from random weights; ``teacher``: the residual over the teacher's
+    value (:mod:`training.td.residual`)."""
 
     def tables(self) -> list[str]:
         """Who sits in the other seats of each hand of an iteration: ``hands`` entries, each kind its share
@@ -84,20 +99,75 @@ class TDSettings:
         return [kind for kind, count in zip(kinds, counts) for _ in range(count)]
 
 
+class NetworkPlayer:
+    """The scratch start's player: the neural bot with a network's kernel arrays ``arrays``."""
+
+    def __init__(self, arrays: tuple) -> None:
+        self.arrays = arrays
+
+    def decide(self, engine: VectorGame, rows, observations, masks, out) -> None:
+        """``out`` := the bot's actions in the games ``rows`` (their observations and masks)."""
+        decide_rows(observations, masks, self.arrays, out)
+
+    def positions(self, engine: VectorGame, rows, observations, actions) -> list[tuple[np.ndarray, np.ndarray]]:
+        """For each game of ``rows`` whose seat discards ``actions[i]``: the inputs of the stop it discards from
+        and of the turn end."""
+        arrays = self.arrays
+        expected = np.zeros(WILD + 1, dtype=np.int64)
+        pairs = []
+        for i in range(len(rows)):
+            stop = np.zeros(arrays[0].shape[0], dtype=np.int64)
+            root_inputs(observations[i], arrays[6], stop, expected)
+            needs, hand, piles, heights, info, root = decision_arrays(observations[i], arrays)
+            turn_end = np.empty_like(stop)
+            turn_end_inputs(actions[i], needs, hand, piles, heights, info, arrays, root, turn_end)
+            pairs.append((stop, turn_end))
+        return pairs
+
+
 class TDRun:
     """A run of the learner: ``iterate()`` plays one batch of hands and fits the network to their returns."""
 
     def __init__(self, settings: TDSettings) -> None:
         self.settings = settings
         torch.manual_seed(settings.seed)
-        self.net = ValueNet(settings.num_players, tuple(settings.hidden))
-        self.optimizer = torch.optim.Adam(self.net.parameters(), lr=settings.learning_rate)
+        if settings.start == TEACHER:
+            self.net = ResidualNet(settings.num_players, tuple(settings.hidden))
+            calibration = [getattr(self.net, name) for name in CALIBRATION_PARAMETERS]
+            layers = [p for p in self.net.parameters() if all(p is not q for q in calibration)]
+            # the groups in the order of net.parameters() (a module's own first): the state numbers them so
+            self.optimizer = torch.optim.Adam([{"params": calibration, "lr": CALIBRATION_RATE * settings.learning_rate},
+                                               {"params": layers}], lr=settings.learning_rate)
+            self.row_width, self.row_type = self.net.row_width, np.float64
+        else:
+            self.net = ValueNet(settings.num_players, tuple(settings.hidden))
+            self.optimizer = torch.optim.Adam(self.net.parameters(), lr=settings.learning_rate)
+            self.row_width, self.row_type = len(self.net.inputs), np.int64
         self.rng = np.random.default_rng(settings.seed)
         self.rules = self.rules_of(settings.stock_size)
         self.hands_played = 0
         self.iterations = 0
         self.positions_fitted = 0
         self.cpu_seconds = 0.0
+
+    def player(self):
+        """The current weights as the kernels play them (:class:`NetworkPlayer` or
+        :class:`training.td.residual.ResidualPlayer`)."""
+        if self.settings.start == TEACHER:
+            return ResidualPlayer(self.net)
+        return NetworkPlayer(quantize(self.net).arrays)
+
+    def bot(self):
+        """A player of the current weights for the tournaments (the curve, the final evaluation)."""
+        if self.settings.start == TEACHER:
+            return ResidualBot(*kernel_model(self.net), label="the run's model")
+        return NeuralBot.of(quantize(self.net), label="the run's network")
+
+    def model_dict(self) -> dict:
+        """The current weights as a model file's numbers (the neural bot's format, or the residual model's)."""
+        if self.settings.start == TEACHER:
+            return residual_document(self.net)
+        return quantize(self.net).to_dict()
 
     def rules_of(self, stock_size: int) -> Rules:
         settings = self.settings
@@ -130,7 +200,7 @@ class TDRun:
         cut-off hand). The deals are the batched engine's seeds from ``hands_played`` on."""
         settings = self.settings
         players = settings.num_players
-        arrays = quantize(self.net).arrays
+        player = self.player()
         engine = VectorGame(self.iteration_rules(), settings.hands, seed=self.hands_played, auto_reset=False,
                             threads=1)
         controllers = np.full((settings.hands, players), bots.OTHER, dtype=np.int64)
@@ -144,7 +214,6 @@ class TDRun:
         sequences: dict[tuple[int, int], list[np.ndarray]] = {}
         actions = np.empty(settings.hands, dtype=np.int64)
         steps = np.empty(settings.hands, dtype=np.int64)
-        expected = np.zeros(WILD + 1, dtype=np.int64)
         while not engine.over.all():
             rows = np.flatnonzero(~engine.over)
             bots.play_bots(engine.games, engine.action_mask, engine.cfg, controllers, streams, rows, steps[:len(rows)])
@@ -153,17 +222,14 @@ class TDRun:
                 break
             observations, masks = engine.observe(rows), engine.action_mask[rows]
             chosen = actions[:len(rows)]
-            decide_rows(observations, masks, arrays, chosen)
+            player.decide(engine, rows, observations, masks, chosen)
             for i in np.flatnonzero(self.rng.random(len(rows)) < settings.explore):
                 chosen[i] = self.rng.choice(np.flatnonzero(masks[i]))
             seats = engine.games["seat"][rows]
-            for i in np.flatnonzero((chosen >= FIRST_DISCARD) & (chosen < END_TURN)):
-                stop = np.zeros(arrays[0].shape[0], dtype=np.int64)
-                root_inputs(observations[i], arrays[6], stop, expected)
-                needs, hand, piles, heights, info, root = decision_arrays(observations[i], arrays)
-                turn_end = np.empty_like(stop)
-                turn_end_inputs(chosen[i], needs, hand, piles, heights, info, arrays, root, turn_end)
-                sequences.setdefault((int(rows[i]), int(seats[i])), []).extend([stop, turn_end])
+            discarding = np.flatnonzero((chosen >= FIRST_DISCARD) & (chosen < END_TURN))
+            recorded = player.positions(engine, rows[discarding], observations[discarding], chosen[discarding])
+            for i, pair in zip(discarding, recorded):
+                sequences.setdefault((int(rows[i]), int(seats[i])), []).extend(pair)
             engine.step_rows(rows, chosen.copy())
         finished = engine.finished()
         results = np.full((settings.hands, players), 0.5)
@@ -176,8 +242,8 @@ class TDRun:
         """Every recorded position's inputs and its λ-return (see the module's docstring)."""
         lam = self.settings.lam
         keys = sorted(sequences)
-        inputs = np.array([q for key in keys for q in sequences[key]], dtype=np.int64).reshape(
-            -1, len(self.net.inputs))
+        inputs = np.array([q for key in keys for q in sequences[key]], dtype=self.row_type).reshape(
+            -1, self.row_width)
         with torch.no_grad():
             chances = torch.sigmoid(self.net(torch.as_tensor(inputs))).numpy().astype(np.float64)
         targets = np.empty(len(inputs))
