@@ -36,16 +36,19 @@ from evaluation.schedule import NETWORK_KEY, GameSpec, derived_seed
 ENGINES = ("auto", "python", "vector")
 VECTOR_PLAYERS = ("random, greedy, planner[:options], expert[:options] and learned (played inside its kernels), "
                   "networks (saved .zip/.pt models, policies with logits(observations)), played with one batched forward pass "
-                  "per step, and batch players (act_batch(observations, masks) without act, or a callable "
-                  "f(observations, masks))")
+                  "per step, batch players (act_batch(observations, masks) without act, or a callable "
+                  "f(observations, masks)) and record players (act_rows(engine, rows, observations, masks): they "
+                  "read the games' records, as the residual bot does)")
 VECTOR_BATCH = 2048
 """Games the batched engine plays at once."""
 
 
 def is_batch_player(agent) -> bool:
-    """An agent only the batched engine plays: an object with ``act_batch`` and no ``act``, or a
-    plain callable ``f(observations, masks) -> actions`` (see :mod:`agents.batched.policies`)."""
+    """An agent only the batched engine plays: an object with ``act_batch`` (or ``act_rows``, a player that reads
+    the games' records: ``agents.residual.ResidualBot``) and no ``act``, or a plain callable
+    ``f(observations, masks) -> actions`` (see :mod:`agents.batched.policies`)."""
     return not isinstance(agent, str) and not hasattr(agent, "act") and (hasattr(agent, "act_batch")
+                                                                         or hasattr(agent, "act_rows")
                                                                          or callable(agent))
 
 
@@ -203,7 +206,7 @@ class VectorTable:
         observations = batch.observe(rows)
         start = time.perf_counter()
         try:
-            actions = self._actions_of(player, observations, masks)
+            actions = self._actions_of(player, rows, observations, masks)
         except Exception as error:  # the agent's own bug: reported with where it happened
             raise AgentError(f"{self._where(agent, rows[0], seats[0])} raised {type(error).__name__}: {error} "
                              f"(asked for {len(rows)} games at once)") from error
@@ -222,8 +225,11 @@ class VectorTable:
         self.seat_actions[rows, seats] += 1
         self.seat_seconds[rows, seats] += seconds / len(rows)
 
-    def _actions_of(self, player, observations: np.ndarray, masks: np.ndarray) -> np.ndarray:
-        """``player.act_batch`` of the batch: split among the kernel threads if the player allows it."""
+    def _actions_of(self, player, rows: np.ndarray, observations: np.ndarray, masks: np.ndarray) -> np.ndarray:
+        """``player.act_batch`` of the batch (``act_rows`` for a player that reads the games' records): split among
+        the kernel threads if the player allows it."""
+        if callable(getattr(player, "act_rows", None)):
+            return np.asarray(player.act_rows(self.batch, rows, observations, masks))
         if not getattr(player, "concurrent_batches", False):
             return np.asarray(player.act_batch(observations, masks))
         parts = self.batch.run_parts(lambda a, b: np.asarray(player.act_batch(observations[a:b], masks[a:b])),

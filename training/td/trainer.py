@@ -24,7 +24,6 @@ from __future__ import annotations
 import time
 from typing import TextIO
 
-from agents.neural import NeuralBot
 from skipbo_env.files import write_bytes_atomically, write_json_atomically
 from skipbo_env.provenance import versions
 from training.checkpoint import RunFolder, compact_json
@@ -63,7 +62,8 @@ class TDTrainer:
                           max_turns=rules.max_turns, stock_sizes=tuple(settings.stock_sizes),
                           hidden=tuple(settings.hidden), hands=settings.hands, lam=settings.lam,
                           explore=settings.explore, learning_rate=settings.learning_rate, epochs=settings.epochs,
-                          minibatch=settings.minibatch, opponents=dict(settings.opponents), seed=self.config.seed)
+                          minibatch=settings.minibatch, opponents=dict(settings.opponents), seed=self.config.seed,
+                          start=settings.start)
 
     # ------------------------------------------------------------------ state
     def load(self) -> tuple[TDRun, dict]:
@@ -98,8 +98,9 @@ class TDTrainer:
         if learner.hands_played < budget:
             state["evaluation"] = None  # a larger budget: the final evaluation is measured again at its end
         shares = ", ".join(f"{share:.0%} {kind}" for kind, share in settings.opponents.items())
+        model = "correction to pretrained-2p's value" if settings.start == "teacher" else "value network"
         self.log.print(f"TD(λ={settings.lam:g}) from {settings.start}: a {settings.hidden[0]}x{settings.hidden[1]} "
-                       f"value network, {settings.hands} hands an iteration ({shares}"
+                       f"{model}, {settings.hands} hands an iteration ({shares}"
                        f"{'; stockpiles of ' + ', '.join(map(str, settings.stock_sizes)) + ' in turn' if settings.stock_sizes else ''}"
                        f"); budget {budget:,} hands, "
                        f"{learner.hands_played:,} played")
@@ -145,10 +146,7 @@ class TDTrainer:
 
     # ------------------------------------------------------------------ the curve
     def measure(self, learner: TDRun, games: int, key: int) -> dict:
-        from training.neural.value_net import quantize
-
-        bot = NeuralBot.of(quantize(learner.net), label="the run's network")
-        return evaluate_policy(bot, self.settings.curve_opponents, self.rules, games,
+        return evaluate_policy(learner.bot(), self.settings.curve_opponents, self.rules, games,
                                training_seed(self.config.seed, key))
 
     def curve_point(self, learner: TDRun, state: dict) -> None:
@@ -196,9 +194,7 @@ class TDTrainer:
 
     # ------------------------------------------------------------------ files
     def model_document(self, learner: TDRun, state: dict) -> dict:
-        from training.neural.value_net import quantize
-
-        return {**quantize(learner.net).to_dict(),
+        return {**learner.model_dict(),
                 "method": f"TD(λ={self.settings.lam:g}) from {self.settings.start}, self-play results "
                           "(training/td/trainer.py)",
                 "rules": self.rules.to_dict(), "hands": learner.hands_played, "iterations": learner.iterations,
