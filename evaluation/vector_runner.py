@@ -47,9 +47,10 @@ def is_batch_player(agent) -> bool:
     """An agent only the batched engine plays: an object with ``act_batch`` (or ``act_rows``, a player that reads
     the games' records: ``agents.residual.ResidualBot``) and no ``act``, or a plain callable
     ``f(observations, masks) -> actions`` (see :mod:`agents.batched.policies`)."""
-    return not isinstance(agent, str) and not hasattr(agent, "act") and (hasattr(agent, "act_batch")
-                                                                         or hasattr(agent, "act_rows")
-                                                                         or callable(agent))
+    if isinstance(agent, str):
+        return False
+    return hasattr(agent, "act_rows") or not hasattr(agent, "act") and (hasattr(agent, "act_batch")
+                                                                        or callable(agent))
 
 
 def vector_kind(agent, policy) -> str | None:

@@ -4,6 +4,8 @@ plain numpy computation of the formula says, and the float model it is fitted as
 
 from __future__ import annotations
 
+import json
+
 import numpy as np
 import pytest
 import torch
@@ -19,8 +21,10 @@ from skipbo_env.actions import END_TURN, FIRST_DISCARD
 from skipbo_env.rules import Rules
 from skipbo_env.vector import VectorGame
 from skipbo_env.vector.jit import jit
-from agents.residual import teacher_parameters
-from training.td.residual import ResidualNet, ResidualPlayer, kernel_model
+from agents.loading import load_policy
+from agents.residual import ResidualBot, teacher_parameters
+from evaluation import run_tournament
+from training.td.residual import ResidualNet, ResidualPlayer, kernel_model, residual_document
 
 RULES = Rules(num_players=2, stock_size=30)
 
@@ -157,3 +161,39 @@ def test_the_float_model_starts_at_the_teachers_value():
         a, b, a_discard = net.scales()
         expected = a * rows[:, -2] + b + a_discard * rows[:, -1]
         assert torch.allclose(net(rows), expected.to(torch.float32))
+
+
+def write_model(path, net: ResidualNet, **changes) -> str:
+    document = {**residual_document(net), **changes}
+    path.write_text(json.dumps(document))
+    return str(path)
+
+
+def test_a_model_file_loads_through_load_policy_and_plays_on_the_batched_engine(tmp_path):
+    net = corrected_net()
+    bot = load_policy(f"residual:model={write_model(tmp_path / 'model.json', net)}")
+    network, scales = kernel_model(net)
+    assert isinstance(bot, ResidualBot) and (bot.scales == scales).all()
+    assert all((a == b).all() for a, b in zip(bot.network.arrays, network.arrays))
+    zero = write_model(tmp_path / "zero.json", ResidualNet(2, (16, 8)))
+    result = run_tournament([f"residual:model={zero}", "pretrained-2p"], RULES, 4, 5, names=["zero", "teacher"],
+                            engine="auto")
+    assert result.engine == "vector" and len(result.games) == 4
+    assert result.agent_stats()["zero"]["wins"] == 2  # the teacher's own moves: each deal won once by each seat
+    with pytest.raises(ValueError, match="batched engine only"):
+        bot.act({})
+
+
+@pytest.mark.parametrize("changes, message", [
+    ({"format": "skipbo-neural/1"}, 'expected a JSON object with "format": "skipbo-residual/1"'),
+    ({"teacher": "learned-4p"}, "teacher must be 'learned-2p'"),
+    ({"scales": [0.0, 0.0, 1.0]}, "a and a_d > 0"),
+    ({"scales": [1.0, float("nan"), 1.0]}, "finite numbers"),
+    ({"feature_first": [[1] * 16] * 3}, r"feature_first must be a list of integers of shape \[16, 16\]"),
+    ({"feature_first": [[2 ** 40] * 16] * 16}, "too large to be summed exactly"),
+])
+def test_a_model_file_that_is_not_a_residual_model_is_refused_in_one_line(tmp_path, changes, message):
+    path = write_model(tmp_path / "bad.json", ResidualNet(2, (16, 8)), **changes)
+    with pytest.raises(ValueError, match=message) as error:
+        load_policy(f"residual:model={path}")
+    assert "\n" not in str(error.value)

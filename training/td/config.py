@@ -28,7 +28,7 @@ class TDConfig:
                                 min=1, max=MAX_WIDTH, why_max="the widest layer a model file may hold")
     start: Literal["scratch", "teacher"] = setting(
         "scratch", "scratch: random weights and the observation encoding only (no teacher, no hand-made features); "
-                   "teacher (two players): pretrained-2p's value a * v + b plus a correction r(inputs, its 19 "
+                   "teacher (two players): pretrained-2p's value a * v + b plus a correction r(inputs, its 16 "
                    "features) whose last layer starts at zero, so the first moves are pretrained-2p's")
     hands: int = setting(64, "hands played per iteration (one batch of the engine), then fitted", min=1, max=4096)
     lam: float = setting(1.0, "λ of the returns: 1 the hand's result (Monte Carlo), 0 the network's value of the "

@@ -21,7 +21,7 @@ network's logit is fitted to them by the binary cross-entropy, in minibatches.
 **The start** (``start``). ``scratch``: the neural bot's network from random weights, the observation encoding
 only (no teacher, no hand-made features). ``teacher``: the residual model of :mod:`training.td.residual`, the
 teacher's (``pretrained-2p``) value of a stop ``a * v + b`` plus a correction ``r`` of the stop's inputs and the
-teacher's 19 features whose last layer starts at zero (so the first hands are the teacher's own), a turn end
+teacher's 16 features whose last layer starts at zero (so the first hands are the teacher's own), a turn end
 adding ``a_d`` times the teacher's score of its discard; it plays with :mod:`agents.batched.residual`'s kernels,
 records each position's inputs, features, ``v`` and ``s`` (:class:`training.td.residual.ResidualPlayer`), and
 fits ``r`` with Adam's step ``learning_rate`` and ``a``, ``b``, ``a_d`` with ``CALIBRATION_RATE`` times it
@@ -160,7 +160,7 @@ class TDRun:
     def bot(self):
         """A player of the current weights for the tournaments (the curve, the final evaluation)."""
         if self.settings.start == TEACHER:
-            return ResidualBot(*kernel_model(self.net), label="the run's model")
+            return ResidualBot.of(*kernel_model(self.net), label="the run's model")
         return NeuralBot.of(quantize(self.net), label="the run's network")
 
     def model_dict(self) -> dict:

@@ -20,7 +20,7 @@ from agents.batched.neural import INPUT_SCALE, input_indices
 from agents.batched.residual import FEATURE_UNIT, turn_records
 from agents.learned_parameters import NUM_FEATURES
 from agents.neural import Network
-from agents.residual import FORMAT, TEACHER, ResidualBot
+from agents.residual import ResidualBot, residual_dict
 from training.neural.value_net import quantize
 
 INITIAL_SCALE = 0.005
@@ -78,11 +78,8 @@ def kernel_model(net: ResidualNet) -> tuple[Network, np.ndarray]:
 
 
 def residual_document(net: ResidualNet) -> dict:
-    """The model file's numbers of ``net``: ``r`` as the neural bot's (its first layer a row per input, then per
-    feature), the teacher, the feature unit and ``scales`` ``[a, b, a_d]``."""
-    network, scales = kernel_model(net)
-    return {**network.to_dict(), "format": FORMAT, "teacher": TEACHER, "feature_unit": FEATURE_UNIT,
-            "scales": scales.tolist()}
+    """The model file's numbers of ``net`` (``agents.residual.residual_dict``)."""
+    return residual_dict(*kernel_model(net))
 
 
 class ResidualPlayer:
@@ -90,7 +87,7 @@ class ResidualPlayer:
     weights, and what learning records of its turns."""
 
     def __init__(self, net: ResidualNet) -> None:
-        self.bot = ResidualBot(*kernel_model(net), label="the run's model")
+        self.bot = ResidualBot.of(*kernel_model(net), label="the run's model")
 
     def decide(self, engine, rows, observations, masks, out) -> None:
         """``out`` := the bot's actions in the games ``rows`` of ``engine`` (their observations and masks)."""

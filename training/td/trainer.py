@@ -7,7 +7,9 @@ end of the seats it learns from its λ-return and fits the network to them. This
 - the budget is work, ``td.budget_hands``; a ``--resume`` with a larger one trains on;
 - every ``td.checkpoint_every`` hands the whole state is saved (:meth:`RunFolder.save_checkpoint`:
   ``learner.npz`` and ``state.json``, :mod:`training.td.state`; numbers only, no game data) and the network
-  written as ``model.json`` (``agents.load_policy("neural:model=RUN/model.json")`` plays it);
+  written as ``model.json`` (``agents.load_policy("neural:model=RUN/model.json")`` plays it; the teacher start's
+  residual model, ``skipbo-residual/1``: ``agents.load_policy("residual:model=RUN/model.json")`` on the batched
+  engine);
 - every ``td.curve_every`` hands, and before the first hand, a point of the learning curve: win rates against
   ``td.curve_opponents`` on held-out duplicate deals (the same deals at every point; the batched engine), with
   95% intervals, by hands played and CPU-hours of training, written as ``learning_curve.json`` and
@@ -208,7 +210,9 @@ class TDTrainer:
                       f"{clock(state['wall_seconds'])})", [
                           ("model", model),
                           ("", f"play it: skipbo play --opponents neural:model={model}; measure it: "
-                               f"skipbo evaluate --agents neural:model={model} planner --games 2000"),
+                               f"skipbo evaluate --agents neural:model={model} planner --games 2000"
+                           if self.settings.start == "scratch" else "measure it (on the batched engine): skipbo "
+                           f"evaluate --agents residual:model={model} planner --games 2000"),
                           ("evaluation", self.folder.evaluation_path), ("curve", self.folder.curve_path),
                           ("curve data", self.folder.path / CURVE_FILE)])
 
