@@ -1,7 +1,7 @@
 """``residual``: the learned bot's value of a stop plus a learned correction, as kernels (``td.start: teacher``).
 
 The teacher is a learned bot (:mod:`agents.batched.learned`, ``learned-2p``): it values a stop (a place the turn
-could stop, its discard still to make) as ``v = STOCK * (w . features)``, 19 hand-made features, and discards by
+could stop, its discard still to make) as ``v = STOCK * (w . features)``, 16 hand-made features, and discards by
 the expert's planned discard, the legal discard of the best score ``s`` (:func:`agents.batched.expert.discard_scores`).
 The residual model gives the logit of the seat's chance to win the hand:
 
@@ -10,7 +10,7 @@ The residual model gives the logit of the seat's chance to win the hand:
   features)``, ``v`` and ``features`` those of the stop the discard is made from.
 
 ``inputs`` are the neural bot's inputs of the position (:mod:`agents.batched.neural`, read from the observation),
-``features`` the teacher's 19 features of the stop, each entered as the integer ``rint(feature * FEATURE_UNIT)``,
+``features`` the teacher's 16 features of the stop, each entered as the integer ``rint(feature * FEATURE_UNIT)``,
 and ``r`` a network of the neural bot's integer format whose first layer reads both (its rows: the inputs, then
 the features). ``a > 0``, ``a_d > 0`` and ``b`` are numbers of the model (``scales = [a, b, a_d]``).
 
