@@ -77,7 +77,8 @@ def choose_engine(engine: str, names: Sequence[str], agents: Sequence, policies:
         _check_vector(names, agents, policies, save_dir)
         return "vector", "asked for"
     chosen, why = ("python", "asked for") if engine == "python" else _auto(names, agents, policies, save_dir)
-    batch_only = [name for name, agent in zip(names, agents) if is_batch_player(agent)]
+    batch_only = [name for name, agent, policy in zip(names, agents, policies)
+                  if is_batch_player(agent) or is_batch_player(policy)]
     if chosen == "python" and batch_only:
         way_out = "use engine='vector' (or 'auto')" if engine == "python" else f"but {why.removeprefix('auto: ')}"
         raise EngineError(f"agent {batch_only[0]!r} is a batch player, which plays only on the vector engine; "
