@@ -195,8 +195,9 @@ class TDRun:
                 "cpu_seconds": spent, "hands_per_cpu_second": self.settings.hands / max(spent, 1e-9)}
 
     def play(self) -> tuple[dict, np.ndarray]:
-        """One batch of hands: ``{(hand, seat): [inputs of the stops and turn ends, in order]}`` of the seats the
-        network plays and learns from, and the results (``float[hand, seat]``: 1 a win, 0 a loss, 0.5 a draw or a
+        """One batch of hands: ``{(hand, seat): [rows of the stops and turn ends, in order]}`` (their inputs; at
+        the teacher start also their features, ``v`` and ``s``: :class:`training.td.residual.ResidualNet`) of the
+        seats the network plays and learns from, and the results (``float[hand, seat]``: 1 a win, 0 a loss, 0.5 a draw or a
         cut-off hand). The deals are the batched engine's seeds from ``hands_played`` on."""
         settings = self.settings
         players = settings.num_players
