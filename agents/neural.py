@@ -96,7 +96,7 @@ def network_from_dict(data, source: str = "model") -> Network:
     width, second_width = hidden
     shapes = {"first": (len(expected_inputs), width), "first_bias": (width,), "second": (second_width, width),
               "second_bias": (second_width,), "output": (second_width,)}
-    arrays = {name: _integer_array(data.get(name), shape, name, fail) for name, shape in shapes.items()}
+    arrays = {name: integer_array(data.get(name), shape, name, fail) for name, shape in shapes.items()}
     bias = data.get("output_bias")
     if not isinstance(bias, int) or isinstance(bias, bool) or abs(bias) > MAX_WEIGHT:
         fail(f"output_bias must be an integer of magnitude at most {MAX_WEIGHT}")
@@ -118,22 +118,25 @@ def input_maxima() -> np.ndarray:
     return np.append(maxima, 1.0) * MULTIPLIER
 
 
-def largest_sum(network: Network) -> float:
+def largest_sum(network: Network, maxima: np.ndarray | None = None) -> float:
     """A bound on the magnitude of every sum the kernels (:mod:`agents.batched.neural`) form with ``network``'s
     weights, for every input within :func:`input_maxima`: the first layer's sums at most ``S1`` (bias plus each
     weight times its input's largest value), and twice that while a plan's changes are added to the root's
     sums (each changed input steps by at most its largest value, once); the second layer's at most ``S2``
     (bias plus each weight times ``S1 >> FIRST_SHIFT``); the output's bias plus each weight times
-    ``S2 >> SECOND_SHIFT``. A model loads only when this is at most :data:`MAX_SUM`, so every sum is exact."""
+    ``S2 >> SECOND_SHIFT``. A model loads only when this is at most :data:`MAX_SUM`, so every sum is exact.
+    ``maxima``: the largest magnitude of each first-layer row's integer (default: the inputs', a network reading
+    more rows than the inputs gives its own)."""
     first, first_bias, second, second_bias, output, output_bias, _ = (
         np.abs(array).astype(np.float64) for array in network.arrays)
-    first_sums = first_bias + input_maxima()[network.inputs] @ first
+    first_sums = first_bias + (input_maxima()[network.inputs] if maxima is None else maxima) @ first
     second_sums = second_bias + second @ (first_sums / 2 ** FIRST_SHIFT)
     output_sum = output_bias[0] + output @ (second_sums / 2 ** SECOND_SHIFT)
     return float(max(2 * first_sums.max(), second_sums.max(), output_sum))
 
 
-def _integer_array(value, shape: tuple, name: str, fail) -> np.ndarray:
+def integer_array(value, shape: tuple, name: str, fail) -> np.ndarray:
+    """``value`` (a model file's list) as an int64 array of ``shape``; ``fail(message)`` names ``name`` otherwise."""
     try:
         array = np.array(value, dtype=object)
     except (ValueError, TypeError):
@@ -154,13 +157,18 @@ def model_path(name: str) -> str:
 def read_model(path: str) -> Network:
     """The network of a model file (JSON numbers only, at most :data:`MAX_MODEL_BYTES`); ``ValueError`` with the
     reason for a file that is not one."""
-    text = read_file_text(path, max_bytes=MAX_MODEL_BYTES, what="neural model")
+    return network_from_dict(read_model_numbers(path, "neural model"), repr(path))
+
+
+def read_model_numbers(path: str, what: str):
+    """The JSON of a model file (numbers only: reading it cannot run code; at most :data:`MAX_MODEL_BYTES`, no
+    integer of more than :data:`MAX_DIGITS` digits); ``ValueError`` naming ``what`` and the reason otherwise."""
+    text = read_file_text(path, max_bytes=MAX_MODEL_BYTES, what=what)
     try:
-        data = json.loads(text, parse_int=_bounded_int)
+        return json.loads(text, parse_int=_bounded_int)
     except (ValueError, RecursionError) as error:  # JSONDecodeError, a number too long, nesting too deep
         reason = "nested too deeply" if isinstance(error, RecursionError) else " ".join(str(error).split())
-        raise ValueError(f"neural model {path!r} is not valid JSON: {reason}") from None
-    return network_from_dict(data, repr(path))
+        raise ValueError(f"{what} {path!r} is not valid JSON: {reason}") from None
 
 
 MAX_DIGITS = 20

@@ -16,6 +16,7 @@ from agents.expert import ExpertBot
 from agents.greedy import GreedyBot
 from agents.learned import LearnedBot
 from agents.neural import NeuralBot
+from agents.residual import ResidualBot
 from agents.planner import PlannerBot
 from agents.random_bot import RandomBot
 
@@ -49,6 +50,7 @@ REGISTRY = (
     RegisteredBot("expert", ExpertBot, kernel="agents.batched.expert"),
     RegisteredBot("learned", LearnedBot, kernel="agents.batched.learned"),
     RegisteredBot("neural", NeuralBot),
+    RegisteredBot("residual", ResidualBot),
 )
 BOTS = {bot.name: bot.policy for bot in REGISTRY}
 """Bot name -> its class (``agents.load_policy(name)`` builds one)."""

@@ -36,17 +36,21 @@ from evaluation.schedule import NETWORK_KEY, GameSpec, derived_seed
 ENGINES = ("auto", "python", "vector")
 VECTOR_PLAYERS = ("random, greedy, planner[:options], expert[:options] and learned (played inside its kernels), "
                   "networks (saved .zip/.pt models, policies with logits(observations)), played with one batched forward pass "
-                  "per step, and batch players (act_batch(observations, masks) without act, or a callable "
-                  "f(observations, masks))")
+                  "per step, batch players (act_batch(observations, masks) without act, or a callable "
+                  "f(observations, masks)) and record players (act_rows(engine, rows, observations, masks): they "
+                  "read the games' records, as the residual bot does)")
 VECTOR_BATCH = 2048
 """Games the batched engine plays at once."""
 
 
 def is_batch_player(agent) -> bool:
-    """An agent only the batched engine plays: an object with ``act_batch`` and no ``act``, or a
-    plain callable ``f(observations, masks) -> actions`` (see :mod:`agents.batched.policies`)."""
-    return not isinstance(agent, str) and not hasattr(agent, "act") and (hasattr(agent, "act_batch")
-                                                                         or callable(agent))
+    """An agent only the batched engine plays: an object with ``act_batch`` (or ``act_rows``, a player that reads
+    the games' records: ``agents.residual.ResidualBot``) and no ``act``, or a plain callable
+    ``f(observations, masks) -> actions`` (see :mod:`agents.batched.policies`)."""
+    if isinstance(agent, str):
+        return False
+    return hasattr(agent, "act_rows") or not hasattr(agent, "act") and (hasattr(agent, "act_batch")
+                                                                        or callable(agent))
 
 
 def vector_kind(agent, policy) -> str | None:
@@ -73,7 +77,8 @@ def choose_engine(engine: str, names: Sequence[str], agents: Sequence, policies:
         _check_vector(names, agents, policies, save_dir)
         return "vector", "asked for"
     chosen, why = ("python", "asked for") if engine == "python" else _auto(names, agents, policies, save_dir)
-    batch_only = [name for name, agent in zip(names, agents) if is_batch_player(agent)]
+    batch_only = [name for name, agent, policy in zip(names, agents, policies)
+                  if is_batch_player(agent) or is_batch_player(policy)]
     if chosen == "python" and batch_only:
         way_out = "use engine='vector' (or 'auto')" if engine == "python" else f"but {why.removeprefix('auto: ')}"
         raise EngineError(f"agent {batch_only[0]!r} is a batch player, which plays only on the vector engine; "
@@ -203,7 +208,7 @@ class VectorTable:
         observations = batch.observe(rows)
         start = time.perf_counter()
         try:
-            actions = self._actions_of(player, observations, masks)
+            actions = self._actions_of(player, rows, observations, masks)
         except Exception as error:  # the agent's own bug: reported with where it happened
             raise AgentError(f"{self._where(agent, rows[0], seats[0])} raised {type(error).__name__}: {error} "
                              f"(asked for {len(rows)} games at once)") from error
@@ -222,8 +227,11 @@ class VectorTable:
         self.seat_actions[rows, seats] += 1
         self.seat_seconds[rows, seats] += seconds / len(rows)
 
-    def _actions_of(self, player, observations: np.ndarray, masks: np.ndarray) -> np.ndarray:
-        """``player.act_batch`` of the batch: split among the kernel threads if the player allows it."""
+    def _actions_of(self, player, rows: np.ndarray, observations: np.ndarray, masks: np.ndarray) -> np.ndarray:
+        """``player.act_batch`` of the batch (``act_rows`` for a player that reads the games' records): split among
+        the kernel threads if the player allows it."""
+        if callable(getattr(player, "act_rows", None)):
+            return np.asarray(player.act_rows(self.batch, rows, observations, masks))
         if not getattr(player, "concurrent_batches", False):
             return np.asarray(player.act_batch(observations, masks))
         parts = self.batch.run_parts(lambda a, b: np.asarray(player.act_batch(observations[a:b], masks[a:b])),

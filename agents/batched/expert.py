@@ -321,10 +321,10 @@ best_first_play = turn_search(stop_value, NAME)
 
 # ---------------------------------------------------------------------------------- discarding
 @jit
-def planned_discard(legal, g, needs, hand, piles, heights, info, odds, discard_weights):
-    """``ExpertBot._planned_discard``: the discard that leaves the best chance to reach the stockpile next
-    turn and the most coverage, then the best shape (ties: the lowest id); ``discard_weights``: the weights
-    of the shape, the coverage and the reach (the expert's: :data:`DISCARD_WEIGHTS`)."""
+def discard_scores(legal, g, needs, hand, piles, heights, info, odds, discard_weights, out):
+    """``out[action - FIRST_DISCARD]`` := the planned discard's score of each legal discard ``action``: the
+    chance it leaves to reach the stockpile next turn, the coverage and the shape, weighted by ``discard_weights``
+    (the weights of the shape, the coverage and the reach; the expert's: :data:`DISCARD_WEIGHTS`)."""
     only_wilds = info[I_HAND_SIZE] == hand[WILD]
     target = info[I_STOCK_TOP]
     drawn = min(HAND_SIZE + 1 - info[I_HAND_SIZE], info[I_CAN_DRAW])
@@ -333,7 +333,6 @@ def planned_discard(legal, g, needs, hand, piles, heights, info, odds, discard_w
     grown = heights[0].copy()
     kept = hand.copy()
     work = np.empty(NUM_DISCARD_PILES, dtype=np.int64)
-    best, best_score = -1, 0.0
     for action in range(FIRST_DISCARD, END_TURN):
         if not legal[g, action]:
             continue
@@ -361,9 +360,30 @@ def planned_discard(legal, g, needs, hand, piles, heights, info, odds, discard_w
             score += discard_weights[2] * reach
         kept[card] += 1
         grown[slot] = height
-        if best < 0 or score > best_score + DISCARD_MARGIN:
-            best, best_score = action, score
+        out[action - FIRST_DISCARD] = score
+
+
+@jit
+def best_scored_discard(legal, g, scores):
+    """The legal discard of the highest score ``scores[action - FIRST_DISCARD]`` (ties, within
+    :data:`DISCARD_MARGIN`: the lowest id); -1 when none is legal."""
+    best, best_score = -1, 0.0
+    for action in range(FIRST_DISCARD, END_TURN):
+        if legal[g, action]:
+            score = scores[action - FIRST_DISCARD]
+            if best < 0 or score > best_score + DISCARD_MARGIN:
+                best, best_score = action, score
     return best
+
+
+@jit
+def planned_discard(legal, g, needs, hand, piles, heights, info, odds, discard_weights):
+    """``ExpertBot._planned_discard``: the discard that leaves the best chance to reach the stockpile next
+    turn and the most coverage, then the best shape (ties: the lowest id); ``discard_weights``: the weights
+    of the shape, the coverage and the reach (the expert's: :data:`DISCARD_WEIGHTS`)."""
+    scores = np.empty(END_TURN - FIRST_DISCARD, dtype=np.float64)
+    discard_scores(legal, g, needs, hand, piles, heights, info, odds, discard_weights, scores)
+    return best_scored_discard(legal, g, scores)
 
 
 # ---------------------------------------------------------------------------------- deciding

@@ -41,16 +41,25 @@ def next_draw(state):
 
 
 @jit
-def list_stop(needs, hand, heights, done, needs0, heights0, value, listing):
-    """Add the stop at a search position (the teacher's value ``value``) to the decision's stop list."""
-    x, net, root, view_piles, view_heights0, view_info, rows, values, serials, state, best_row, best_value, \
-        view_heights = listing
+def view_heights_of(heights, heights0, view_heights0, out):
+    """``out`` := the observation's discard pile heights (root: ``view_heights0``) at the search position of pile
+    heights ``heights`` (root: ``heights0``); False when its plays took a card the observation does not show."""
     for side in range(2):
         for p in range(NUM_DISCARD_PILES):
             left = view_heights0[side, p] - (heights0[side, p] - heights[side, p])
             if left < 0:
-                return
-            view_heights[side, p] = left
+                return False
+            out[side, p] = left
+    return True
+
+
+@jit
+def list_stop(needs, hand, heights, done, needs0, heights0, value, listing):
+    """Add the stop at a search position (the teacher's value ``value``) to the decision's stop list."""
+    x, net, root, view_piles, view_heights0, view_info, rows, values, serials, state, best_row, best_value, \
+        view_heights = listing
+    if not view_heights_of(heights, heights0, view_heights0, view_heights):
+        return
     serial = state[0]
     state[0] += 1
     room = rows.shape[0] - 1

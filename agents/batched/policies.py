@@ -122,7 +122,7 @@ def batch_policy(spec, seed: int | None = None):
                          f"(resolve other names with agents.load_policy first)")
     if isinstance(spec, (KernelBot, CallablePolicy, ModelPolicy, LogitsPolicy, PerObservationPolicy)):
         return spec
-    if hasattr(spec, "act_batch"):
+    if hasattr(spec, "act_batch") or hasattr(spec, "act_rows"):  # act_rows: it reads the games' records
         return spec
     if hasattr(spec, "predict") and hasattr(spec, "policy"):
         return ModelPolicy(spec)

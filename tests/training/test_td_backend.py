@@ -146,7 +146,7 @@ def test_a_broken_state_file_is_one_line_naming_the_file_and_the_field(tmp_path,
     ("td.curve_opponents=[neural-2p]", "kernel bots"),
     ("td.hidden=[8]", "two layer widths"),
     ("td.lam=1.5", "<= 1.0"),
-    ("td.start=teacher", "'scratch'"),
+    ("td.start=imitation", "'scratch'"),
     ("td.stock_sizes=[0]", r"td.stock_sizes\[0\]=0 is not allowed"),
     ("td.stock_sizes=[51]", "use a number <= 50"),
 ])
@@ -155,6 +155,31 @@ def test_a_config_the_backend_cannot_run_is_refused_naming_the_key(tmp_path, ove
         load_config(tiny_config(tmp_path), [override])
 
 
-def test_the_shipped_config_loads():
+def test_the_teacher_start_is_refused_at_another_table_size(tmp_path):
+    with pytest.raises(ConfigError, match="td.start=teacher is not allowed at 3 seats"):
+        load_config(tiny_config(tmp_path), ["td.start=teacher", "rules.num_players=3"])
+
+
+def test_the_shipped_configs_load():
     config = load_config("td_scratch_2p")
     assert config.backend == "td" and config.td.start == "scratch" and config.threads == 1
+    config = load_config("td_teacher_2p")
+    assert config.backend == "td" and config.td.start == "teacher" and config.make_rules().stock_size == 30
+    assert config.td.opponents == {"self": 0.4, "snapshots": 0.2, "pretrained-2p": 0.4} and not config.td.stock_sizes
+
+
+def test_a_teacher_start_run_resumed_halfway_ends_with_the_weights_of_an_uninterrupted_one(tmp_path):
+    teacher = ["td.start=teacher", "td.budget_hands=8", "td.curve_every=4"]
+    straight = train(tiny_config(tmp_path), teacher, progress=False, out=io.StringIO())
+    half = train(tiny_config(tmp_path, "half.yaml"), teacher + ["td.budget_hands=4"], progress=False,
+                 out=io.StringIO())
+    resumed = train(None, ["td.budget_hands=8"], resume=half.run_dir, progress=False, out=io.StringIO())
+    a, b = learner_arrays(straight.run_dir), learner_arrays(resumed.run_dir)
+    assert {"net.log_a", "net.b", "net.log_a_discard"} <= set(a) == set(b)
+    assert all((a[name] == b[name]).all() for name in a)
+    model = json.loads((resumed.run_dir / "model.json").read_text())
+    assert model["format"] == "skipbo-residual/1" and model["teacher"] == "learned-2p" and model["hands"] == 8
+    assert model["scales"][0] > 0 and model["scales"][2] > 0
+    curve = json.loads((resumed.run_dir / "learning_curve.json").read_text())
+    assert [point["timesteps"] for point in curve["history"]] == [0, 4, 8]
+    assert curve["history"][-1]["results"]["greedy"]["games"] == 2

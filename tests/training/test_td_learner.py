@@ -19,6 +19,8 @@ TINY = TDSettings(stock_size=3, hidden=(8, 4), hands=4, explore=0.1, minibatch=6
 LEAGUE = TDSettings(**{**TINY.__dict__, "opponents": {"self": 0.5, "snapshots": 0.5}, "snapshot_every": 4,
                        "max_snapshots": 2})
 """A snapshot after every iteration, two kept."""
+TEACHER = TDSettings(**{**LEAGUE.__dict__, "start": "teacher"})
+"""The residual over the teacher's value, with a league."""
 
 
 def weights(run: TDRun) -> list[np.ndarray]:
@@ -53,7 +55,8 @@ def test_lambda_below_one_bootstraps_from_the_next_position():
     assert targets[2] == 1.0 and targets[:2] == pytest.approx([chance, chance], abs=1e-6)
 
 
-@pytest.mark.parametrize("settings, before", [(TINY, 1), (LEAGUE, 3)])
+@pytest.mark.parametrize("settings, before", [(TINY, 1), (LEAGUE, 3), (TEACHER, 3)],
+                         ids=["scratch", "league", "teacher"])
 def test_a_restored_run_has_the_weights_of_an_uninterrupted_one(tmp_path, settings, before):
     straight = TDRun(settings)
     for _ in range(before + 2):
@@ -67,7 +70,8 @@ def test_a_restored_run_has_the_weights_of_an_uninterrupted_one(tmp_path, settin
     resumed.restore(read_learner_arrays(tmp_path / LEARNER_FILE, resumed, len(fields["snapshot_hands"])), fields)
     assert resumed.hands_played == before * settings.hands and resumed.iterations == before
     assert [s.hands for s in resumed.pool] == [s.hands for s in interrupted.pool] == fields["snapshot_hands"]
-    assert all((x.arrays[i] == y.arrays[i]).all() for x, y in zip(resumed.pool, interrupted.pool) for i in range(7))
+    assert all((x.player.arrays[i] == y.player.arrays[i]).all() for x, y in zip(resumed.pool, interrupted.pool)
+               for i in range(7) if settings.start == "scratch")
     torch.manual_seed(123)  # the restored run's torch generator comes from its state, not from here
     resumed.iterate()
     resumed.iterate()
@@ -84,7 +88,7 @@ def test_a_snapshot_share_seats_the_network_once_and_a_snapshot_in_the_other_sea
     assert {seat for hand, seat in sequences if hand >= 2} == {0, 1} and not run.pool
     run.iterate()
     assert [s.hands for s in run.pool] == [4]
-    snapshot = run.pool[0].arrays
+    snapshot = run.pool[0].player.arrays
     played: list[bool] = []  # per call of the kernel: whether it played the snapshot's arrays
     decide = learner.decide_rows
 
@@ -128,3 +132,22 @@ def test_stock_sizes_give_the_iterations_their_stockpiles_in_turn():
     assert run.iteration_rules().stock_size == 4 and run.rules.stock_size == TINY.stock_size
     run.iterate()
     assert run.iteration_rules().stock_size == 2
+
+
+def test_the_teacher_start_records_its_values_and_fits_the_correction_and_its_scales():
+    run = TDRun(TDSettings(**{**TINY.__dict__, "start": "teacher"}))
+    assert not run.net.output.weight.detach().any() and not run.net.output.bias.detach().any()  # r starts at zero
+    sequences, results = run.play()
+    assert all(len(positions) % 2 == 0 and len(positions) >= 2 for positions in sequences.values())
+    inputs, targets = run.returns(sequences, results)
+    assert inputs.shape[1] == run.net.row_width and inputs.dtype == np.float64
+    features = len(run.net.first_scale) - len(run.net.inputs)
+    pending = len(run.net.inputs) - 1  # the last input: pending_discard (1 at a stop, 0 at a turn end)
+    assert (inputs[0::2, pending] == 1).all() and (inputs[1::2, pending] == 0).all()
+    assert (inputs[0::2, -1] == 0).all() and (inputs[0::2, -2] == inputs[1::2, -2]).all()  # s at turn ends only
+    assert (inputs[0::2, -2 - features:-2] == inputs[1::2, -2 - features:-2]).all()  # the stop's features
+    assert np.abs(inputs[:, -2 - features:-2]).sum() > 0
+    before = [p.detach().clone() for p in run.net.parameters()]
+    run.fit(inputs, targets)
+    after = list(run.net.parameters())
+    assert all(not torch.equal(a, b.detach()) for a, b in zip(before, after))  # r's layers, a, b and a_d all move

@@ -50,10 +50,12 @@ class ValueNet(nn.Module):
         return self.output(x).squeeze(-1)
 
 
-def quantize(net: ValueNet) -> Network:
-    """The integer network of ``net`` (weights rounded to the kernels' units; see ``agents.batched.neural``)."""
+def quantize(net: ValueNet, scale: np.ndarray | None = None) -> Network:
+    """The integer network of ``net`` (weights rounded to the kernels' units; see ``agents.batched.neural``);
+    ``scale``: what one integer step of each first-layer row is worth to the float network (default: the
+    inputs', ``INPUT_SCALE``; a network reading more rows than the inputs gives its own)."""
     with torch.no_grad():
-        scale = INPUT_SCALE[net.inputs]
+        scale = INPUT_SCALE[net.inputs] if scale is None else scale
         first = np.rint(net.first.weight.double().numpy().T * scale[:, None] * 2.0 ** FIRST_BITS)
         first_bias = np.rint(net.first.bias.double().numpy() * 2.0 ** FIRST_BITS)
         hidden_unit = 2.0 ** (FIRST_BITS - FIRST_SHIFT)  # the first layer's outputs, in units of 2**-12

@@ -28,9 +28,10 @@ MAX_LEARNER_BYTES = 64 * 2**20
 class TDConfig:
     hidden: list[int] = setting([128, 32], "the value network's two hidden layers (ReLU), the neural bot's format",
                                 min=1, max=MAX_WIDTH, why_max="the widest layer a model file may hold")
-    start: Literal["scratch"] = setting("scratch", "scratch: random weights and the observation encoding only (no "
-                                                   "teacher, no hand-made features); 'teacher' (a residual over "
-                                                   "pretrained-2p's value) is not built yet")
+    start: Literal["scratch", "teacher"] = setting(
+        "scratch", "scratch: random weights and the observation encoding only (no teacher, no hand-made features); "
+                   "teacher (two players): pretrained-2p's value a * v + b plus a correction r(inputs, its 16 "
+                   "features) whose last layer starts at zero, so the first moves are pretrained-2p's")
     hands: int = setting(64, "hands played per iteration (one batch of the engine), then fitted", min=1, max=4096)
     lam: float = setting(1.0, "λ of the returns: 1 the hand's result (Monte Carlo), 0 the network's value of the "
                               "next position", min=0.0, max=1.0)
@@ -65,7 +66,7 @@ class TDConfig:
                                PLAYED_GAMES, min=2)
 
 
-def check_files_fit(hidden: list[int], players: int, snapshots: int) -> None:
+def check_files_fit(hidden: list[int], players: int, snapshots: int, start: str = "scratch") -> None:
     """Refuse layers whose files a resume could not read back: the model file (``agents.neural.MAX_MODEL_BYTES``,
     each weight at its widest) or a checkpoint's ``learner.npz`` (the weights, Adam's two moments and ``snapshots``
     past copies of the weights, float32, at most ``training.td.state.MAX_LEARNER_BYTES``)."""
@@ -73,8 +74,11 @@ def check_files_fit(hidden: list[int], players: int, snapshots: int) -> None:
     from agents.neural import MAX_MODEL_BYTES
     from training.neural.config import WEIGHT_CHARS
 
+    from agents.learned_parameters import NUM_FEATURES
+
     first, second = hidden
-    weights = len(input_indices(players)) * first + first + first * second + second + second + 1
+    rows = len(input_indices(players)) + (NUM_FEATURES if start == "teacher" else 0)  # the residual reads features
+    weights = rows * first + first + first * second + second + second + 1 + (3 if start == "teacher" else 0)
     model, learner = weights * WEIGHT_CHARS, weights * 4 * (3 + snapshots)
     if model > MAX_MODEL_BYTES or learner > MAX_LEARNER_BYTES:
         raise ConfigError(f"td.hidden={hidden!r} is not allowed at {players} seats: a network of {weights:,} weights "
@@ -91,7 +95,11 @@ def check(config) -> None:
     if len(settings.hidden) != 2 or not all(1 <= width <= 1024 for width in settings.hidden):
         raise ConfigError(f"td.hidden={settings.hidden!r} is not allowed: give two layer widths from 1 to 1024, "
                           "e.g. [128, 32]")
-    check_files_fit(settings.hidden, config.make_rules().num_players, settings.max_snapshots)
+    players = config.make_rules().num_players
+    if settings.start == "teacher" and players != 2:
+        raise ConfigError(f"td.start=teacher is not allowed at {players} seats: its teacher, pretrained-2p, plays two "
+                          "players; use rules.num_players: 2 or td.start: scratch")
+    check_files_fit(settings.hidden, players, settings.max_snapshots, settings.start)
     for size in settings.stock_sizes:  # each from 1 to MAX_STOCK (its setting's bounds); the rules judge the rest
         try:
             Rules(**{**config.make_rules().to_dict(), "stock_size": size})

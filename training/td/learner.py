@@ -27,8 +27,14 @@ give each position its λ-return: ``G_t = (1 - λ) p_{t+1} + λ G_{t+1}``, ``p``
 at the next position, ``G`` at the last the result (λ = 1: the result itself, a Monte-Carlo return). The
 network's logit is fitted to them by the binary cross-entropy, in minibatches.
 
-**The start.** From nothing: random weights, the observation encoding only (no teacher, no hand-made
-features). (The residual start over the learned bot's value is not built yet.)
+**The start** (``start``). ``scratch``: the neural bot's network from random weights, the observation encoding
+only (no teacher, no hand-made features). ``teacher``: the residual model of :mod:`training.td.residual`, the
+teacher's (``pretrained-2p``) value of a stop ``a * v + b`` plus a correction ``r`` of the stop's inputs and the
+teacher's 16 features whose last layer starts at zero (so the first hands are the teacher's own), a turn end
+adding ``a_d`` times the teacher's score of its discard; it plays with :mod:`agents.batched.residual`'s kernels,
+records each position's inputs, features, ``v`` and ``s`` (:class:`training.td.residual.ResidualPlayer`), and
+fits ``r`` with Adam's step ``learning_rate`` and ``a``, ``b``, ``a_d`` with ``CALIBRATION_RATE`` times it
+(``training.neural.value_net``'s: two numbers fitted to many positions).
 
 **The run's state** (:meth:`TDRun.state_arrays`, :meth:`TDRun.state_fields`, restored by
 :meth:`TDRun.restore`): the float weights, the optimiser's moments, the pool's float weights and torch's generator
@@ -49,12 +55,18 @@ import torch
 
 from agents.batched import bots
 from agents.batched.neural import decide_rows, decision_arrays, root_inputs, turn_end_inputs
+from agents.neural import NeuralBot
+from agents.residual import ResidualBot
 from skipbo_env.actions import END_TURN, FIRST_DISCARD
 from skipbo_env.cards import WILD
 from skipbo_env.rules import Rules
 from skipbo_env.vector import VectorGame
-from training.neural.value_net import ValueNet, quantize
+from training.neural.value_net import CALIBRATION_RATE, ValueNet, quantize
 from training.schema import SELF, SNAPSHOTS
+from training.td.residual import CALIBRATION_PARAMETERS, ResidualNet, ResidualPlayer, kernel_model, residual_document
+
+SCRATCH, TEACHER = "scratch", "teacher"
+"""The starts: random weights (the neural bot's network), or the residual over the teacher's value."""
 
 COUNTERS = ("hands_played", "iterations", "positions_fitted")
 """The run's counters (integers) saved with its state, beside ``cpu_seconds``."""
@@ -87,6 +99,9 @@ class TDSettings:
     max_snapshots: int = 8
     """Snapshots the pool keeps: the newest."""
     seed: int = 0
+    start: str = SCRATCH
+    """``scratch``: the neural bot's network from random weights; ``teacher``: the residual over the teacher's
+    value (:mod:`training.td.residual`)."""
 
     def tables(self) -> list[str]:
         """Who sits in the other seats of each hand of an iteration: ``hands`` entries, each kind its share
@@ -99,6 +114,32 @@ class TDSettings:
         return [kind for kind, count in zip(kinds, counts) for _ in range(count)]
 
 
+class NetworkPlayer:
+    """The scratch start's player: the neural bot with a network's kernel arrays ``arrays``."""
+
+    def __init__(self, arrays: tuple) -> None:
+        self.arrays = arrays
+
+    def decide(self, engine: VectorGame, rows, observations, masks, out) -> None:
+        """``out`` := the bot's actions in the games ``rows`` (their observations and masks)."""
+        decide_rows(observations, masks, self.arrays, out)
+
+    def positions(self, engine: VectorGame, rows, observations, actions) -> list[tuple[np.ndarray, np.ndarray]]:
+        """For each game of ``rows`` whose seat discards ``actions[i]``: the inputs of the stop it discards from
+        and of the turn end."""
+        arrays = self.arrays
+        expected = np.zeros(WILD + 1, dtype=np.int64)
+        pairs = []
+        for i in range(len(rows)):
+            stop = np.zeros(arrays[0].shape[0], dtype=np.int64)
+            root_inputs(observations[i], arrays[6], stop, expected)
+            needs, hand, piles, heights, info, root = decision_arrays(observations[i], arrays)
+            turn_end = np.empty_like(stop)
+            turn_end_inputs(actions[i], needs, hand, piles, heights, info, arrays, root, turn_end)
+            pairs.append((stop, turn_end))
+        return pairs
+
+
 @dataclass(frozen=True)
 class Snapshot:
     """A frozen past copy of the network in the pool."""
@@ -107,8 +148,8 @@ class Snapshot:
     """Hands played when it was taken."""
     weights: dict[str, torch.Tensor]
     """Its float weights (the network's ``state_dict``), saved with the run's state."""
-    arrays: tuple
-    """The kernels' integers of them (:func:`training.neural.value_net.quantize`), as it plays."""
+    player: object
+    """It as the kernels play it (:class:`NetworkPlayer` or :class:`training.td.residual.ResidualPlayer`)."""
 
 
 class TDRun:
@@ -117,8 +158,18 @@ class TDRun:
     def __init__(self, settings: TDSettings) -> None:
         self.settings = settings
         torch.manual_seed(settings.seed)
-        self.net = ValueNet(settings.num_players, tuple(settings.hidden))
-        self.optimizer = torch.optim.Adam(self.net.parameters(), lr=settings.learning_rate)
+        if settings.start == TEACHER:
+            self.net = ResidualNet(settings.num_players, tuple(settings.hidden))
+            calibration = [getattr(self.net, name) for name in CALIBRATION_PARAMETERS]
+            layers = [p for p in self.net.parameters() if all(p is not q for q in calibration)]
+            # the groups in the order of net.parameters() (a module's own first): the state numbers them so
+            self.optimizer = torch.optim.Adam([{"params": calibration, "lr": CALIBRATION_RATE * settings.learning_rate},
+                                               {"params": layers}], lr=settings.learning_rate)
+            self.row_width, self.row_type = self.net.row_width, np.float64
+        else:
+            self.net = ValueNet(settings.num_players, tuple(settings.hidden))
+            self.optimizer = torch.optim.Adam(self.net.parameters(), lr=settings.learning_rate)
+            self.row_width, self.row_type = len(self.net.inputs), np.int64
         self.rng = np.random.default_rng(settings.seed)
         self.rules = self.rules_of(settings.stock_size)
         self.hands_played = 0
@@ -126,6 +177,26 @@ class TDRun:
         self.positions_fitted = 0
         self.cpu_seconds = 0.0
         self.pool: list[Snapshot] = []
+
+    def player(self, net=None):
+        """``net``'s weights (by default the current ones) as the kernels play them (:class:`NetworkPlayer` or
+        :class:`training.td.residual.ResidualPlayer`)."""
+        net = self.net if net is None else net
+        if self.settings.start == TEACHER:
+            return ResidualPlayer(net)
+        return NetworkPlayer(quantize(net).arrays)
+
+    def bot(self):
+        """A player of the current weights for the tournaments (the curve, the final evaluation)."""
+        if self.settings.start == TEACHER:
+            return ResidualBot.of(*kernel_model(self.net), label="the run's model")
+        return NeuralBot.of(quantize(self.net), label="the run's network")
+
+    def model_dict(self) -> dict:
+        """The current weights as a model file's numbers (the neural bot's format, or the residual model's)."""
+        if self.settings.start == TEACHER:
+            return residual_document(self.net)
+        return quantize(self.net).to_dict()
 
     def rules_of(self, stock_size: int) -> Rules:
         settings = self.settings
@@ -158,18 +229,19 @@ class TDRun:
 
     def add_snapshot(self, hands: int, weights: dict[str, torch.Tensor]) -> None:
         """Add a snapshot of ``weights`` taken at ``hands`` to the pool; drop the oldest beyond ``max_snapshots``."""
-        frozen = copy.deepcopy(self.net)  # not a new ValueNet: its initialisation would draw on torch's generator
+        frozen = copy.deepcopy(self.net)  # not a new network: its initialisation would draw on torch's generator
         frozen.load_state_dict(weights)
-        self.pool.append(Snapshot(hands, weights, quantize(frozen).arrays))
+        self.pool.append(Snapshot(hands, weights, self.player(frozen)))
         del self.pool[:-self.settings.max_snapshots]
 
     def play(self) -> tuple[dict, np.ndarray]:
-        """One batch of hands: ``{(hand, seat): [inputs of the stops and turn ends, in order]}`` of the seats the
-        network plays and learns from, and the results (``float[hand, seat]``: 1 a win, 0 a loss, 0.5 a draw or a
+        """One batch of hands: ``{(hand, seat): [rows of the stops and turn ends, in order]}`` (their inputs; at
+        the teacher start also their features, ``v`` and ``s``: :class:`training.td.residual.ResidualNet`) of the
+        seats the network plays and learns from, and the results (``float[hand, seat]``: 1 a win, 0 a loss, 0.5 a draw or a
         cut-off hand). The deals are the batched engine's seeds from ``hands_played`` on."""
         settings = self.settings
         players = settings.num_players
-        arrays = quantize(self.net).arrays
+        player = self.player()
         engine = VectorGame(self.iteration_rules(), settings.hands, seed=self.hands_played, auto_reset=False,
                             threads=1)
         controllers = np.full((settings.hands, players), bots.OTHER, dtype=np.int64)
@@ -191,7 +263,6 @@ class TDRun:
         sequences: dict[tuple[int, int], list[np.ndarray]] = {}
         actions = np.empty(settings.hands, dtype=np.int64)
         steps = np.empty(settings.hands, dtype=np.int64)
-        expected = np.zeros(WILD + 1, dtype=np.int64)
         while not engine.over.all():
             rows = np.flatnonzero(~engine.over)
             bots.play_bots(engine.games, engine.action_mask, engine.cfg, controllers, streams, rows, steps[:len(rows)])
@@ -203,24 +274,21 @@ class TDRun:
             learning = (learner_seat[rows] < 0) | (seats == learner_seat[rows])
             chosen = actions[:len(rows)]
             if learning.all():
-                decide_rows(observations, masks, arrays, chosen)
+                player.decide(engine, rows, observations, masks, chosen)
             else:  # the rows grouped by who moves: the network (-1) or a snapshot of the pool
                 movers = np.where(learning, -1, opponent[rows])
                 for mover in np.unique(movers):
                     group = np.flatnonzero(movers == mover)
                     decided = np.empty(len(group), dtype=np.int64)
-                    decide_rows(observations[group], masks[group], arrays if mover < 0 else self.pool[mover].arrays,
-                                decided)
+                    mover_player = player if mover < 0 else self.pool[mover].player
+                    mover_player.decide(engine, rows[group], observations[group], masks[group], decided)
                     chosen[group] = decided
             for i in np.flatnonzero((self.rng.random(len(rows)) < settings.explore) & learning):
                 chosen[i] = self.rng.choice(np.flatnonzero(masks[i]))
-            for i in np.flatnonzero(learning & (chosen >= FIRST_DISCARD) & (chosen < END_TURN)):
-                stop = np.zeros(arrays[0].shape[0], dtype=np.int64)
-                root_inputs(observations[i], arrays[6], stop, expected)
-                needs, hand, piles, heights, info, root = decision_arrays(observations[i], arrays)
-                turn_end = np.empty_like(stop)
-                turn_end_inputs(chosen[i], needs, hand, piles, heights, info, arrays, root, turn_end)
-                sequences.setdefault((int(rows[i]), int(seats[i])), []).extend([stop, turn_end])
+            discarding = np.flatnonzero(learning & (chosen >= FIRST_DISCARD) & (chosen < END_TURN))
+            recorded = player.positions(engine, rows[discarding], observations[discarding], chosen[discarding])
+            for i, pair in zip(discarding, recorded):
+                sequences.setdefault((int(rows[i]), int(seats[i])), []).extend(pair)
             engine.step_rows(rows, chosen.copy())
         finished = engine.finished()
         results = np.full((settings.hands, players), 0.5)
@@ -233,8 +301,8 @@ class TDRun:
         """Every recorded position's inputs and its λ-return (see the module's docstring)."""
         lam = self.settings.lam
         keys = sorted(sequences)
-        inputs = np.array([q for key in keys for q in sequences[key]], dtype=np.int64).reshape(
-            -1, len(self.net.inputs))
+        inputs = np.array([q for key in keys for q in sequences[key]], dtype=self.row_type).reshape(
+            -1, self.row_width)
         with torch.no_grad():
             chances = torch.sigmoid(self.net(torch.as_tensor(inputs))).numpy().astype(np.float64)
         targets = np.empty(len(inputs))

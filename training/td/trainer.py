@@ -8,7 +8,9 @@ end of the seats it learns from its λ-return and fits the network to them. This
 - the budget is work, ``td.budget_hands``; a ``--resume`` with a larger one trains on;
 - every ``td.checkpoint_every`` hands the whole state is saved (:meth:`RunFolder.save_checkpoint`:
   ``learner.npz`` and ``state.json``, :mod:`training.td.state`; numbers only, no game data) and the network
-  written as ``model.json`` (``agents.load_policy("neural:model=RUN/model.json")`` plays it);
+  written as ``model.json`` (``agents.load_policy("neural:model=RUN/model.json")`` plays it; the teacher start's
+  residual model, ``skipbo-residual/1``: ``agents.load_policy("residual:model=RUN/model.json")`` on the batched
+  engine);
 - every ``td.curve_every`` hands, and before the first hand, a point of the learning curve: win rates against
   ``td.curve_opponents`` on held-out duplicate deals (the same deals at every point; the batched engine), with
   95% intervals, by hands played and CPU-hours of training, written as ``learning_curve.json`` and
@@ -25,7 +27,6 @@ from __future__ import annotations
 import time
 from typing import TextIO
 
-from agents.neural import NeuralBot
 from skipbo_env.files import write_bytes_atomically, write_json_atomically
 from skipbo_env.provenance import versions
 from training.checkpoint import RunFolder, compact_json
@@ -66,7 +67,7 @@ class TDTrainer:
                           explore=settings.explore, learning_rate=settings.learning_rate, epochs=settings.epochs,
                           minibatch=settings.minibatch, opponents=dict(settings.opponents),
                           snapshot_every=settings.snapshot_every, max_snapshots=settings.max_snapshots,
-                          seed=self.config.seed)
+                          seed=self.config.seed, start=settings.start)
 
     # ------------------------------------------------------------------ state
     def load(self) -> tuple[TDRun, dict]:
@@ -103,8 +104,9 @@ class TDTrainer:
         pool = (f"; a snapshot every {settings.snapshot_every:,} hands, the newest {settings.max_snapshots} kept, "
                 f"{len(learner.pool)} now")
         shares = ", ".join(f"{share:.0%} {kind}" for kind, share in settings.opponents.items())
+        model = "correction to pretrained-2p's value" if settings.start == "teacher" else "value network"
         self.log.print(f"TD(λ={settings.lam:g}) from {settings.start}: a {settings.hidden[0]}x{settings.hidden[1]} "
-                       f"value network, {settings.hands} hands an iteration ({shares}"
+                       f"{model}, {settings.hands} hands an iteration ({shares}"
                        f"{'; stockpiles of ' + ', '.join(map(str, settings.stock_sizes)) + ' in turn' if settings.stock_sizes else ''}"
                        f"{pool if settings.opponents.get(SNAPSHOTS) else ''}"
                        f"); budget {budget:,} hands, "
@@ -151,10 +153,7 @@ class TDTrainer:
 
     # ------------------------------------------------------------------ the curve
     def measure(self, learner: TDRun, games: int, key: int) -> dict:
-        from training.neural.value_net import quantize
-
-        bot = NeuralBot.of(quantize(learner.net), label="the run's network")
-        return evaluate_policy(bot, self.settings.curve_opponents, self.rules, games,
+        return evaluate_policy(learner.bot(), self.settings.curve_opponents, self.rules, games,
                                training_seed(self.config.seed, key))
 
     def curve_point(self, learner: TDRun, state: dict) -> None:
@@ -202,9 +201,7 @@ class TDTrainer:
 
     # ------------------------------------------------------------------ files
     def model_document(self, learner: TDRun, state: dict) -> dict:
-        from training.neural.value_net import quantize
-
-        return {**quantize(learner.net).to_dict(),
+        return {**learner.model_dict(),
                 "method": f"TD(λ={self.settings.lam:g}) from {self.settings.start}, self-play results "
                           "(training/td/trainer.py)",
                 "rules": self.rules.to_dict(), "hands": learner.hands_played, "iterations": learner.iterations,
@@ -218,7 +215,9 @@ class TDTrainer:
                       f"{clock(state['wall_seconds'])})", [
                           ("model", model),
                           ("", f"play it: skipbo play --opponents neural:model={model}; measure it: "
-                               f"skipbo evaluate --agents neural:model={model} planner --games 2000"),
+                               f"skipbo evaluate --agents neural:model={model} planner --games 2000"
+                           if self.settings.start == "scratch" else "measure it (on the batched engine): skipbo "
+                           f"evaluate --agents residual:model={model} planner --games 2000"),
                           ("evaluation", self.folder.evaluation_path), ("curve", self.folder.curve_path),
                           ("curve data", self.folder.path / CURVE_FILE)])
 

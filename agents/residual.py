@@ -1,0 +1,147 @@
+"""``residual``: the learned bot's value plus a learned correction, searched with the planner's turn search.
+
+The model (``td.start: teacher``, ``training/td/``) values a place the turn could stop as ``a * v + b + r``: ``v``
+the teacher's (``pretrained-2p``, the shipped ``learned-2p``) value of it, ``r`` a small network of the neural
+bot's format reading the stop's observation inputs and the teacher's 16 features; a turn end adds ``a_d`` times the
+teacher's score of the discard. With ``r`` = 0 it plays exactly the teacher's moves. The kernels are
+:mod:`agents.batched.residual`; they read the game's record (as the teacher's kernel does) and the observation, so
+the bot plays on the batched engine only (``act_rows``; ``skipbo evaluate --agents residual:model=FILE ...``
+chooses that engine), two players.
+
+**The model file** (``skipbo-residual/1``, written by a ``td.start: teacher`` run as ``model.json``): JSON numbers
+only, read by :func:`read_model` and checked like the neural bot's (:func:`agents.neural.read_model`): ``teacher``
+(``learned-2p``), ``feature_unit`` (:data:`agents.batched.residual.FEATURE_UNIT`), ``scales`` ``[a, b, a_d]``
+(finite, ``a`` and ``a_d`` > 0), ``correction`` (``r``'s input part in the neural bot's format) and
+``feature_first`` (``r``'s first-layer rows of the 16 features).
+"""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+
+from agents.batched.learned import SHIPPED, variant_of
+from agents.batched.residual import FEATURE_UNIT, residual_actions
+from agents.learned_parameters import NAME as LEARNED, NUM_FEATURES
+from agents.neural import (
+    MAX_SUM, Network, input_maxima, integer_array, largest_sum, network_from_dict, read_model_numbers,
+)
+from agents.policy import Bot
+from skipbo_env.cards import CARDS_PER_DECK
+from skipbo_env.rules import MAX_DECKS
+
+NAME = "residual"
+FORMAT = "skipbo-residual/1"
+TEACHER = "learned-2p"
+"""The teacher: the shipped two-player learned bot (``pretrained-2p``)."""
+MAX_FEATURE = MAX_DECKS * CARDS_PER_DECK
+"""More than any feature's magnitude: each is a count of cards, a chance, or a chance times a seat weight or over a
+stockpile's size."""
+MAX_SCALE = 1e6
+"""The largest magnitude of ``a``, ``b`` or ``a_d`` a model file may hold."""
+
+
+def teacher_parameters() -> np.ndarray:
+    """The parameters of the teacher :data:`TEACHER`."""
+    return SHIPPED[variant_of(LEARNED, TEACHER)]
+
+
+def residual_dict(network: Network, scales) -> dict:
+    """The model file's numbers of ``r`` (``network``, its first layer a row per input, then per feature) and
+    ``scales`` ``[a, b, a_d]``."""
+    document = network.to_dict()
+    inputs = len(network.inputs)
+    first = document.pop("first")
+    return {"format": FORMAT, "teacher": TEACHER, "feature_unit": FEATURE_UNIT,
+            "scales": [float(x) for x in scales], "correction": {**document, "first": first[:inputs]},
+            "feature_first": first[inputs:]}
+
+
+def residual_from_dict(data, source: str = "model") -> tuple[Network, np.ndarray]:
+    """``r`` and ``[a, b, a_d]`` of a model dict (:func:`residual_dict`'s layout); ``ValueError`` naming ``source``
+    and the field for anything else."""
+    def fail(message: str):
+        raise ValueError(f"residual model {source}: {message}")
+
+    if not isinstance(data, dict) or data.get("format") != FORMAT:
+        fail(f"expected a JSON object with \"format\": \"{FORMAT}\"")
+    if data.get("teacher") != TEACHER:
+        fail(f"teacher must be {TEACHER!r} (the only teacher the kernels play)")
+    if data.get("feature_unit") != FEATURE_UNIT:
+        fail(f"feature_unit must be {FEATURE_UNIT}")
+    scales = data.get("scales")
+    if (not isinstance(scales, list) or len(scales) != 3
+            or not all(isinstance(x, (int, float)) and not isinstance(x, bool) and math.isfinite(x)
+                       and abs(x) <= MAX_SCALE for x in scales) or scales[0] <= 0 or scales[2] <= 0):
+        fail(f"scales must be [a, b, a_d], finite numbers of magnitude at most {MAX_SCALE:g}, a and a_d > 0")
+    correction = network_from_dict(data.get("correction"), f"{source} (its correction)")
+    if correction.num_players != 2:
+        fail("its correction must be of a 2-player table (the teacher's)")
+    first, first_bias, second, second_bias, output, output_bias, _ = correction.arrays
+    features = integer_array(data.get("feature_first"), (NUM_FEATURES, first.shape[1]), "feature_first", fail)
+    network = Network(2, correction.inputs, np.vstack([first, features]), first_bias, second, second_bias, output,
+                      int(output_bias[0]))
+    maxima = np.concatenate([input_maxima()[network.inputs], np.full(NUM_FEATURES, MAX_FEATURE * FEATURE_UNIT)])
+    reach = largest_sum(network, maxima)
+    if reach > MAX_SUM:
+        fail(f"its weights are too large to be summed exactly in 64-bit integers: a sum could reach "
+             f"2**{np.log2(reach):.1f}, and a model's sums must stay within 2**{np.log2(MAX_SUM):.0f}")
+    return network, np.array(scales, dtype=np.float64)
+
+
+def read_model(path: str) -> tuple[Network, np.ndarray]:
+    """``r`` and ``[a, b, a_d]`` of a model file (JSON numbers only); ``ValueError`` with the reason otherwise."""
+    return residual_from_dict(read_model_numbers(path, "residual model"), repr(path))
+
+
+class ResidualBot(Bot):
+    """The residual model of a model file (``residual:model=runs/NAME/model.json``, written by a ``td.start:
+    teacher`` run) over the teacher's value. It plays on the batched engine only: it reads the game's record
+    (``act_rows``). It draws nothing at random."""
+
+    name = NAME
+
+    def __init__(self, seed: int | None = None, *, model: str | None = None) -> None:
+        super().__init__(seed)
+        if model is None:
+            raise ValueError("the residual bot needs a model file: residual:model=runs/NAME/model.json (written by "
+                             "skipbo train td_teacher_2p)")
+        self.model_file = model
+        self.network, self.scales = read_model(model)
+        self.parameters = teacher_parameters()
+
+    @classmethod
+    def of(cls, network: Network, scales, label: str = "in memory") -> ResidualBot:
+        """A bot playing ``r`` = ``network`` with ``scales`` ``[a, b, a_d]`` (training plays its current weights
+        without writing a file)."""
+        bot = cls.__new__(cls)
+        Bot.__init__(bot, None)
+        bot.model_file, bot.network = label, network
+        bot.scales = np.asarray(scales, dtype=np.float64)
+        bot.parameters = teacher_parameters()
+        return bot
+
+    def __repr__(self) -> str:
+        return f"ResidualBot(model={self.model_file!r})"
+
+    def check_num_players(self, num_players: int) -> None:
+        """Refuse, in one line (``ValueError``), a table of another size than two (the teacher's)."""
+        if num_players != 2:
+            raise ValueError(f"residual model {self.model_file} plays two players (its teacher's table), not "
+                             f"{num_players}")
+
+    def act(self, observation: dict) -> int:
+        """Not on the rules engine: the bot reads the game's record (its teacher's view), which an observation
+        does not hold."""
+        raise ValueError("the residual bot plays on the batched engine only (it reads the game's record): use "
+                         "skipbo evaluate --engine vector (or auto)")
+
+    def act_rows(self, engine, rows: np.ndarray, observations: np.ndarray, masks=None) -> np.ndarray:
+        """The actions of the seats to act in the games ``rows`` of the batched engine ``engine`` (their
+        observations; the legal moves are the engine's own masks)."""
+        out = np.empty(len(rows), dtype=np.int64)
+        residual_actions(engine.games, engine.action_mask, engine.cfg, np.asarray(rows, dtype=np.int64),
+                         self.parameters, np.ascontiguousarray(observations, dtype=np.float32), self.network.arrays,
+                         self.scales, out)
+        return out

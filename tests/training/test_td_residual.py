@@ -1,0 +1,199 @@
+"""The teacher start's residual model (agents/batched/residual.py, training/td/residual.py): with its correction at
+zero it plays exactly the teacher's moves; with a correction its kernel values a stop and chooses a discard as a
+plain numpy computation of the formula says, and the float model it is fitted as agrees with the kernel."""
+
+from __future__ import annotations
+
+import json
+
+import numpy as np
+import pytest
+import torch
+
+from agents.batched.expert import ODDS_ROW, discard_scores
+from agents.batched.learned import learned_actions, learned_view, position_features
+from agents.batched.neural import FIRST_SHIFT, OUTPUT_UNIT, SECOND_SHIFT, decision_arrays, turn_end_inputs
+from agents.batched.neural_teacher import decision_roots
+from agents.batched.residual import FEATURE_UNIT, residual_actions, root_logits, turn_records
+from agents.learned_parameters import NUM_FEATURES
+from agents.planner_weights import STOCK
+from skipbo_env.actions import END_TURN, FIRST_DISCARD
+from skipbo_env.rules import Rules
+from skipbo_env.vector import VectorGame
+from skipbo_env.vector.jit import jit
+from agents.loading import load_policy
+from agents.residual import ResidualBot, teacher_parameters
+from evaluation import run_tournament
+from training.td.residual import ResidualNet, ResidualPlayer, kernel_model, residual_document
+
+RULES = Rules(num_players=2, stock_size=30)
+
+
+def corrected_net(seed: int = 3) -> ResidualNet:
+    """A residual model whose correction is not zero (its output layer set by hand) and whose numbers are not
+    their first ones."""
+    torch.manual_seed(seed)
+    net = ResidualNet(2, (16, 8))
+    with torch.no_grad():
+        net.output.weight.normal_(0.0, 2.0)
+        net.output.bias.fill_(-0.3)
+        net.log_a.fill_(np.log(0.01))
+        net.b.fill_(0.25)
+        net.log_a_discard.fill_(np.log(0.2))
+    return net
+
+
+def integer_correction(network, rows: np.ndarray) -> np.ndarray:
+    """``r`` of integer rows (inputs then features) in plain numpy: the kernels' fixed-point arithmetic."""
+    first, first_bias, second, second_bias, output, output_bias, _ = network.arrays
+    sums = rows.astype(np.int64) @ first + first_bias
+    hidden = np.maximum(sums, 0) >> FIRST_SHIFT
+    hidden = np.maximum(hidden @ second.T + second_bias, 0) >> SECOND_SHIFT
+    return (hidden @ output + output_bias[0]) * OUTPUT_UNIT
+
+
+@jit
+def stop_and_turn_ends(games, legal, cfg, g, parameters, x, net, turn_ends, scores):
+    """The inputs of every legal discard's turn end (``turn_ends[action - FIRST_DISCARD]``) and its score."""
+    needs, hand, piles, heights, info, chances, buffer = learned_view(games[g], cfg, parameters)
+    discard_scores(legal, g, needs, hand, piles, heights, info, chances[ODDS_ROW], parameters[NUM_FEATURES:], scores)
+    view_needs, view_hand, view_piles, view_heights, view_info, root = decision_arrays(x, net)
+    for action in range(FIRST_DISCARD, END_TURN):
+        if legal[g, action]:
+            turn_end_inputs(action, view_needs, view_hand, view_piles, view_heights, view_info, net, root,
+                            turn_ends[action - FIRST_DISCARD])
+
+
+def play_checked(hands: int, seed: int, check) -> int:
+    """Play ``hands`` two-player hands of the teacher in every seat, calling ``check(engine, rows, observations,
+    teacher_actions)`` at every step; the decisions seen."""
+    parameters = teacher_parameters()
+    engine = VectorGame(RULES, hands, seed=seed, auto_reset=False, threads=1)
+    decisions = 0
+    while not engine.over.all():
+        rows = np.flatnonzero(~engine.over)
+        observations = engine.observe(rows)
+        teacher = np.empty(len(rows), dtype=np.int64)
+        learned_actions(engine.games, engine.action_mask, engine.cfg, rows, parameters, teacher)
+        check(engine, rows, observations, teacher)
+        decisions += len(rows)
+        engine.step_rows(rows, teacher)
+    engine.close()
+    return decisions
+
+
+def test_the_residual_bot_with_a_zero_correction_makes_the_teachers_moves():
+    player = ResidualPlayer(ResidualNet(2, (32, 8)))
+    assert not player.bot.network.arrays[4].any()
+    differing = []
+
+    def check(engine, rows, observations, teacher):
+        chosen = np.empty(len(rows), dtype=np.int64)
+        player.decide(engine, rows, observations, None, chosen)
+        differing.extend(np.flatnonzero(chosen != teacher).tolist())
+
+    assert play_checked(3, 11, check) >= 500
+    assert differing == []
+
+
+def test_a_corrected_stop_and_discard_are_the_formulas_and_the_float_models():
+    net = corrected_net()
+    network, scales = kernel_model(net)
+    a, b, a_discard = scales
+    parameters = teacher_parameters()
+    weights = parameters[:NUM_FEATURES]
+    seen = {"stops": 0, "discards": 0, "moved": 0}
+
+    def check(engine, rows, observations, teacher):
+        # the root stop: inputs (the neural bot's), features and value (the learned bot's), by their own kernels
+        inputs = np.zeros((len(rows), network.arrays[0].shape[0]), dtype=np.int64)
+        decision_roots(observations, network.arrays, inputs)
+        features = np.zeros(NUM_FEATURES)
+        for i, g in enumerate(rows):
+            position_features(engine.games[g], engine.action_mask, g, engine.cfg, features)
+            inputs[i, -NUM_FEATURES:] = np.rint(features * FEATURE_UNIT)
+            value = STOCK * float(weights @ features)
+            expected = a * value + b + integer_correction(network, inputs[i:i + 1])[0]
+            kernel = np.empty(1)
+            root_logits(engine.games, engine.action_mask, engine.cfg, rows[i:i + 1], parameters, observations[i:i + 1],
+                        network.arrays, scales, kernel)
+            assert kernel[0] == pytest.approx(expected, rel=1e-9, abs=1e-9)
+            float_row = torch.as_tensor(np.concatenate([inputs[i], [value, 0.0]])[None, :])
+            with torch.no_grad():
+                assert float(net(float_row)[0]) == pytest.approx(expected, abs=0.02)
+            seen["stops"] += 1
+        chosen = np.empty(len(rows), dtype=np.int64)
+        residual_actions(engine.games, engine.action_mask, engine.cfg, rows, parameters, observations, network.arrays,
+                         scales, chosen)
+        seen["moved"] += int((chosen != teacher).sum())
+        for i in np.flatnonzero((chosen >= FIRST_DISCARD) & (chosen < END_TURN)):
+            # a discard: the legal one of the best s + r(turn end) / a_d, each turn end by the neural bot's kernel
+            g = rows[i]
+            turn_ends = np.zeros((END_TURN - FIRST_DISCARD, inputs.shape[1]), dtype=np.int64)
+            scores = np.zeros(END_TURN - FIRST_DISCARD)
+            stop_and_turn_ends(engine.games, engine.action_mask, engine.cfg, g, parameters, observations[i],
+                               network.arrays, turn_ends, scores)
+            legal = np.flatnonzero(engine.action_mask[g, FIRST_DISCARD:END_TURN])
+            turn_ends[:, -NUM_FEATURES:] = inputs[i, -NUM_FEATURES:]
+            worth = scores[legal] + integer_correction(network, turn_ends[legal]) / a_discard
+            assert chosen[i] == FIRST_DISCARD + legal[np.argmax(worth)]  # ties: the lowest id, as argmax
+            # what learning records of it: the stop's and the turn end's rows, v and s
+            records = np.zeros((1, 2, inputs.shape[1]), dtype=np.int64)
+            values = np.zeros((1, 2))
+            turn_records(engine.games, engine.action_mask, engine.cfg, rows[i:i + 1], parameters, observations[i:i + 1],
+                         network.arrays, chosen[i:i + 1], records, values)
+            assert (records[0, 0] == inputs[i]).all()
+            assert (records[0, 1] == turn_ends[chosen[i] - FIRST_DISCARD]).all()
+            assert values[0, 1] == scores[chosen[i] - FIRST_DISCARD]
+            assert values[0, 0] == pytest.approx(STOCK * float(weights @ (inputs[i, -NUM_FEATURES:] / FEATURE_UNIT)),
+                                                 abs=STOCK * np.abs(weights).sum() / FEATURE_UNIT)
+            seen["discards"] += 1
+
+    play_checked(1, 7, check)
+    assert seen["stops"] >= 100 and seen["discards"] >= 10
+    assert seen["moved"] > 0  # the correction changes moves: the checks above are not the teacher's own
+
+
+def test_the_float_model_starts_at_the_teachers_value():
+    net = ResidualNet(2, (32, 8))
+    rows = torch.as_tensor(np.random.default_rng(0).integers(0, 64, size=(5, net.row_width)).astype(np.float64))
+    with torch.no_grad():
+        a, b, a_discard = net.scales()
+        expected = a * rows[:, -2] + b + a_discard * rows[:, -1]
+        assert torch.allclose(net(rows), expected.to(torch.float32))
+
+
+def write_model(path, net: ResidualNet, **changes) -> str:
+    document = {**residual_document(net), **changes}
+    path.write_text(json.dumps(document))
+    return str(path)
+
+
+def test_a_model_file_loads_through_load_policy_and_plays_on_the_batched_engine(tmp_path):
+    net = corrected_net()
+    bot = load_policy(f"residual:model={write_model(tmp_path / 'model.json', net)}")
+    network, scales = kernel_model(net)
+    assert isinstance(bot, ResidualBot) and (bot.scales == scales).all()
+    assert all((a == b).all() for a, b in zip(bot.network.arrays, network.arrays))
+    zero = write_model(tmp_path / "zero.json", ResidualNet(2, (16, 8)))
+    result = run_tournament([f"residual:model={zero}", "pretrained-2p"], RULES, 4, 5, names=["zero", "teacher"],
+                            engine="auto")
+    assert result.engine == "vector" and len(result.games) == 4
+    assert result.agent_stats()["zero"]["wins"] == 2  # the teacher's own moves: each deal won once by each seat
+    with pytest.raises(ValueError, match="batched engine only"):
+        bot.act({})
+
+
+@pytest.mark.parametrize("changes, message", [
+    ({"format": "skipbo-neural/1"}, 'expected a JSON object with "format": "skipbo-residual/1"'),
+    ({"teacher": "learned-4p"}, "teacher must be 'learned-2p'"),
+    ({"scales": [0.0, 0.0, 1.0]}, "a and a_d > 0"),
+    ({"scales": [1.0, float("nan"), 1.0]}, "finite numbers"),
+    ({"feature_first": [[1] * 16] * 3}, r"feature_first must be a list of integers of shape \[16, 16\]"),
+    ({"feature_first": [[2 ** 40] * 16] * 16}, "too large to be summed exactly"),
+])
+def test_a_model_file_that_is_not_a_residual_model_is_refused_in_one_line(tmp_path, changes, message):
+    path = write_model(tmp_path / "bad.json", ResidualNet(2, (16, 8)), **changes)
+    with pytest.raises(ValueError, match=message) as error:
+        load_policy(f"residual:model={path}")
+    assert "\n" not in str(error.value)

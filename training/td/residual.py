@@ -1,0 +1,115 @@
+"""``td.start: teacher``'s model in PyTorch: the teacher's value plus a correction that starts at zero.
+
+A recorded position is one float64 row: the neural bot's integer inputs, the teacher's features as integers
+(``agents.batched.residual.FEATURE_UNIT``), then the teacher's value ``v`` of the stop and the score ``s`` of the
+discard made from it (0 at a stop). Its logit is ``a * v + b + a_d * s + r(inputs, features)``
+(:mod:`agents.batched.residual`), ``r`` a two-layer ReLU network like the neural bot's whose output layer starts
+at zero, ``a = exp(log_a)`` and ``a_d = exp(log_a_discard)`` (so both stay > 0). :func:`kernel_model` rounds it
+to what the kernels play.
+"""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+import torch
+from torch import nn
+
+from agents.batched.neural import INPUT_SCALE, input_indices
+from agents.batched.residual import FEATURE_UNIT, turn_records
+from agents.learned_parameters import NUM_FEATURES
+from agents.neural import Network
+from agents.residual import ResidualBot, residual_dict
+from training.neural.value_net import quantize
+
+INITIAL_SCALE = 0.0003
+"""The first ``a``: the logistic regression of the hands' results on the teacher's value ``v`` of the stops the
+seats discarded from (64 self-play hands of the teacher at 30 cards, 6,135 stops, seed 2) gave ``a`` = 0.00026 a
+unit and ``b`` = 0.02 (a loss of 0.6930 nats against 0.6931 for ``a`` = 0): ``v`` values the turn's plays from
+where the turn began, not the position, so across positions it says little of who wins; it ranks a decision's
+stops."""
+INITIAL_DISCARD_SCALE = 0.01
+"""The first ``a_d``: the teacher's discard scores of the turn ends it chose spread with a standard deviation of
+1.0 (5-95%: 1.3 to 4.4, the same hands); its discard is worth little more than another (+0.004 of the win rate,
+issue 38), so a unit of score starts at a hundredth of a logit."""
+CALIBRATION_PARAMETERS = ("log_a", "b", "log_a_discard")
+"""The model's numbers outside ``r`` (fitted with a step size of their own: ``training.td.learner``)."""
+
+
+class ResidualNet(nn.Module):
+    """The residual model of a ``num_players`` table, ``r``'s hidden layers ``hidden``."""
+
+    def __init__(self, num_players: int, hidden: tuple[int, int]) -> None:
+        super().__init__()
+        self.num_players = num_players
+        self.inputs = input_indices(num_players)
+        self.first_scale = np.concatenate([INPUT_SCALE[self.inputs], np.full(NUM_FEATURES, 1.0 / FEATURE_UNIT)])
+        """What one integer step of each first-layer row is worth (the inputs', then the features')."""
+        self.row_width = len(self.first_scale) + 2
+        self.register_buffer("scale", torch.as_tensor(self.first_scale, dtype=torch.float32), persistent=False)
+        self.first = nn.Linear(len(self.first_scale), hidden[0])
+        self.second = nn.Linear(hidden[0], hidden[1])
+        self.output = nn.Linear(hidden[1], 1)
+        nn.init.zeros_(self.output.weight)
+        nn.init.zeros_(self.output.bias)
+        self.log_a = nn.Parameter(torch.tensor(math.log(INITIAL_SCALE)))
+        self.b = nn.Parameter(torch.tensor(0.0))
+        self.log_a_discard = nn.Parameter(torch.tensor(math.log(INITIAL_DISCARD_SCALE)))
+
+    def correction(self, rows: torch.Tensor) -> torch.Tensor:
+        """``r`` of positions (rows of inputs then features, as integers)."""
+        x = rows.to(torch.float32) * self.scale
+        x = torch.relu(self.first(x))
+        x = torch.relu(self.second(x))
+        return self.output(x).squeeze(-1)
+
+    def forward(self, rows: torch.Tensor) -> torch.Tensor:
+        """The logits of recorded positions (float64 rows: inputs, features, ``v``, ``s``)."""
+        values, scores = rows[:, -2].to(torch.float32), rows[:, -1].to(torch.float32)
+        return (self.log_a.exp() * values + self.b + self.log_a_discard.exp() * scores
+                + self.correction(rows[:, :-2]))
+
+    def scales(self) -> np.ndarray:
+        """``[a, b, a_d]`` as the kernels read them (float64)."""
+        with torch.no_grad():
+            return np.array([float(self.log_a.exp()), float(self.b), float(self.log_a_discard.exp())])
+
+
+def kernel_model(net: ResidualNet) -> tuple[Network, np.ndarray]:
+    """``r`` rounded to the neural bot's integer format (its first layer: a row per input, then per feature) and
+    ``[a, b, a_d]``."""
+    return quantize(net, net.first_scale), net.scales()
+
+
+def residual_document(net: ResidualNet) -> dict:
+    """The model file's numbers of ``net`` (``agents.residual.residual_dict``)."""
+    return residual_dict(*kernel_model(net))
+
+
+class ResidualPlayer:
+    """The teacher start's player: the residual bot (``agents.residual.ResidualBot``) with ``net``'s current
+    weights, and what learning records of its turns."""
+
+    def __init__(self, net: ResidualNet) -> None:
+        self.bot = ResidualBot.of(*kernel_model(net), label="the run's model")
+
+    def decide(self, engine, rows, observations, masks, out) -> None:
+        """``out`` := the bot's actions in the games ``rows`` of ``engine`` (their observations and masks)."""
+        out[:] = self.bot.act_rows(engine, rows, observations, masks)
+
+    def positions(self, engine, rows, observations, actions) -> np.ndarray:
+        """For each game of ``rows`` whose seat discards ``actions[i]``: the rows (:class:`ResidualNet`'s layout)
+        of the stop it discards from and of the turn end, ``[len(rows), 2, row width]``."""
+        arrays = self.bot.network.arrays
+        count, width = len(rows), arrays[0].shape[0]
+        inputs = np.zeros((count, 2, width), dtype=np.int64)
+        values = np.zeros((count, 2), dtype=np.float64)
+        turn_records(engine.games, engine.action_mask, engine.cfg, np.asarray(rows, dtype=np.int64),
+                     self.bot.parameters, np.ascontiguousarray(observations), arrays,
+                     np.asarray(actions, dtype=np.int64), inputs, values)
+        out = np.zeros((count, 2, width + 2), dtype=np.float64)
+        out[:, :, :width] = inputs
+        out[:, :, width] = values[:, :1]
+        out[:, 1, width + 1] = values[:, 1]
+        return out
