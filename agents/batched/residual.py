@@ -74,18 +74,6 @@ def add_features(sums, first, units):
                 sums[h] += first[row + i, h] * step
 
 
-@jit
-def correction(sums, count, units, model):
-    """``r`` of a position whose inputs differ from the root's by the ``count`` changes in ``root``'s change
-    arrays and whose features are ``units``; ``sums``: room for the first layer's sums."""
-    x, net, root, view_piles, view_heights0, view_info, view_heights, scales, layers, scratch, parts = model
-    weights, exact_below = layers
-    sums[:] = root[2]
-    add_changes(sums, net[0], root[4], root[5], count)
-    add_features(sums, net[0], units)
-    return float_value(sums, net, weights, exact_below, scratch[1], scratch[2], root[7])
-
-
 # ---------------------------------------------------------------------------------- a stop's first layer, in parts
 # A stop's inputs differ from the root's in groups that each depend on one part of the position alone (what
 # ``agents.batched.neural.stop_input_changes`` adds up): the hand (and ``pending_discard``), each building pile
@@ -255,13 +243,17 @@ def root_stop(needs, hand, heights, piles, info, chances, buffer, units):
 
 
 @jit
-def turn_end_correction(action, units, model):
-    """``r`` of the turn end after discard ``action`` from the root (the root stop's features ``units``)."""
+def turn_end_correction(action, base, model):
+    """``r`` of the turn end after discard ``action`` from the root (``base``: the first layer's sums of the root
+    stop, its features included: a turn end has the features of the stop it discards from)."""
     x, net, root, view_piles, view_heights0, view_info, view_heights, scales, layers, scratch, parts = model
-    _, q, a0, expected, changed_at, changed_by, sums, _ = root
+    _, q, a0, expected, changed_at, changed_by, sums, hidden = root
     count = discard_changes(discard_value_of(action), (action - FIRST_DISCARD) % NUM_DISCARD_PILES, view_piles,
                             view_heights0, x, net[6], q, changed_at, changed_by)
-    return correction(sums, count, units, model)
+    sums[:] = base
+    add_changes(sums, net[0], changed_at, changed_by, count)
+    weights, exact_below = layers
+    return float_value(sums, net, weights, exact_below, scratch[1], scratch[2], hidden)
 
 
 @jit
@@ -271,9 +263,12 @@ def residual_discard(legal, g, needs, hand, piles, heights, info, chances, buffe
     discard_scores(legal, g, needs, hand, piles, heights, info, chances[ODDS_ROW], parameters[NUM_FEATURES:], scores)
     units = np.empty(NUM_FEATURES, dtype=np.int64)
     root_stop(needs, hand, heights, piles, info, chances, buffer, units)
+    first, a0 = model[1][0], model[2][2]
+    base = a0.copy()
+    add_features(base, first, units)
     for action in range(FIRST_DISCARD, END_TURN):
         if legal[g, action]:
-            scores[action - FIRST_DISCARD] += turn_end_correction(action, units, model) / model[7][A_DISCARD]
+            scores[action - FIRST_DISCARD] += turn_end_correction(action, base, model) / model[7][A_DISCARD]
     return best_scored_discard(legal, g, scores)
 
 
