@@ -2,6 +2,7 @@
 
     python benchmarks/neural_speed.py [--model neural-2p] [--hands 200] [--batch 50] [--stock-size 30] [--seed 0]
     python benchmarks/neural_speed.py --tiny      # a few small hands: seconds (what CI runs)
+    python benchmarks/neural_speed.py --hands 8 --residual-hands 32 --seed 1000   # docs/training.md's residual figures
 
 The network (``--model``: a shipped name or a model file) plays every seat of ``--hands`` hands against
 itself on the batched engine (``skipbo_env.vector``, one thread), ``--batch`` hands at a time, each batch
@@ -11,7 +12,14 @@ the turn ends of the discards) the network valued for it.
 
 Printed: the positions valued per CPU second of the bot's kernel and the microseconds a decision; the CPU
 milliseconds a hand takes, the bot's decisions alone and with the engine's steps and observations; and the
-self-play hands per CPU second. CPU time is this process's (``time.process_time``), so a busy machine
+self-play hands per CPU second.
+
+Then the residual bot (``td.start: teacher``, :mod:`agents.batched.residual`: the teacher's search, each stop
+corrected by a network ``r`` of ``td_teacher_2p``'s size, :data:`RESIDUAL_HIDDEN`) plays every seat of
+``--residual-hands`` two-player hands (deals ``seed``, ``seed + 1``, ...), all at once: the CPU milliseconds a
+hand of its decisions with ``r`` = 0 (where training starts: the teacher's moves) and with a correction (its
+layers PyTorch's initialisation and an output layer drawn with standard deviation :data:`RANDOM_OUTPUT`, seeded by
+``--seed``). CPU time is this process's (``time.process_time``), so a busy machine
 slows the figures less than wall time would; the load averages before and after are printed.
 """
 
@@ -24,16 +32,25 @@ import time
 
 import numpy as np
 
+import torch
+
 from agents.batched.neural import decide_rows_valued
 from agents.neural import SHIPPED_MODELS, read_model, model_path
-from skipbo_cli.script import ScriptParser, batch, count, run
+from agents.residual import ResidualBot
+from skipbo_cli.arguments import bounded_int
+from skipbo_cli.script import MAX_COUNT, ScriptParser, batch, count, run
 from skipbo_env.provenance import header
 from skipbo_env.rules import Rules
 from skipbo_env.vector import VectorGame
+from training.td.residual import ResidualNet, kernel_model
 
-TINY = {"hands": 4, "batch": 4, "stock_size": 5}
+TINY = {"hands": 4, "batch": 4, "stock_size": 5, "residual_hands": 2}
 """``--tiny``: a few short hands (seconds once the kernels are compiled)."""
 MAX_SEED = 2 ** 62
+RESIDUAL_HIDDEN = (128, 32)
+"""``r``'s hidden layers in ``configs/td_teacher_2p.yaml`` (``td.hidden``)."""
+RANDOM_OUTPUT = 0.05
+"""The standard deviation of the timed correction's output weights (its bias: a fifth of it)."""
 
 
 def self_play(network, rules: Rules, hands: int, batch: int, seed: int) -> dict:
@@ -65,6 +82,37 @@ def self_play(network, rules: Rules, hands: int, batch: int, seed: int) -> dict:
     return totals
 
 
+def residual_bots(seed: int) -> dict[str, ResidualBot]:
+    """The timed residual bots: ``r`` = 0, and a correction whose numbers are drawn with seed ``seed``."""
+    torch.manual_seed(seed)
+    corrected = ResidualNet(2, RESIDUAL_HIDDEN)
+    with torch.no_grad():
+        corrected.output.weight.normal_(0.0, RANDOM_OUTPUT)
+        corrected.output.bias.fill_(RANDOM_OUTPUT / 5)
+    return {"r = 0": ResidualBot.of(*kernel_model(ResidualNet(2, RESIDUAL_HIDDEN))),
+            "r random": ResidualBot.of(*kernel_model(corrected))}
+
+
+def residual_self_play(bot: ResidualBot, stock_size: int, hands: int, seed: int) -> dict:
+    """Play ``hands`` two-player hands of ``bot`` against itself, all at once; the counts and the bot's CPU
+    seconds."""
+    engine = VectorGame(Rules(num_players=2, stock_size=stock_size), hands, seed=seed, auto_reset=False,
+                        observations=True, threads=1)
+    totals = {"hands": hands, "decisions": 0, "bot_cpu": 0.0}
+    while True:
+        rows = np.flatnonzero(~engine.over)
+        if not len(rows):
+            break
+        observations = engine.obs[rows]
+        start = time.process_time()
+        actions = bot.act_rows(engine, rows, observations)
+        totals["bot_cpu"] += time.process_time() - start
+        totals["decisions"] += len(rows)
+        engine.step_rows(rows, actions)
+    engine.close()
+    return totals
+
+
 def report(totals: dict) -> list[str]:
     """The lines of the figures of :func:`self_play`'s ``totals``."""
     hands, bot, loop = totals["hands"], totals["bot_cpu"], totals["loop_cpu"]
@@ -87,11 +135,15 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--batch", type=batch, default=50, help="hands played at a time (default 50)")
     parser.add_argument("--stock-size", type=int, default=30, help="stockpile cards a seat (default 30)")
     parser.add_argument("--seed", type=int, default=0, help="the first hand's deal (default 0)")
+    parser.add_argument("--residual-hands", type=bounded_int(0, MAX_COUNT), default=32,
+                        help="two-player hands the residual bot is timed on, at r = 0 and with a correction "
+                             "(default 32; 0: none)")
     parser.add_argument("--tiny", action="store_true",
                         help=f"{TINY['hands']} hands of {TINY['stock_size']} stockpile cards (seconds)")
     args = parser.parse_args(argv)
     if args.tiny:
         args.hands, args.batch, args.stock_size = TINY["hands"], TINY["batch"], TINY["stock_size"]
+        args.residual_hands = TINY["residual_hands"]
     if not 0 <= args.seed < MAX_SEED:
         parser.error(f"--seed {args.seed} is not allowed: use an integer from 0 to {MAX_SEED - 1}")
     try:
@@ -109,6 +161,17 @@ def main(argv: list[str] | None = None) -> int:
     print(f"compile or load, and one hand: {time.process_time() - start:.1f} s of CPU", flush=True)
     for line in report(self_play(network, rules, args.hands, args.batch, args.seed)):
         print(line, flush=True)
+    if args.residual_hands:
+        print(f"residual bot: r {list(RESIDUAL_HIDDEN)}, two players, {args.stock_size}-card stockpiles, "
+              f"{args.residual_hands} hands at once, one thread", flush=True)
+        for label, bot in residual_bots(args.seed).items():
+            start = time.process_time()
+            residual_self_play(bot, args.stock_size, 1, args.seed)  # compiles or loads its kernels
+            compiled = time.process_time() - start
+            totals = residual_self_play(bot, args.stock_size, args.residual_hands, args.seed)
+            print(f"residual, {label}: {1e3 * totals['bot_cpu'] / totals['hands']:.1f} ms of CPU a hand in the "
+                  f"bot's decisions ({totals['decisions'] / totals['hands']:.0f} decisions a hand; compile or "
+                  f"load, and one hand: {compiled:.1f} s)", flush=True)
     print(f"load after: {' '.join(f'{x:.2f}' for x in os.getloadavg())}")
     return 0
 

@@ -151,15 +151,13 @@ EXACT_FLOAT = 2 ** 52
 
 
 @jit
-def network_values(sums, count, net, values):
-    """``values[i]`` := the logit of the first-layer sums ``sums[i]``, for the first ``count`` rows: a batch of
-    positions valued in one call, as :func:`network_value` values one. The second layer runs in float64 where
-    that is exact: its weights and the first layer's outputs are integers, and when no sum of their products
-    (its bias included) can reach :data:`EXACT_FLOAT`, every float64 sum is the integer sum (the rows that
-    could go past it are valued in integers)."""
+def float_layers(net):
+    """What :func:`float_value` needs of a network, worked out once: the second layer's weights as float64,
+    transposed (a first-layer output's row), and the first-layer output below which float64 sums are exact
+    (see :func:`network_values`)."""
     first, first_bias, second, second_bias, output, output_bias, input_of = net
     width, second_width = second.shape[1], second.shape[0]
-    weights = np.empty((width, second_width), dtype=np.float64)  # transposed: a first-layer output's row
+    weights = np.empty((width, second_width), dtype=np.float64)
     widest = 0  # the largest sum of a second-layer unit's weight magnitudes
     largest_bias = 0
     for j in range(second_width):
@@ -170,28 +168,48 @@ def network_values(sums, count, net, values):
         widest = max(widest, total)
         largest_bias = max(largest_bias, abs(second_bias[j]))
     exact_below = (EXACT_FLOAT - largest_bias) // max(widest, 1) if largest_bias < EXACT_FLOAT else 0
-    work = np.empty(second_width, dtype=np.int64)
-    totals = np.empty(second_width, dtype=np.float64)
-    outputs = np.empty(width, dtype=np.int64)
+    return weights, exact_below
+
+
+@jit
+def float_value(sums, net, weights, exact_below, outputs, totals, work):
+    """:func:`network_value` of the first layer's sums ``sums``, its second layer in float64 where that is exact
+    (``weights, exact_below``: :func:`float_layers`; ``outputs``, ``totals``, ``work``: room for a first-layer
+    output, a second-layer total and a second-layer output per unit)."""
+    first, first_bias, second, second_bias, output, output_bias, input_of = net
+    largest = 0
+    for h in range(sums.shape[0]):
+        outputs[h] = max(sums[h], 0) >> FIRST_SHIFT
+        largest = max(largest, outputs[h])
+    if largest >= exact_below:
+        return network_value(sums, second, second_bias, output, output_bias[0], work)
+    for j in range(totals.shape[0]):
+        totals[j] = second_bias[j]
+    for h in range(outputs.shape[0]):
+        if outputs[h]:  # after the ReLU, about half are zero
+            a = np.float64(outputs[h])
+            for j in range(totals.shape[0]):
+                totals[j] += weights[h, j] * a
+    out = output_bias[0]
+    for j in range(totals.shape[0]):
+        out += output[j] * (max(np.int64(totals[j]), 0) >> SECOND_SHIFT)
+    return out * OUTPUT_UNIT
+
+
+@jit
+def network_values(sums, count, net, values):
+    """``values[i]`` := the logit of the first-layer sums ``sums[i]``, for the first ``count`` rows: a batch of
+    positions valued in one call, as :func:`network_value` values one. The second layer runs in float64 where
+    that is exact: its weights and the first layer's outputs are integers, and when no sum of their products
+    (its bias included) can reach :data:`EXACT_FLOAT`, every float64 sum is the integer sum (the rows that
+    could go past it are valued in integers)."""
+    second = net[2]
+    weights, exact_below = float_layers(net)
+    work = np.empty(second.shape[0], dtype=np.int64)
+    totals = np.empty(second.shape[0], dtype=np.float64)
+    outputs = np.empty(second.shape[1], dtype=np.int64)
     for i in range(count):
-        largest = 0
-        for h in range(width):
-            outputs[h] = max(sums[i, h], 0) >> FIRST_SHIFT
-            largest = max(largest, outputs[h])
-        if largest >= exact_below:
-            values[i] = network_value(sums[i], second, second_bias, output, output_bias[0], work)
-            continue
-        for j in range(second_width):
-            totals[j] = second_bias[j]
-        for h in range(width):
-            if outputs[h]:  # after the ReLU, about half are zero
-                a = np.float64(outputs[h])
-                for j in range(second_width):
-                    totals[j] += weights[h, j] * a
-        out = output_bias[0]
-        for j in range(second_width):
-            out += output[j] * (max(np.int64(totals[j]), 0) >> SECOND_SHIFT)
-        values[i] = out * OUTPUT_UNIT
+        values[i] = float_value(sums[i], net, weights, exact_below, outputs, totals, work)
 
 
 @jit

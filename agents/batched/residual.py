@@ -30,21 +30,29 @@ from __future__ import annotations
 import numpy as np
 
 from skipbo_env.actions import END_TURN, FIRST_DISCARD
-from skipbo_env.cards import NUM_DISCARD_PILES
+from skipbo_env.cards import NUM_BUILDING_PILES, NUM_DISCARD_PILES, TOP_VALUE, WILD
+from skipbo_env.encoding import DISCARD_DEPTH
 from skipbo_env.vector.jit import discard_value_of, jit
 from agents.batched.expert import ODDS_ROW, best_scored_discard, discard_scores
-from agents.batched.learned import FEATURES_AT, learned_view, stop_value as teacher_value
+from agents.batched.learned import (
+    FEATURES_AT, best_first_play as teacher_first_play, learned_view, stop_value as teacher_value,
+)
 from agents.batched.neural import (
-    add_changes, decision_arrays, discard_changes, network_value, stop_input_changes, turn_end_inputs,
+    BUILDING_NEXT_AT, BUILDING_SIZE_AT, COMPLETED_AT, HAND_AT, HAND_SIZE_AT, SUBUNITS, add_changes, change,
+    decision_arrays, discard_changes, discard_pile_changes, float_layers, float_value, hand_changes, num_players_of,
+    pending_change, raw, seat_base, stock_changes, turn_end_inputs,
 )
 from agents.batched.neural_teacher import view_heights_of
-from agents.batched.search import legal_counts, turn_search
+from agents.batched.search import I_PARTNERS, cards_in, legal_counts, sorted_needs, turn_search
 from agents.learned_parameters import NUM_FEATURES
 
 FEATURE_UNIT = 256
 """A feature enters ``r``'s first layer as the integer ``rint(feature * FEATURE_UNIT)``."""
 A, B, A_DISCARD = range(3)
 """The model's numbers in ``scales``: the teacher's value's scale, the bias, the discard score's scale."""
+EMPTIED, STOCK = 0, 1
+"""Rows of a decision's shares of the first layer that are one a decision: the emptied hand's, then each
+stockpile top's (:func:`decision_parts`)."""
 
 
 # ---------------------------------------------------------------------------------- the correction r
@@ -66,42 +74,157 @@ def add_features(sums, first, units):
                 sums[h] += first[row + i, h] * step
 
 
+# ---------------------------------------------------------------------------------- a stop's first layer, in parts
+# A stop's inputs differ from the root's in groups that each depend on one part of the position alone (what
+# ``agents.batched.neural.stop_input_changes`` adds up): the hand (and ``pending_discard``), each building pile
+# rank's need, the completed pile, each discard pile's height, each stockpile's top. A group's share of the first
+# layer's sums is worked out once per decision, the first time a stop holds that part, and every later stop adds
+# it: the same integers, summed in another order (exact), without deriving each stop's inputs again.
 @jit
-def correction(sums, count, units, model):
-    """``r`` of a position whose inputs differ from the root's by the ``count`` changes in ``root``'s change
-    arrays and whose features are ``units``; ``sums``: room for the first layer's sums."""
-    x, net, root, view_piles, view_heights0, view_info, view_heights, scales = model
-    first, first_bias, second, second_bias, output, output_bias, input_of = net
-    _, q, a0, expected, changed_at, changed_by, _, hidden = root
-    sums[:] = a0
-    add_changes(sums, first, changed_at, changed_by, count)
-    add_features(sums, first, units)
-    return network_value(sums, second, second_bias, output, output_bias[0], hidden)
+def decision_parts(net):
+    """Room for one decision's shares of the first layer's sums (:func:`residual_value`), none known yet."""
+    width = net[0].shape[1]
+    return (np.empty((2, NUM_DISCARD_PILES, DISCARD_DEPTH + 1, width), dtype=np.int64),
+            np.zeros((2, NUM_DISCARD_PILES, DISCARD_DEPTH + 1), dtype=np.bool_),
+            np.empty((NUM_BUILDING_PILES, TOP_VALUE + 1, width), dtype=np.int64),
+            np.zeros((NUM_BUILDING_PILES, TOP_VALUE + 1), dtype=np.bool_),
+            np.empty((3, width), dtype=np.int64), np.zeros(3, dtype=np.bool_))
 
 
 @jit
-def stop_correction(needs, hand, heights, done, needs0, heights0, features, model):
-    """``r`` of the stop at a search position (the teacher's ``features`` of it); 0 for a stop whose plays took a
-    discard-pile card the observation does not show (``r`` cannot read it)."""
-    x, net, root, view_piles, view_heights0, view_info, view_heights, scales = model
-    _, q, a0, expected, changed_at, changed_by, sums, _ = root
-    if not view_heights_of(heights, heights0, view_heights0, view_heights):
-        return 0.0
-    count = stop_input_changes(needs, hand, view_heights, done, needs0, view_heights0, view_piles, view_info, x,
-                               expected, net[6], q, changed_at, changed_by)
-    units = np.empty(NUM_FEATURES, dtype=np.int64)
-    feature_units(features, units)
-    return correction(sums, count, units, model)
+def share(out, first, changed_at, changed_by, count):
+    """``out`` := the first layer's sums of ``count`` changes."""
+    out[:] = 0
+    add_changes(out, first, changed_at, changed_by, count)
+
+
+@jit
+def add_row(sums, first, row, step):
+    """``sums`` += ``step`` times row ``row`` of ``first`` (none for an input the network does not read: -1)."""
+    if row >= 0 and step != 0:
+        for h in range(sums.shape[0]):
+            sums[h] += first[row, h] * step
+
+
+# A part's share, worked out the first time a decision's stop holds it (``model``: :func:`residual_model`'s).
+@jit
+def emptied_share(hand, model):
+    """The share of an emptied hand (the cards it draws, as expected; or the turn's end: ``pending_discard``)."""
+    x, net, root, view_piles, view_heights0, info, view_heights, scales, layers, scratch, parts = model
+    _, q, a0, expected, changed_at, changed_by, _, _ = root
+    count = hand_changes(hand, info, x, expected, net[6], q, changed_at, changed_by, 0)
+    count = pending_change(hand, info, net[6], q, changed_at, changed_by, count)
+    share(parts[4][EMPTIED], net[0], changed_at, changed_by, count)
+    parts[5][EMPTIED] = True
+
+
+@jit
+def rank_share(rank, need, need0, model):
+    """The share of building pile rank ``rank`` needing ``need`` (the root: ``need0``)."""
+    x, net, root, view_piles, view_heights0, info, view_heights, scales, layers, scratch, parts = model
+    _, q, a0, expected, changed_at, changed_by, _, _ = root
+    input_of = net[6]
+    at = BUILDING_NEXT_AT + TOP_VALUE * rank
+    count = change(at + need0 - 1, 0, input_of, q, changed_at, changed_by, 0)
+    count = change(at + need - 1, 1, input_of, q, changed_at, changed_by, count)
+    count = change(BUILDING_SIZE_AT + rank, need - 1, input_of, q, changed_at, changed_by, count)
+    share(parts[2][rank, need], net[0], changed_at, changed_by, count)
+    parts[3][rank, need] = True
+
+
+@jit
+def pile_share(side, p, height, model):
+    """The share of discard pile ``p`` of ``side`` (0 the seat's, 1 its partner's) down to ``height`` cards."""
+    x, net, root, view_piles, view_heights0, info, view_heights, scales, layers, scratch, parts = model
+    _, q, a0, expected, changed_at, changed_by, _, _ = root
+    rel = 0 if side == 0 else num_players_of(x) // 2
+    height0 = view_heights0[side, p]
+    count = discard_pile_changes(rel, p, height0, height0, height, view_piles[side, p], x, net[6], q, changed_at,
+                                 changed_by, 0)
+    share(parts[0][side, p, height], net[0], changed_at, changed_by, count)
+    parts[1][side, p, height] = True
+
+
+@jit
+def stock_share(side, model):
+    """The share of ``side``'s stockpile top played (0 the seat's, 1 its partner's)."""
+    x, net, root, view_piles, view_heights0, info, view_heights, scales, layers, scratch, parts = model
+    _, q, a0, expected, changed_at, changed_by, _, _ = root
+    count = stock_changes(0 if side == 0 else num_players_of(x) // 2, x, expected, net[6], q, changed_at,
+                          changed_by, 0)
+    share(parts[4][STOCK + side], net[0], changed_at, changed_by, count)
+    parts[5][STOCK + side] = True
 
 
 @jit
 def residual_value(needs, hand, heights, done, needs0, hand0, heights0, piles, info, teacher, model, work):
     """The search's worth of a stop: ``v + r / a`` (the stop's logit less ``b``, over ``a``; ``teacher``: the
-    teacher's chances and buffer, which holds the stop's features after it is valued)."""
+    teacher's chances and buffer, which holds the stop's features after it is valued). ``r`` is 0 at a stop whose
+    plays took a discard-pile card the observation does not show (``r`` cannot read it); elsewhere its first
+    layer's sums are the root's plus each changed part's share (:func:`decision_parts`), then the features' rows.
+    (The sums are added here, not in functions of arrays: each array passed to one costs a count of its
+    uses, at every stop: 7 ms of 66 a hand.)"""
     chances, buffer = teacher
     value = teacher_value(needs, hand, heights, done, needs0, hand0, heights0, piles, info, chances, buffer, work)
-    r = stop_correction(needs, hand, heights, done, needs0, heights0, buffer[FEATURES_AT:], model)
-    return value + r / model[7][A]
+    x, net, root, view_piles, view_heights0, view_info, view_heights, scales, layers, scratch, parts = model
+    if not view_heights_of(heights, heights0, view_heights0, view_heights):
+        return value + 0.0 / scales[A]
+    first, input_of = net[0], net[6]
+    q, a0, sums = root[1], root[2], root[6]
+    piles_share, piles_known, ranks_share, ranks_known, whole_share, whole_known = parts
+    width = sums.shape[0]
+    for h in range(width):
+        sums[h] = a0[h]
+    left = cards_in(hand)
+    if left == 0:
+        if not whole_known[EMPTIED]:
+            emptied_share(hand, model)
+        for h in range(width):
+            sums[h] += whole_share[EMPTIED, h]
+    else:  # neural.hand_changes with nothing drawn (the draw pile and pending_discard as at the root)
+        for card in range(1, WILD + 1):
+            row = input_of[HAND_AT + card - 1]
+            if row >= 0:
+                step = hand[card] * SUBUNITS - q[row]
+                if step != 0:
+                    for h in range(width):
+                        sums[h] += first[row, h] * step
+        row = input_of[seat_base(0) + HAND_SIZE_AT]
+        if row >= 0:
+            add_row(sums, first, row, left - q[row])
+    order, order0 = sorted_needs(needs), sorted_needs(needs0)
+    completed = 0
+    for rank in range(NUM_BUILDING_PILES):
+        need = order[rank]
+        if need != order0[rank]:
+            if not ranks_known[rank, need]:
+                rank_share(rank, need, order0[rank], model)
+            for h in range(width):
+                sums[h] += ranks_share[rank, need, h]
+        completed += needs[rank] < needs0[rank]
+    row = input_of[COMPLETED_AT]
+    if row >= 0:
+        add_row(sums, first, row, raw(x, COMPLETED_AT) + TOP_VALUE * completed - q[row])
+    for side in range(2 if view_info[I_PARTNERS] else 1):
+        for p in range(NUM_DISCARD_PILES):
+            height = view_heights[side, p]
+            if height != view_heights0[side, p]:
+                if not piles_known[side, p, height]:
+                    pile_share(side, p, height, model)
+                for h in range(width):
+                    sums[h] += piles_share[side, p, height, h]
+    for side in range(2):
+        if done[side]:
+            if not whole_known[STOCK + side]:
+                stock_share(side, model)
+            for h in range(width):
+                sums[h] += whole_share[STOCK + side, h]
+    units = scratch[0]
+    feature_units(buffer[FEATURES_AT:], units)
+    add_features(sums, first, units)
+    weights, exact_below = layers
+    r = float_value(sums, net, weights, exact_below, scratch[1], scratch[2], root[7])
+    return value + r / scales[A]
 
 
 best_first_play = turn_search(residual_value, "residual")
@@ -120,13 +243,17 @@ def root_stop(needs, hand, heights, piles, info, chances, buffer, units):
 
 
 @jit
-def turn_end_correction(action, units, model):
-    """``r`` of the turn end after discard ``action`` from the root (the root stop's features ``units``)."""
-    x, net, root, view_piles, view_heights0, view_info, view_heights, scales = model
-    _, q, a0, expected, changed_at, changed_by, sums, _ = root
+def turn_end_correction(action, base, model):
+    """``r`` of the turn end after discard ``action`` from the root (``base``: the first layer's sums of the root
+    stop, its features included: a turn end has the features of the stop it discards from)."""
+    x, net, root, view_piles, view_heights0, view_info, view_heights, scales, layers, scratch, parts = model
+    _, q, a0, expected, changed_at, changed_by, sums, hidden = root
     count = discard_changes(discard_value_of(action), (action - FIRST_DISCARD) % NUM_DISCARD_PILES, view_piles,
                             view_heights0, x, net[6], q, changed_at, changed_by)
-    return correction(sums, count, units, model)
+    sums[:] = base
+    add_changes(sums, net[0], changed_at, changed_by, count)
+    weights, exact_below = layers
+    return float_value(sums, net, weights, exact_below, scratch[1], scratch[2], hidden)
 
 
 @jit
@@ -136,30 +263,65 @@ def residual_discard(legal, g, needs, hand, piles, heights, info, chances, buffe
     discard_scores(legal, g, needs, hand, piles, heights, info, chances[ODDS_ROW], parameters[NUM_FEATURES:], scores)
     units = np.empty(NUM_FEATURES, dtype=np.int64)
     root_stop(needs, hand, heights, piles, info, chances, buffer, units)
+    first, a0 = model[1][0], model[2][2]
+    base = a0.copy()
+    add_features(base, first, units)
     for action in range(FIRST_DISCARD, END_TURN):
         if legal[g, action]:
-            scores[action - FIRST_DISCARD] += turn_end_correction(action, units, model) / model[7][A_DISCARD]
+            scores[action - FIRST_DISCARD] += turn_end_correction(action, base, model) / model[7][A_DISCARD]
     return best_scored_discard(legal, g, scores)
 
 
 @jit
-def residual_model(x, net, scales):
+def residual_model(x, net, scales, layers):
     """The arrays of one decision from observation ``x``: ``r``'s view (the neural bot's) and the model tuple
-    the valuation reads."""
+    the valuation reads (``layers``: ``r``'s :func:`agents.batched.neural.float_layers`, and room for a stop's
+    feature units, first-layer outputs and second-layer totals)."""
     view_needs, view_hand, view_piles, view_heights, view_info, root = decision_arrays(x, net)
-    return (x, net, root, view_piles, view_heights, view_info, np.zeros_like(view_heights), scales)
+    scratch = (np.empty(NUM_FEATURES, dtype=np.int64), np.empty(net[0].shape[1], dtype=np.int64),
+               np.empty(net[2].shape[0], dtype=np.float64))
+    return (x, net, root, view_piles, view_heights, view_info, np.zeros_like(view_heights), scales, layers, scratch,
+            decision_parts(net))
 
 
 @jit
-def residual_decision(r, legal, g, cfg, parameters, x, net, scales):
+def is_zero(net):
+    """Whether ``r`` is 0 at every position: its output layer's weights and bias all zero (where training
+    starts)."""
+    return not (net[4].any() or net[5].any())
+
+
+@jit
+def teacher_decision(legal, g, first, plays, discards, needs, hand, piles, heights, info, chances, buffer,
+                     parameters):
+    """The residual bot's action when ``r`` is 0 everywhere: ``v + r / a`` and ``s + r / a_d`` are then the
+    teacher's own numbers (adding 0.0 changes no float), so its search and discard are the teacher's, run
+    without working out what ``r`` reads."""
+    if plays:
+        best, _ = teacher_first_play(True, legal, g, needs, hand, piles, heights, info, chances, buffer)
+        if best >= 0:
+            return best
+    if not discards:
+        return END_TURN if legal[g, END_TURN] else first
+    scores = np.zeros(END_TURN - FIRST_DISCARD, dtype=np.float64)
+    discard_scores(legal, g, needs, hand, piles, heights, info, chances[ODDS_ROW], parameters[NUM_FEATURES:], scores)
+    return best_scored_discard(legal, g, scores)
+
+
+@jit
+def residual_decision(r, legal, g, cfg, parameters, x, net, scales, layers, zero):
     """The residual bot's action for the seat to act in game ``g`` (record ``r``, its observation ``x``); -1 when
     nothing is legal. ``parameters``: the teacher's (``agents.batched.learned.PARAMETERS``' layout); ``net``: ``r``
-    in the neural bot's arrays (``first`` with a row per input, then per feature); ``scales``: ``[a, b, a_d]``."""
+    in the neural bot's arrays (``first`` with a row per input, then per feature); ``scales``: ``[a, b, a_d]``;
+    ``layers``: ``net``'s :func:`agents.batched.neural.float_layers`; ``zero``: :func:`is_zero` of ``net``."""
     count, first, plays, discards = legal_counts(legal, g)
     if count <= 1:
         return first
     needs, hand, piles, heights, info, chances, buffer = learned_view(r, cfg, parameters)
-    model = residual_model(x, net, scales)
+    if zero:
+        return teacher_decision(legal, g, first, plays, discards, needs, hand, piles, heights, info, chances,
+                                buffer, parameters)
+    model = residual_model(x, net, scales, layers)
     if plays:
         best, _ = best_first_play(True, legal, g, needs, hand, piles, heights, info, (chances, buffer), model)
         if best >= 0:
@@ -172,9 +334,11 @@ def residual_decision(r, legal, g, cfg, parameters, x, net, scales):
 @jit
 def residual_actions(games, legal, cfg, rows, parameters, observations, net, scales, out):
     """``out[i]`` := the residual bot's action in game ``rows[i]`` (observation ``observations[i]``)."""
+    layers = float_layers(net)
+    zero = is_zero(net)
     for i in range(rows.shape[0]):
         g = rows[i]
-        out[i] = residual_decision(games[g], legal, g, cfg, parameters, observations[i], net, scales)
+        out[i] = residual_decision(games[g], legal, g, cfg, parameters, observations[i], net, scales, layers, zero)
 
 
 # ---------------------------------------------------------------------------------- what learning records
@@ -208,7 +372,7 @@ def root_logits(games, legal, cfg, rows, parameters, observations, net, scales, 
     for i in range(rows.shape[0]):
         g = rows[i]
         needs, hand, piles, heights, info, chances, buffer = learned_view(games[g], cfg, parameters)
-        model = residual_model(observations[i], net, scales)
+        model = residual_model(observations[i], net, scales, float_layers(net))
         done = np.zeros(2, dtype=np.int64)
         work = np.empty(NUM_DISCARD_PILES, dtype=np.int64)
         worth = residual_value(needs, hand, heights, done, needs, hand, heights, piles, info, (chances, buffer),
