@@ -35,7 +35,7 @@ from skipbo_env.encoding import DISCARD_DEPTH
 from skipbo_env.vector.jit import discard_value_of, jit
 from agents.batched.expert import ODDS_ROW, best_scored_discard, discard_scores
 from agents.batched.learned import (
-    FEATURES_AT, best_first_play as teacher_first_play, learned_view, stop_value as teacher_value,
+    FEATURES_AT, learned_action, learned_view, stop_value as teacher_value,
 )
 from agents.batched.neural import (
     BUILDING_NEXT_AT, BUILDING_SIZE_AT, COMPLETED_AT, HAND_AT, HAND_SIZE_AT, SUBUNITS, add_changes, change,
@@ -292,35 +292,17 @@ def is_zero(net):
 
 
 @jit
-def teacher_decision(legal, g, first, plays, discards, needs, hand, piles, heights, info, chances, buffer,
-                     parameters):
-    """The residual bot's action when ``r`` is 0 everywhere: ``v + r / a`` and ``s + r / a_d`` are then the
-    teacher's own numbers (adding 0.0 changes no float), so its search and discard are the teacher's, run
-    without working out what ``r`` reads."""
-    if plays:
-        best, _ = teacher_first_play(True, legal, g, needs, hand, piles, heights, info, chances, buffer)
-        if best >= 0:
-            return best
-    if not discards:
-        return END_TURN if legal[g, END_TURN] else first
-    scores = np.zeros(END_TURN - FIRST_DISCARD, dtype=np.float64)
-    discard_scores(legal, g, needs, hand, piles, heights, info, chances[ODDS_ROW], parameters[NUM_FEATURES:], scores)
-    return best_scored_discard(legal, g, scores)
-
-
-@jit
 def residual_decision(r, legal, g, cfg, parameters, x, net, scales, layers, zero):
     """The residual bot's action for the seat to act in game ``g`` (record ``r``, its observation ``x``); -1 when
     nothing is legal. ``parameters``: the teacher's (``agents.batched.learned.PARAMETERS``' layout); ``net``: ``r``
     in the neural bot's arrays (``first`` with a row per input, then per feature); ``scales``: ``[a, b, a_d]``;
     ``layers``: ``net``'s :func:`agents.batched.neural.float_layers`; ``zero``: :func:`is_zero` of ``net``."""
+    if zero:  # v + r / a and s + r / a_d are then the teacher's own numbers (adding 0.0 changes no float)
+        return learned_action(r, legal, g, cfg, parameters)
     count, first, plays, discards = legal_counts(legal, g)
     if count <= 1:
         return first
     needs, hand, piles, heights, info, chances, buffer = learned_view(r, cfg, parameters)
-    if zero:
-        return teacher_decision(legal, g, first, plays, discards, needs, hand, piles, heights, info, chances,
-                                buffer, parameters)
     model = residual_model(x, net, scales, layers)
     if plays:
         best, _ = best_first_play(True, legal, g, needs, hand, piles, heights, info, (chances, buffer), model)
