@@ -1,6 +1,6 @@
 """``residual``: the learned bot's value plus a learned correction, searched with the planner's turn search.
 
-The model (``td.start: teacher``, ``training/td/``) values a place the turn could stop as ``a * v + b + r``: ``v``
+The model (``td.start: teacher``, ``training/td/``) values a place the turn could stop as ``a * v + b + c * r``: ``v``
 the teacher's (``pretrained-2p``, the shipped ``learned-2p``) value of it, ``r`` a small network of the neural
 bot's format reading the stop's observation inputs and the teacher's 16 features; a turn end adds ``a_d`` times the
 teacher's score of the discard. With ``r`` = 0 it plays exactly the teacher's moves. The kernels are
@@ -8,10 +8,11 @@ teacher's score of the discard. With ``r`` = 0 it plays exactly the teacher's mo
 the bot plays on the batched engine only (``act_rows``; ``skipbo evaluate --agents residual:model=FILE ...``
 chooses that engine), two players.
 
-**The model file** (``skipbo-residual/1``, written by a ``td.start: teacher`` run as ``model.json``): JSON numbers
+**The model file** (``skipbo-residual/2``, written by a ``td.start: teacher`` run as ``model.json``): JSON numbers
 only, read by :func:`read_model` and checked like the neural bot's (:func:`agents.neural.read_model`): ``teacher``
-(``learned-2p``), ``feature_unit`` (:data:`agents.batched.residual.FEATURE_UNIT`), ``scales`` ``[a, b, a_d]``
-(finite, ``a`` and ``a_d`` > 0), ``correction`` (``r``'s input part in the neural bot's format) and
+(``learned-2p``), ``feature_unit`` (:data:`agents.batched.residual.FEATURE_UNIT`), ``scales`` ``[a, b, a_d, c]``
+(finite, ``a``, ``a_d`` and ``c`` > 0; a ``skipbo-residual/1`` file has ``[a, b, a_d]`` and ``c`` = 1),
+``correction`` (``r``'s input part in the neural bot's format) and
 ``feature_first`` (``r``'s first-layer rows of the 16 features).
 """
 
@@ -32,7 +33,9 @@ from skipbo_env.cards import CARDS_PER_DECK
 from skipbo_env.rules import MAX_DECKS
 
 NAME = "residual"
-FORMAT = "skipbo-residual/1"
+FORMAT = "skipbo-residual/2"
+FIRST_FORMAT = "skipbo-residual/1"
+"""The first format: three scales, ``c`` = 1 (the first teacher-start run's files)."""
 TEACHER = "learned-2p"
 """The teacher: the shipped two-player learned bot (``pretrained-2p``)."""
 MAX_FEATURE = MAX_DECKS * CARDS_PER_DECK
@@ -49,7 +52,7 @@ def teacher_parameters() -> np.ndarray:
 
 def residual_dict(network: Network, scales) -> dict:
     """The model file's numbers of ``r`` (``network``, its first layer a row per input, then per feature) and
-    ``scales`` ``[a, b, a_d]``."""
+    ``scales`` ``[a, b, a_d, c]``."""
     document = network.to_dict()
     inputs = len(network.inputs)
     first = document.pop("first")
@@ -59,22 +62,25 @@ def residual_dict(network: Network, scales) -> dict:
 
 
 def residual_from_dict(data, source: str = "model") -> tuple[Network, np.ndarray]:
-    """``r`` and ``[a, b, a_d]`` of a model dict (:func:`residual_dict`'s layout); ``ValueError`` naming ``source``
-    and the field for anything else."""
+    """``r`` and ``[a, b, a_d, c]`` of a model dict (:func:`residual_dict`'s layout, or the first format's);
+    ``ValueError`` naming ``source`` and the field for anything else."""
     def fail(message: str):
         raise ValueError(f"residual model {source}: {message}")
 
-    if not isinstance(data, dict) or data.get("format") != FORMAT:
-        fail(f"expected a JSON object with \"format\": \"{FORMAT}\"")
+    if not isinstance(data, dict) or data.get("format") not in (FORMAT, FIRST_FORMAT):
+        fail(f"expected a JSON object with \"format\": \"{FORMAT}\" (or \"{FIRST_FORMAT}\")")
+    names = "[a, b, a_d, c]" if data["format"] == FORMAT else "[a, b, a_d]"
+    positive = (0, 2, 3) if data["format"] == FORMAT else (0, 2)
     if data.get("teacher") != TEACHER:
         fail(f"teacher must be {TEACHER!r} (the only teacher the kernels play)")
     if data.get("feature_unit") != FEATURE_UNIT:
         fail(f"feature_unit must be {FEATURE_UNIT}")
     scales = data.get("scales")
-    if (not isinstance(scales, list) or len(scales) != 3
+    if (not isinstance(scales, list) or len(scales) != len(names.split(","))
             or not all(isinstance(x, (int, float)) and not isinstance(x, bool) and math.isfinite(x)
-                       and abs(x) <= MAX_SCALE for x in scales) or scales[0] <= 0 or scales[2] <= 0):
-        fail(f"scales must be [a, b, a_d], finite numbers of magnitude at most {MAX_SCALE:g}, a and a_d > 0")
+                       and abs(x) <= MAX_SCALE for x in scales) or any(scales[i] <= 0 for i in positive)):
+        fail(f"scales must be {names}, finite numbers of magnitude at most {MAX_SCALE:g}, all but b > 0")
+    scales = scales if data["format"] == FORMAT else [*scales, 1.0]
     correction = network_from_dict(data.get("correction"), f"{source} (its correction)")
     if correction.num_players != 2:
         fail("its correction must be of a 2-player table (the teacher's)")
@@ -91,7 +97,7 @@ def residual_from_dict(data, source: str = "model") -> tuple[Network, np.ndarray
 
 
 def read_model(path: str) -> tuple[Network, np.ndarray]:
-    """``r`` and ``[a, b, a_d]`` of a model file (JSON numbers only); ``ValueError`` with the reason otherwise."""
+    """``r`` and ``[a, b, a_d, c]`` of a model file (JSON numbers only); ``ValueError`` with the reason otherwise."""
     return residual_from_dict(read_model_numbers(path, "residual model"), repr(path))
 
 
@@ -113,7 +119,7 @@ class ResidualBot(Bot):
 
     @classmethod
     def of(cls, network: Network, scales, label: str = "in memory") -> ResidualBot:
-        """A bot playing ``r`` = ``network`` with ``scales`` ``[a, b, a_d]`` (training plays its current weights
+        """A bot playing ``r`` = ``network`` with ``scales`` ``[a, b, a_d, c]`` (training plays its current weights
         without writing a file)."""
         bot = cls.__new__(cls)
         Bot.__init__(bot, None)

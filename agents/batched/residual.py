@@ -5,21 +5,23 @@ could stop, its discard still to make) as ``v = STOCK * (w . features)``, 16 han
 the expert's planned discard, the legal discard of the best score ``s`` (:func:`agents.batched.expert.discard_scores`).
 The residual model gives the logit of the seat's chance to win the hand:
 
-- at a stop: ``a * v + b + r(inputs, features)``;
-- at a turn end (after the discard ``d``, before the next seat moves): ``a * v + b + a_d * s_d + r(inputs,
+- at a stop: ``a * v + b + c * r(inputs, features)``;
+- at a turn end (after the discard ``d``, before the next seat moves): ``a * v + b + a_d * s_d + c * r(inputs,
   features)``, ``v`` and ``features`` those of the stop the discard is made from.
 
 ``inputs`` are the neural bot's inputs of the position (:mod:`agents.batched.neural`, read from the observation),
 ``features`` the teacher's 16 features of the stop, each entered as the integer ``rint(feature * FEATURE_UNIT)``,
 and ``r`` a network of the neural bot's integer format whose first layer reads both (its rows: the inputs, then
-the features). ``a > 0``, ``a_d > 0`` and ``b`` are numbers of the model (``scales = [a, b, a_d]``).
+the features). ``a > 0``, ``b``, ``a_d > 0`` and ``c > 0`` are numbers of the model (``scales = [a, b, a_d, c]``).
+``c / a`` is what a unit of ``r`` is worth in the teacher's units: training keeps it fixed
+(:mod:`training.td.residual`), so the correction's weight in the search does not follow the calibration.
 
 **How it decides.** One search, the teacher's (:func:`agents.batched.search.turn_search`, the same plays in the
-same order, the same memo), each stop valued by the teacher and corrected by ``r``: the search ranks ``v + r / a``
-(the logit over ``a``, less the constant ``b / a``: in the teacher's units, so its margins are the teacher's).
-When stopping is best, the discard is the legal one of the highest ``s_d + r(turn end) / a_d`` (the teacher's
-ties and margin). With ``r`` = 0 (its last layer zero: where training starts) both sums are the teacher's own
-numbers, and the bot makes exactly the teacher's moves.
+same order, the same memo), each stop valued by the teacher and corrected by ``r``: the search ranks
+``v + r * c / a`` (the logit over ``a``, less the constant ``b / a``: in the teacher's units, so its margins are
+the teacher's). When stopping is best, the discard is the legal one of the highest ``s_d + r(turn end) * c / a_d``
+(the teacher's ties and margin). With ``r`` = 0 (its last layer zero: where training starts) both sums are the
+teacher's own numbers, and the bot makes exactly the teacher's moves.
 
 The kernels read the game's record (what the teacher reads, as :mod:`agents.batched.learned` does) and the
 observation of the seat to act (what ``r`` reads), as :mod:`agents.batched.neural_teacher` does.
@@ -48,8 +50,9 @@ from agents.learned_parameters import NUM_FEATURES
 
 FEATURE_UNIT = 256
 """A feature enters ``r``'s first layer as the integer ``rint(feature * FEATURE_UNIT)``."""
-A, B, A_DISCARD = range(3)
-"""The model's numbers in ``scales``: the teacher's value's scale, the bias, the discard score's scale."""
+A, B, A_DISCARD, C = range(4)
+"""The model's numbers in ``scales``: the teacher's value's scale, the bias, the discard score's scale, the
+correction's scale."""
 EMPTIED, STOCK = 0, 1
 """Rows of a decision's shares of the first layer that are one a decision: the emptied hand's, then each
 stockpile top's (:func:`decision_parts`)."""
@@ -158,7 +161,7 @@ def stock_share(side, model):
 
 @jit
 def residual_value(needs, hand, heights, done, needs0, hand0, heights0, piles, info, teacher, model, work):
-    """The search's worth of a stop: ``v + r / a`` (the stop's logit less ``b``, over ``a``; ``teacher``: the
+    """The search's worth of a stop: ``v + r * c / a`` (the stop's logit less ``b``, over ``a``; ``teacher``: the
     teacher's chances and buffer, which holds the stop's features after it is valued). ``r`` is 0 at a stop whose
     plays took a discard-pile card the observation does not show (``r`` cannot read it); elsewhere its first
     layer's sums are the root's plus each changed part's share (:func:`decision_parts`), then the features' rows.
@@ -168,7 +171,7 @@ def residual_value(needs, hand, heights, done, needs0, hand0, heights0, piles, i
     value = teacher_value(needs, hand, heights, done, needs0, hand0, heights0, piles, info, chances, buffer, work)
     x, net, root, view_piles, view_heights0, view_info, view_heights, scales, layers, scratch, parts = model
     if not view_heights_of(heights, heights0, view_heights0, view_heights):
-        return value + 0.0 / scales[A]
+        return value
     first, input_of = net[0], net[6]
     q, a0, sums = root[1], root[2], root[6]
     piles_share, piles_known, ranks_share, ranks_known, whole_share, whole_known = parts
@@ -224,7 +227,7 @@ def residual_value(needs, hand, heights, done, needs0, hand0, heights0, piles, i
     add_features(sums, first, units)
     weights, exact_below = layers
     r = float_value(sums, net, weights, exact_below, scratch[1], scratch[2], root[7])
-    return value + r / scales[A]
+    return value + r * scales[C] / scales[A]
 
 
 best_first_play = turn_search(residual_value, "residual")
@@ -258,7 +261,7 @@ def turn_end_correction(action, base, model):
 
 @jit
 def residual_discard(legal, g, needs, hand, piles, heights, info, chances, buffer, parameters, model):
-    """The legal discard of the highest ``s_d + r(turn end) / a_d`` (the teacher's margin and ties)."""
+    """The legal discard of the highest ``s_d + r(turn end) * c / a_d`` (the teacher's margin and ties)."""
     scores = np.zeros(END_TURN - FIRST_DISCARD, dtype=np.float64)
     discard_scores(legal, g, needs, hand, piles, heights, info, chances[ODDS_ROW], parameters[NUM_FEATURES:], scores)
     units = np.empty(NUM_FEATURES, dtype=np.int64)
@@ -268,7 +271,8 @@ def residual_discard(legal, g, needs, hand, piles, heights, info, chances, buffe
     add_features(base, first, units)
     for action in range(FIRST_DISCARD, END_TURN):
         if legal[g, action]:
-            scores[action - FIRST_DISCARD] += turn_end_correction(action, base, model) / model[7][A_DISCARD]
+            scores[action - FIRST_DISCARD] += (turn_end_correction(action, base, model) * model[7][C]
+                                               / model[7][A_DISCARD])
     return best_scored_discard(legal, g, scores)
 
 
@@ -295,9 +299,9 @@ def is_zero(net):
 def residual_decision(r, legal, g, cfg, parameters, x, net, scales, layers, zero):
     """The residual bot's action for the seat to act in game ``g`` (record ``r``, its observation ``x``); -1 when
     nothing is legal. ``parameters``: the teacher's (``agents.batched.learned.PARAMETERS``' layout); ``net``: ``r``
-    in the neural bot's arrays (``first`` with a row per input, then per feature); ``scales``: ``[a, b, a_d]``;
+    in the neural bot's arrays (``first`` with a row per input, then per feature); ``scales``: ``[a, b, a_d, c]``;
     ``layers``: ``net``'s :func:`agents.batched.neural.float_layers`; ``zero``: :func:`is_zero` of ``net``."""
-    if zero:  # v + r / a and s + r / a_d are then the teacher's own numbers (adding 0.0 changes no float)
+    if zero:  # v + r c / a and s + r c / a_d are then the teacher's own numbers (adding 0.0 changes no float)
         return learned_action(r, legal, g, cfg, parameters)
     count, first, plays, discards = legal_counts(legal, g)
     if count <= 1:
@@ -350,7 +354,7 @@ def turn_records(games, legal, cfg, rows, parameters, observations, net, actions
 @jit
 def root_logits(games, legal, cfg, rows, parameters, observations, net, scales, out):
     """``out[i]`` := the model's logit of stopping at the root of the decision in game ``rows[i]`` as its search
-    values it: ``a * (v + r / a) + b`` (for tests)."""
+    values it: ``a * (v + r * c / a) + b`` (for tests)."""
     for i in range(rows.shape[0]):
         g = rows[i]
         needs, hand, piles, heights, info, chances, buffer = learned_view(games[g], cfg, parameters)

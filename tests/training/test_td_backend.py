@@ -178,8 +178,8 @@ def test_a_teacher_start_run_resumed_halfway_ends_with_the_weights_of_an_uninter
     assert {"net.log_a", "net.b", "net.log_a_discard"} <= set(a) == set(b)
     assert all((a[name] == b[name]).all() for name in a)
     model = json.loads((resumed.run_dir / "model.json").read_text())
-    assert model["format"] == "skipbo-residual/1" and model["teacher"] == "learned-2p" and model["hands"] == 8
-    assert model["scales"][0] > 0 and model["scales"][2] > 0
+    assert model["format"] == "skipbo-residual/2" and model["teacher"] == "learned-2p" and model["hands"] == 8
+    assert model["scales"][0] > 0 and model["scales"][2] > 0 and model["scales"][3] > 0
     curve = json.loads((resumed.run_dir / "learning_curve.json").read_text())
     assert [point["timesteps"] for point in curve["history"]] == [0, 4, 8]
     assert curve["history"][-1]["results"]["greedy"]["games"] == 2

@@ -12,7 +12,9 @@ import torch
 
 from agents.batched.expert import ODDS_ROW, discard_scores
 from agents.batched.learned import learned_actions, learned_view, position_features
-from agents.batched.neural import FIRST_SHIFT, OUTPUT_UNIT, SECOND_SHIFT, decision_arrays, turn_end_inputs
+from agents.batched.neural import (
+    FIRST_SHIFT, OUTPUT_UNIT, SECOND_SHIFT, decision_arrays, seat_base, turn_end_inputs,
+)
 from agents.batched.neural_teacher import decision_roots
 from agents.batched.residual import FEATURE_UNIT, residual_actions, root_logits, turn_records
 from agents.learned_parameters import NUM_FEATURES
@@ -24,7 +26,7 @@ from skipbo_env.vector.jit import jit
 from agents.loading import load_policy
 from agents.residual import ResidualBot, teacher_parameters
 from evaluation import run_tournament
-from training.td.residual import ResidualNet, ResidualPlayer, kernel_model, residual_document
+from training.td.residual import CORRECTION_UNIT, ResidualNet, ResidualPlayer, kernel_model, residual_document
 
 RULES = Rules(num_players=2, stock_size=30)
 
@@ -40,6 +42,7 @@ def corrected_net(seed: int = 3) -> ResidualNet:
         net.log_a.fill_(np.log(0.01))
         net.b.fill_(0.25)
         net.log_a_discard.fill_(np.log(0.2))
+        net.baseline[2].weight.normal_(0.0, 1.0)
     return net
 
 
@@ -99,7 +102,7 @@ def test_the_residual_bot_with_a_zero_correction_makes_the_teachers_moves():
 def test_a_corrected_stop_and_discard_are_the_formulas_and_the_float_models():
     net = corrected_net()
     network, scales = kernel_model(net)
-    a, b, a_discard = scales
+    a, b, a_discard, c = scales
     parameters = teacher_parameters()
     weights = parameters[:NUM_FEATURES]
     seen = {"stops": 0, "discards": 0, "moved": 0}
@@ -113,21 +116,22 @@ def test_a_corrected_stop_and_discard_are_the_formulas_and_the_float_models():
             position_features(engine.games[g], engine.action_mask, g, engine.cfg, features)
             inputs[i, -NUM_FEATURES:] = np.rint(features * FEATURE_UNIT)
             value = STOCK * float(weights @ features)
-            expected = a * value + b + integer_correction(network, inputs[i:i + 1])[0]
+            expected = a * value + b + c * integer_correction(network, inputs[i:i + 1])[0]
             kernel = np.empty(1)
             root_logits(engine.games, engine.action_mask, engine.cfg, rows[i:i + 1], parameters, observations[i:i + 1],
                         network.arrays, scales, kernel)
             assert kernel[0] == pytest.approx(expected, rel=1e-9, abs=1e-9)
             float_row = torch.as_tensor(np.concatenate([inputs[i], [value, 0.0]])[None, :])
-            with torch.no_grad():
-                assert float(net(float_row)[0]) == pytest.approx(expected, abs=0.02)
+            with torch.no_grad():  # the float model adds the baseline, which the search never reads
+                baseline = float(net.opponents_value(float_row)[0])
+                assert float(net(float_row)[0]) == pytest.approx(expected + baseline, abs=0.02)
             seen["stops"] += 1
         chosen = np.empty(len(rows), dtype=np.int64)
         residual_actions(engine.games, engine.action_mask, engine.cfg, rows, parameters, observations, network.arrays,
                          scales, chosen)
         seen["moved"] += int((chosen != teacher).sum())
         for i in np.flatnonzero((chosen >= FIRST_DISCARD) & (chosen < END_TURN)):
-            # a discard: the legal one of the best s + r(turn end) / a_d, each turn end by the neural bot's kernel
+            # a discard: the legal one of the best s + c r(turn end) / a_d, each turn end by the neural bot's kernel
             g = rows[i]
             turn_ends = np.zeros((END_TURN - FIRST_DISCARD, inputs.shape[1]), dtype=np.int64)
             scores = np.zeros(END_TURN - FIRST_DISCARD)
@@ -135,7 +139,7 @@ def test_a_corrected_stop_and_discard_are_the_formulas_and_the_float_models():
                                network.arrays, turn_ends, scores)
             legal = np.flatnonzero(engine.action_mask[g, FIRST_DISCARD:END_TURN])
             turn_ends[:, -NUM_FEATURES:] = inputs[i, -NUM_FEATURES:]
-            worth = scores[legal] + integer_correction(network, turn_ends[legal]) / a_discard
+            worth = scores[legal] + c * integer_correction(network, turn_ends[legal]) / a_discard
             assert chosen[i] == FIRST_DISCARD + legal[np.argmax(worth)]  # ties: the lowest id, as argmax
             # what learning records of it: the stop's and the turn end's rows, v and s
             records = np.zeros((1, 2, inputs.shape[1]), dtype=np.int64)
@@ -158,9 +162,29 @@ def test_the_float_model_starts_at_the_teachers_value():
     net = ResidualNet(2, (32, 8))
     rows = torch.as_tensor(np.random.default_rng(0).integers(0, 64, size=(5, net.row_width)).astype(np.float64))
     with torch.no_grad():
-        a, b, a_discard = net.scales()
+        a, b, a_discard, c = net.scales()
         expected = a * rows[:, -2] + b + a_discard * rows[:, -1]
         assert torch.allclose(net(rows), expected.to(torch.float32))
+        assert c / a == pytest.approx(CORRECTION_UNIT)
+
+
+def test_the_baseline_changes_the_fitted_value_but_not_the_play():
+    net, other = corrected_net(), corrected_net()
+    with torch.no_grad():
+        other.baseline[2].weight.mul_(-3.0)
+        other.baseline[2].bias.fill_(1.5)
+    rows = torch.as_tensor(np.random.default_rng(1).integers(0, 64, size=(5, net.row_width)).astype(np.float64))
+    with torch.no_grad():
+        assert not torch.allclose(net(rows), other(rows))
+    (network, scales), (other_network, other_scales) = kernel_model(net), kernel_model(other)
+    assert (scales == other_scales).all()
+    assert all((x == y).all() for x, y in zip(network.arrays, other_network.arrays))
+
+
+def test_the_baseline_reads_the_opponents_side_only():
+    net = ResidualNet(2, (16, 8))
+    read = net.inputs[net.opponent_columns.numpy()]
+    assert len(read) > 0 and (read >= seat_base(1)).all() and (read < seat_base(2)).all()
 
 
 def write_model(path, net: ResidualNet, **changes) -> str:
@@ -185,10 +209,13 @@ def test_a_model_file_loads_through_load_policy_and_plays_on_the_batched_engine(
 
 
 @pytest.mark.parametrize("changes, message", [
-    ({"format": "skipbo-neural/1"}, 'expected a JSON object with "format": "skipbo-residual/1"'),
+    ({"format": "skipbo-neural/1"}, 'expected a JSON object with "format": "skipbo-residual/2"'),
     ({"teacher": "learned-4p"}, "teacher must be 'learned-2p'"),
-    ({"scales": [0.0, 0.0, 1.0]}, "a and a_d > 0"),
-    ({"scales": [1.0, float("nan"), 1.0]}, "finite numbers"),
+    ({"scales": [0.0, 0.0, 1.0, 1.0]}, r"scales must be \[a, b, a_d, c\].*all but b > 0"),
+    ({"scales": [1.0, 0.0, 1.0, -1.0]}, "all but b > 0"),
+    ({"scales": [1.0, 0.0, 1.0]}, r"scales must be \[a, b, a_d, c\]"),
+    ({"format": "skipbo-residual/1"}, r"scales must be \[a, b, a_d\]"),
+    ({"scales": [1.0, float("nan"), 1.0, 1.0]}, "finite numbers"),
     ({"feature_first": [[1] * 16] * 3}, r"feature_first must be a list of integers of shape \[16, 16\]"),
     ({"feature_first": [[2 ** 40] * 16] * 16}, "too large to be summed exactly"),
 ])
@@ -197,3 +224,10 @@ def test_a_model_file_that_is_not_a_residual_model_is_refused_in_one_line(tmp_pa
     with pytest.raises(ValueError, match=message) as error:
         load_policy(f"residual:model={path}")
     assert "\n" not in str(error.value)
+
+
+def test_a_first_format_file_reads_as_a_correction_of_weight_one(tmp_path):
+    document = residual_document(corrected_net())
+    a, b, a_discard, _ = document["scales"]
+    path = write_model(tmp_path / "first.json", corrected_net(), format="skipbo-residual/1", scales=[a, b, a_discard])
+    assert load_policy(f"residual:model={path}").scales.tolist() == [a, b, a_discard, 1.0]

@@ -29,12 +29,12 @@ network's logit is fitted to them by the binary cross-entropy, in minibatches.
 
 **The start** (``start``). ``scratch``: the neural bot's network from random weights, the observation encoding
 only (no teacher, no hand-made features). ``teacher``: the residual model of :mod:`training.td.residual`, the
-teacher's (``pretrained-2p``) value of a stop ``a * v + b`` plus a correction ``r`` of the stop's inputs and the
-teacher's 16 features whose last layer starts at zero (so the first hands are the teacher's own), a turn end
-adding ``a_d`` times the teacher's score of its discard; it plays with :mod:`agents.batched.residual`'s kernels,
-records each position's inputs, features, ``v`` and ``s`` (:class:`training.td.residual.ResidualPlayer`), and
-fits ``r`` with Adam's step ``learning_rate`` and ``a``, ``b``, ``a_d`` with ``CALIBRATION_RATE`` times it
-(``training.neural.value_net``'s: two numbers fitted to many positions).
+teacher's (``pretrained-2p``) value of a stop ``a * v + b`` plus a correction ``c * r`` of the stop's inputs and
+the teacher's 16 features whose last layer starts at zero (so the first hands are the teacher's own), a turn end
+adding ``a_d`` times the teacher's score of its discard, and a baseline of the opponents' side that the search
+never reads; it plays with :mod:`agents.batched.residual`'s kernels, records each position's inputs, features,
+``v`` and ``s`` (:class:`training.td.residual.ResidualPlayer`), and fits ``r`` with Adam's step ``learning_rate``
+and ``a``, ``b``, ``a_d`` and the baseline with ``CALIBRATION_RATE`` times it (none of them changes the play).
 
 **The run's state** (:meth:`TDRun.state_arrays`, :meth:`TDRun.state_fields`, restored by
 :meth:`TDRun.restore`): the float weights, the optimiser's moments, the pool's float weights and torch's generator
@@ -63,7 +63,7 @@ from skipbo_env.rules import Rules
 from skipbo_env.vector import VectorGame
 from training.neural.value_net import CALIBRATION_RATE, ValueNet, quantize
 from training.schema import SELF, SNAPSHOTS
-from training.td.residual import CALIBRATION_PARAMETERS, ResidualNet, ResidualPlayer, kernel_model, residual_document
+from training.td.residual import ResidualNet, ResidualPlayer, kernel_model, residual_document
 
 SCRATCH, TEACHER = "scratch", "teacher"
 """The starts: random weights (the neural bot's network), or the residual over the teacher's value."""
@@ -160,9 +160,8 @@ class TDRun:
         torch.manual_seed(settings.seed)
         if settings.start == TEACHER:
             self.net = ResidualNet(settings.num_players, tuple(settings.hidden))
-            calibration = [getattr(self.net, name) for name in CALIBRATION_PARAMETERS]
+            calibration = self.net.calibration()
             layers = [p for p in self.net.parameters() if all(p is not q for q in calibration)]
-            # the groups in the order of net.parameters() (a module's own first): the state numbers them so
             self.optimizer = torch.optim.Adam([{"params": calibration, "lr": CALIBRATION_RATE * settings.learning_rate},
                                                {"params": layers}], lr=settings.learning_rate)
             self.row_width, self.row_type = self.net.row_width, np.float64

@@ -2,10 +2,24 @@
 
 A recorded position is one float64 row: the neural bot's integer inputs, the teacher's features as integers
 (``agents.batched.residual.FEATURE_UNIT``), then the teacher's value ``v`` of the stop and the score ``s`` of the
-discard made from it (0 at a stop). Its logit is ``a * v + b + a_d * s + r(inputs, features)``
-(:mod:`agents.batched.residual`), ``r`` a two-layer ReLU network like the neural bot's whose output layer starts
-at zero, ``a = exp(log_a)`` and ``a_d = exp(log_a_discard)`` (so both stay > 0). :func:`kernel_model` rounds it
-to what the kernels play.
+discard made from it (0 at a stop). Its logit is
+
+    a * v + b + a_d * s + c * r(inputs, features) + baseline(the opponents' inputs)
+
+``r`` a two-layer ReLU network like the neural bot's whose output layer starts at zero, ``a = exp(log_a)``,
+``a_d = exp(log_a_discard)`` and ``c = a * CORRECTION_UNIT`` (so all stay > 0). The kernels
+(:mod:`agents.batched.residual`) rank a decision's stops by the logit over ``a``, ``v + r * CORRECTION_UNIT``:
+a unit of ``r`` is worth a fixed amount of the teacher's units, however the calibration moves. :func:`kernel_model`
+rounds the model to what the kernels play.
+
+**Why the baseline, and why a fixed unit.** The teacher's ``v`` ranks the stops of one decision but says almost
+nothing of who wins across positions (:data:`INITIAL_SCALE`), and what a hand's result mostly says is who is
+ahead. A correction free to fit that would weigh thousands of times the teacher in the search's units: the first
+teacher-start run's ``r / a`` did, and its play collapsed within 8,192 hands. So what is constant across a
+decision's stops and explains much of the result, the opponents' side of the table (their stockpiles, hands and
+discard piles, which the seat's plays do not change), is fitted by ``baseline``, a network the search never reads;
+and ``r`` enters the logit as ``a * CORRECTION_UNIT * r``, so its weight in the search grows only as its own
+weights do, at Adam's step.
 """
 
 from __future__ import annotations
@@ -16,7 +30,7 @@ import numpy as np
 import torch
 from torch import nn
 
-from agents.batched.neural import INPUT_SCALE, input_indices
+from agents.batched.neural import INPUT_SCALE, input_indices, seat_base
 from agents.batched.residual import FEATURE_UNIT, turn_records
 from agents.learned_parameters import NUM_FEATURES
 from agents.neural import Network
@@ -33,8 +47,14 @@ INITIAL_DISCARD_SCALE = 0.01
 """The first ``a_d``: the teacher's discard scores of the turn ends it chose spread with a standard deviation of
 1.0 (5-95%: 1.3 to 4.4, the same hands); its discard is worth little more than another (+0.004 of the win rate,
 issue 38), so a unit of score starts at a hundredth of a logit."""
+CORRECTION_UNIT = 10.0
+"""What a unit of ``r`` is worth in the teacher's units (``c / a``): a tenth of the spread of ``v`` over the stops
+seats discard from (standard deviation 116 in 32 self-play hands of the teacher at 30 cards, seed 0)."""
 CALIBRATION_PARAMETERS = ("log_a", "b", "log_a_discard")
-"""The model's numbers outside ``r`` (fitted with a step size of their own: ``training.td.learner``)."""
+"""The model's numbers outside ``r`` and the baseline (fitted, with the baseline, at a step size of their own:
+neither changes the play; ``training.td.learner``)."""
+BASELINE_HIDDEN = 32
+"""The baseline's hidden units."""
 
 
 class ResidualNet(nn.Module):
@@ -48,6 +68,12 @@ class ResidualNet(nn.Module):
         """What one integer step of each first-layer row is worth (the inputs', then the features')."""
         self.row_width = len(self.first_scale) + 2
         self.register_buffer("scale", torch.as_tensor(self.first_scale, dtype=torch.float32), persistent=False)
+        self.opponent_columns = torch.as_tensor(np.flatnonzero((self.inputs >= seat_base(1))
+                                                               & (self.inputs < seat_base(num_players))))
+        self.baseline = nn.Sequential(nn.Linear(len(self.opponent_columns), BASELINE_HIDDEN), nn.ReLU(),
+                                      nn.Linear(BASELINE_HIDDEN, 1))
+        nn.init.zeros_(self.baseline[2].weight)
+        nn.init.zeros_(self.baseline[2].bias)
         self.first = nn.Linear(len(self.first_scale), hidden[0])
         self.second = nn.Linear(hidden[0], hidden[1])
         self.output = nn.Linear(hidden[1], 1)
@@ -64,21 +90,32 @@ class ResidualNet(nn.Module):
         x = torch.relu(self.second(x))
         return self.output(x).squeeze(-1)
 
+    def opponents_value(self, rows: torch.Tensor) -> torch.Tensor:
+        """The baseline of positions: a network of the opponents' inputs alone."""
+        columns = self.opponent_columns
+        return self.baseline(rows[:, columns].to(torch.float32) * self.scale[columns]).squeeze(-1)
+
     def forward(self, rows: torch.Tensor) -> torch.Tensor:
         """The logits of recorded positions (float64 rows: inputs, features, ``v``, ``s``)."""
         values, scores = rows[:, -2].to(torch.float32), rows[:, -1].to(torch.float32)
-        return (self.log_a.exp() * values + self.b + self.log_a_discard.exp() * scores
-                + self.correction(rows[:, :-2]))
+        a = self.log_a.exp()
+        return (a * values + self.b + self.log_a_discard.exp() * scores
+                + a * CORRECTION_UNIT * self.correction(rows[:, :-2]) + self.opponents_value(rows))
 
     def scales(self) -> np.ndarray:
-        """``[a, b, a_d]`` as the kernels read them (float64)."""
+        """``[a, b, a_d, c]`` as the kernels read them (float64)."""
         with torch.no_grad():
-            return np.array([float(self.log_a.exp()), float(self.b), float(self.log_a_discard.exp())])
+            a = float(self.log_a.exp())
+            return np.array([a, float(self.b), float(self.log_a_discard.exp()), a * CORRECTION_UNIT])
+
+    def calibration(self) -> list[nn.Parameter]:
+        """The numbers fitted at the calibration's step: :data:`CALIBRATION_PARAMETERS` and the baseline's."""
+        return [getattr(self, name) for name in CALIBRATION_PARAMETERS] + list(self.baseline.parameters())
 
 
 def kernel_model(net: ResidualNet) -> tuple[Network, np.ndarray]:
     """``r`` rounded to the neural bot's integer format (its first layer: a row per input, then per feature) and
-    ``[a, b, a_d]``."""
+    ``[a, b, a_d, c]``."""
     return quantize(net, net.first_scale), net.scales()
 
 

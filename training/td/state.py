@@ -101,7 +101,8 @@ def expected_arrays(run: TDRun, snapshots: int) -> dict[str, tuple[tuple, np.dty
     for prefix in ["net", *(f"snapshot.{index}" for index in range(snapshots))]:
         expected.update({f"{prefix}.{name}": (tuple(value.shape), np.dtype(np.float32))
                          for name, value in run.net.state_dict().items()})
-    for index, parameter in enumerate(run.net.parameters()):
+    parameters = [parameter for group in run.optimizer.param_groups for parameter in group["params"]]
+    for index, parameter in enumerate(parameters):  # Adam numbers its state in its groups' order
         expected[f"optimizer.{index}.step"] = ((), np.dtype(np.float32))
         for moment in ("exp_avg", "exp_avg_sq"):
             expected[f"optimizer.{index}.{moment}"] = (tuple(parameter.shape), np.dtype(np.float32))
