@@ -329,6 +329,29 @@ def residual_actions(games, legal, cfg, rows, parameters, observations, net, sca
 
 # ---------------------------------------------------------------------------------- what learning records
 @jit
+def root_row(record, cfg, parameters, x, net, out):
+    """``out`` := the inputs then the features (:data:`FEATURE_UNIT`) of the root stop of the decision in game
+    record ``record`` (observation ``x``); returns the teacher's value ``v`` of it, the teacher's view of the turn
+    and ``r``'s (:func:`agents.batched.learned.learned_view`, :func:`agents.batched.neural.decision_arrays`)."""
+    teacher = learned_view(record, cfg, parameters)
+    needs, hand, piles, heights, info, chances, buffer = teacher
+    view = decision_arrays(x, net)
+    units = np.empty(NUM_FEATURES, dtype=np.int64)
+    value = root_stop(needs, hand, heights, piles, info, chances, buffer, units)
+    out[:] = view[5][1]
+    out[net[0].shape[0] - NUM_FEATURES:] = units
+    return value, teacher, view
+
+
+@jit
+def turn_start_rows(games, cfg, rows, parameters, observations, net, out_rows):
+    """``out_rows[i]`` := the inputs then the features of the root stop of the decision in game ``rows[i]``: at a
+    turn's first decision, the turn's start."""
+    for i in range(rows.shape[0]):
+        root_row(games[rows[i]], cfg, parameters, observations[i], net, out_rows[i])
+
+
+@jit
 def turn_records(games, legal, cfg, rows, parameters, observations, net, actions, out_rows, out_values):
     """For the seat to act in game ``rows[i]`` that discards ``actions[i]``: ``out_rows[i, 0]`` := the inputs then
     the features (:data:`FEATURE_UNIT`) of the stop it discards from (the root), ``out_rows[i, 1]`` := those of
@@ -337,18 +360,16 @@ def turn_records(games, legal, cfg, rows, parameters, observations, net, actions
     scores = np.zeros(END_TURN - FIRST_DISCARD, dtype=np.float64)
     for i in range(rows.shape[0]):
         g = rows[i]
-        needs, hand, piles, heights, info, chances, buffer = learned_view(games[g], cfg, parameters)
-        view_needs, view_hand, view_piles, view_heights, view_info, root = decision_arrays(observations[i], net)
-        units = np.empty(NUM_FEATURES, dtype=np.int64)
-        out_values[i, 0] = root_stop(needs, hand, heights, piles, info, chances, buffer, units)
+        value, teacher, view = root_row(games[g], cfg, parameters, observations[i], net, out_rows[i, 0])
+        needs, hand, piles, heights, info, chances, buffer = teacher
+        view_needs, view_hand, view_piles, view_heights, view_info, root = view
+        out_values[i, 0] = value
         discard_scores(legal, g, needs, hand, piles, heights, info, chances[ODDS_ROW], parameters[NUM_FEATURES:],
                        scores)
         out_values[i, 1] = scores[actions[i] - FIRST_DISCARD]
-        out_rows[i, 0] = root[1]
         turn_end_inputs(actions[i], view_needs, view_hand, view_piles, view_heights, view_info, net, root,
                         out_rows[i, 1])
-        for side in range(2):
-            out_rows[i, side, features_at:] = units
+        out_rows[i, 1, features_at:] = out_rows[i, 0, features_at:]
 
 
 @jit

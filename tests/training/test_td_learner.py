@@ -141,13 +141,51 @@ def test_the_teacher_start_records_its_values_and_fits_the_correction_and_its_sc
     assert all(len(positions) % 2 == 0 and len(positions) >= 2 for positions in sequences.values())
     inputs, targets = run.returns(sequences, results)
     assert inputs.shape[1] == run.net.row_width and inputs.dtype == np.float64
-    features = len(run.net.first_scale) - len(run.net.inputs)
+    block = run.net.block  # the stop block (inputs, then features), v, s, then the turn start's block
+    features = block - len(run.net.inputs)
     pending = len(run.net.inputs) - 1  # the last input: pending_discard (1 at a stop, 0 at a turn end)
     assert (inputs[0::2, pending] == 1).all() and (inputs[1::2, pending] == 0).all()
-    assert (inputs[0::2, -1] == 0).all() and (inputs[0::2, -2] == inputs[1::2, -2]).all()  # s at turn ends only
-    assert (inputs[0::2, -2 - features:-2] == inputs[1::2, -2 - features:-2]).all()  # the stop's features
-    assert np.abs(inputs[:, -2 - features:-2]).sum() > 0
-    before = [p.detach().clone() for p in run.net.parameters()]
+    assert (inputs[0::2, block + 1] == 0).all() and (inputs[0::2, block] == inputs[1::2, block]).all()  # s: turn ends
+    assert (inputs[0::2, block - features:block] == inputs[1::2, block - features:block]).all()  # the stop's features
+    assert np.abs(inputs[:, block - features:block]).sum() > 0
+    starts = inputs[:, block + 2:]
+    assert (starts[0::2] == starts[1::2]).all() and (starts[:, pending] == 1).all()  # a turn's, a root stop's block
+    assert (starts[0::2] != inputs[0::2, :block]).any(axis=1).any()  # turns whose plays moved the stop from the start
+    before = {name: p.detach().clone() for name, p in run.net.named_parameters()}
     run.fit(inputs, targets)
-    after = list(run.net.parameters())
-    assert all(not torch.equal(a, b.detach()) for a, b in zip(before, after))  # r's layers, a, b and a_d all move
+    moved = {name for name, p in run.net.named_parameters() if not torch.equal(before[name], p.detach())}
+    assert {"output.weight", "first.weight", "second.weight", "log_a", "b", "log_a_discard", "baseline.0.weight",
+            "baseline.2.weight"} <= moved
+    assert "output.bias" not in moved  # r's bias cancels in its change from the turn's start
+
+
+def test_a_turn_start_is_the_block_of_the_seats_first_decision_of_the_turn(monkeypatch):
+    run = TDRun(TDSettings(**{**TINY.__dict__, "start": "teacher", "stock_size": 5}))
+    player = run.player()
+    firsts: dict = {}  # (hand, seat): the block at each turn's first decision, in order
+    seen: set = set()
+
+    class Watching:
+        def decide(self, engine, rows, observations, masks, out):
+            blocks = player.turn_starts(engine, rows, observations)
+            for i, g in enumerate(rows):
+                key = (int(g), int(engine.games["seat"][g]))
+                if (key, int(engine.games["turn"][g])) not in seen:
+                    seen.add((key, int(engine.games["turn"][g])))
+                    firsts.setdefault(key, []).append(blocks[i])
+            player.decide(engine, rows, observations, masks, out)
+
+        def __getattr__(self, name):
+            return getattr(player, name)
+
+    monkeypatch.setattr(run, "player", lambda net=None: Watching())
+    sequences, _ = run.play()
+    block = run.net.block
+    checked = 0
+    for key, positions in sequences.items():
+        recorded = [row[block + 2:] for row in positions[0::2]]
+        assert len(recorded) <= len(firsts[key])
+        for turn_start, first in zip(recorded, firsts[key]):
+            assert (turn_start == first).all()
+            checked += 1
+    assert checked >= 8

@@ -13,7 +13,7 @@ import torch
 from agents.batched.expert import ODDS_ROW, discard_scores
 from agents.batched.learned import learned_actions, learned_view, position_features
 from agents.batched.neural import (
-    FIRST_SHIFT, OUTPUT_UNIT, SECOND_SHIFT, decision_arrays, seat_base, turn_end_inputs,
+    FIRST_SHIFT, OUTPUT_UNIT, SECOND_SHIFT, decision_arrays, turn_end_inputs,
 )
 from agents.batched.neural_teacher import decision_roots
 from agents.batched.residual import FEATURE_UNIT, residual_actions, root_logits, turn_records
@@ -121,10 +121,11 @@ def test_a_corrected_stop_and_discard_are_the_formulas_and_the_float_models():
             root_logits(engine.games, engine.action_mask, engine.cfg, rows[i:i + 1], parameters, observations[i:i + 1],
                         network.arrays, scales, kernel)
             assert kernel[0] == pytest.approx(expected, rel=1e-9, abs=1e-9)
-            float_row = torch.as_tensor(np.concatenate([inputs[i], [value, 0.0]])[None, :])
-            with torch.no_grad():  # the float model adds the baseline, which the search never reads
-                baseline = float(net.opponents_value(float_row)[0])
-                assert float(net(float_row)[0]) == pytest.approx(expected + baseline, abs=0.02)
+            start = inputs[0]  # another decision's block as the turn's start: r enters as its change from there
+            float_row = torch.as_tensor(np.concatenate([inputs[i], [value, 0.0], start])[None, :])
+            with torch.no_grad():  # the float model adds what the search's stops share: -c r(start) + baseline
+                shared = float(net.turn_start_value(float_row)[0]) - c * integer_correction(network, start[None])[0]
+                assert float(net(float_row)[0]) == pytest.approx(expected + shared, abs=0.02)
             seen["stops"] += 1
         chosen = np.empty(len(rows), dtype=np.int64)
         residual_actions(engine.games, engine.action_mask, engine.cfg, rows, parameters, observations, network.arrays,
@@ -163,7 +164,7 @@ def test_the_float_model_starts_at_the_teachers_value():
     rows = torch.as_tensor(np.random.default_rng(0).integers(0, 64, size=(5, net.row_width)).astype(np.float64))
     with torch.no_grad():
         a, b, a_discard, c = net.scales()
-        expected = a * rows[:, -2] + b + a_discard * rows[:, -1]
+        expected = a * rows[:, net.block] + b + a_discard * rows[:, net.block + 1]
         assert torch.allclose(net(rows), expected.to(torch.float32))
         assert c / a == pytest.approx(CORRECTION_UNIT)
 
@@ -181,10 +182,19 @@ def test_the_baseline_changes_the_fitted_value_but_not_the_play():
     assert all((x == y).all() for x, y in zip(network.arrays, other_network.arrays))
 
 
-def test_the_baseline_reads_the_opponents_side_only():
-    net = ResidualNet(2, (16, 8))
-    read = net.inputs[net.opponent_columns.numpy()]
-    assert len(read) > 0 and (read >= seat_base(1)).all() and (read < seat_base(2)).all()
+def test_the_baseline_reads_the_turn_start_only_and_r_enters_as_its_change_from_there():
+    net = corrected_net()
+    rows = torch.as_tensor(np.random.default_rng(2).integers(0, 64, size=(5, net.row_width)).astype(np.float64))
+    at_start = rows.clone()
+    at_start[:, net.block + 2:] = rows[:, :net.block]  # the position is its turn's start
+    with torch.no_grad():
+        a, b, a_discard, c = net.scales()
+        teacher = a * rows[:, net.block] + b + a_discard * rows[:, net.block + 1]
+        assert torch.allclose(net(at_start), (teacher + net.turn_start_value(at_start)).to(torch.float32), atol=1e-5)
+        moved = rows.clone()
+        moved[:, :net.block] += 1  # another position, the same turn start: the baseline stays
+        assert torch.equal(net.turn_start_value(moved), net.turn_start_value(rows))
+        assert not torch.allclose(net(moved), net(rows))
 
 
 def write_model(path, net: ResidualNet, **changes) -> str:

@@ -30,9 +30,10 @@ network's logit is fitted to them by the binary cross-entropy, in minibatches.
 **The start** (``start``). ``scratch``: the neural bot's network from random weights, the observation encoding
 only (no teacher, no hand-made features). ``teacher``: the residual model of :mod:`training.td.residual`, the
 teacher's (``pretrained-2p``) value of a stop ``a * v + b`` plus a correction ``c * r`` of the stop's inputs and
-the teacher's 16 features whose last layer starts at zero (so the first hands are the teacher's own), a turn end
-adding ``a_d`` times the teacher's score of its discard, and a baseline of the opponents' side that the search
-never reads; it plays with :mod:`agents.batched.residual`'s kernels, records each position's inputs, features,
+the teacher's 16 features whose last layer starts at zero (so the first hands are the teacher's own), taken as
+its change from the turn's start, a turn end adding ``a_d`` times the teacher's score of its discard, and a
+baseline of the turn's start that the search never reads (the player's ``turn_starts``, recorded at each turn's
+first decision of a seat learned from); it plays with :mod:`agents.batched.residual`'s kernels, records each position's inputs, features,
 ``v`` and ``s`` (:class:`training.td.residual.ResidualPlayer`), and fits ``r`` with Adam's step ``learning_rate``
 and ``a``, ``b``, ``a_d`` and the baseline with ``CALIBRATION_RATE`` times it (none of them changes the play).
 
@@ -124,9 +125,14 @@ class NetworkPlayer:
         """``out`` := the bot's actions in the games ``rows`` (their observations and masks)."""
         decide_rows(observations, masks, self.arrays, out)
 
-    def positions(self, engine: VectorGame, rows, observations, actions) -> list[tuple[np.ndarray, np.ndarray]]:
+    def turn_starts(self, engine: VectorGame, rows, observations) -> np.ndarray:
+        """Nothing of a turn's start (the network values a position alone): an empty row per game."""
+        return np.zeros((len(rows), 0), dtype=np.int64)
+
+    def positions(self, engine: VectorGame, rows, observations, actions,
+                  turn_starts) -> list[tuple[np.ndarray, np.ndarray]]:
         """For each game of ``rows`` whose seat discards ``actions[i]``: the inputs of the stop it discards from
-        and of the turn end."""
+        and of the turn end (``turn_starts``: :meth:`turn_starts`' rows, empty)."""
         arrays = self.arrays
         expected = np.zeros(WILD + 1, dtype=np.int64)
         pairs = []
@@ -260,6 +266,8 @@ class TDRun:
         all_rows = np.arange(settings.hands)
         bots.seed_rows(streams, all_rows, bots.streams_for(self.hands_played + all_rows))
         sequences: dict[tuple[int, int], list[np.ndarray]] = {}
+        started = np.full(settings.hands, -1, dtype=np.int64)  # the turn whose start ``turn_starts`` holds
+        turn_starts: np.ndarray | None = None
         actions = np.empty(settings.hands, dtype=np.int64)
         steps = np.empty(settings.hands, dtype=np.int64)
         while not engine.over.all():
@@ -271,6 +279,14 @@ class TDRun:
             observations, masks = engine.observe(rows), engine.action_mask[rows]
             seats = engine.games["seat"][rows]
             learning = (learner_seat[rows] < 0) | (seats == learner_seat[rows])
+            turns = engine.games["turn"][rows]
+            first = np.flatnonzero(learning & (turns != started[rows]))  # a turn's first decision
+            if len(first):
+                blocks = player.turn_starts(engine, rows[first], observations[first])
+                if turn_starts is None:
+                    turn_starts = np.zeros((settings.hands, blocks.shape[1]), dtype=blocks.dtype)
+                turn_starts[rows[first]] = blocks
+                started[rows[first]] = turns[first]
             chosen = actions[:len(rows)]
             if learning.all():
                 player.decide(engine, rows, observations, masks, chosen)
@@ -285,7 +301,8 @@ class TDRun:
             for i in np.flatnonzero((self.rng.random(len(rows)) < settings.explore) & learning):
                 chosen[i] = self.rng.choice(np.flatnonzero(masks[i]))
             discarding = np.flatnonzero(learning & (chosen >= FIRST_DISCARD) & (chosen < END_TURN))
-            recorded = player.positions(engine, rows[discarding], observations[discarding], chosen[discarding])
+            recorded = player.positions(engine, rows[discarding], observations[discarding], chosen[discarding],
+                                        turn_starts[rows[discarding]])
             for i, pair in zip(discarding, recorded):
                 sequences.setdefault((int(rows[i]), int(seats[i])), []).extend(pair)
             engine.step_rows(rows, chosen.copy())

@@ -1,25 +1,28 @@
 """``td.start: teacher``'s model in PyTorch: the teacher's value plus a correction that starts at zero.
 
-A recorded position is one float64 row: the neural bot's integer inputs, the teacher's features as integers
-(``agents.batched.residual.FEATURE_UNIT``), then the teacher's value ``v`` of the stop and the score ``s`` of the
-discard made from it (0 at a stop). Its logit is
+A recorded position is one float64 row: the *stop block* of the position (the neural bot's integer inputs, then the
+teacher's features as integers, ``agents.batched.residual.FEATURE_UNIT``), the teacher's value ``v`` of the stop
+and the score ``s`` of the discard made from it (0 at a stop), then the stop block of the turn's start (the root of
+the seat's first decision of the turn). Its logit is
 
-    a * v + b + a_d * s + c * r(inputs, features) + baseline(the opponents' inputs)
+    a * v + b + a_d * s + c * (r(position) - r(turn start)) + baseline(turn start)
 
-``r`` a two-layer ReLU network like the neural bot's whose output layer starts at zero, ``a = exp(log_a)``,
-``a_d = exp(log_a_discard)`` and ``c = a * CORRECTION_UNIT`` (so all stay > 0). The kernels
-(:mod:`agents.batched.residual`) rank a decision's stops by the logit over ``a``, ``v + r * CORRECTION_UNIT``:
-a unit of ``r`` is worth a fixed amount of the teacher's units, however the calibration moves. :func:`kernel_model`
-rounds the model to what the kernels play.
+``r`` a two-layer ReLU network like the neural bot's whose output layer starts at zero, ``baseline`` another,
+``a = exp(log_a)``, ``a_d = exp(log_a_discard)`` and ``c = a * CORRECTION_UNIT`` (so all stay > 0). The kernels
+(:mod:`agents.batched.residual`) rank a decision's stops by ``v + r * CORRECTION_UNIT`` (the logit over ``a``,
+less what the stops share: all of a decision's stops have one turn start). :func:`kernel_model` rounds the model to
+what the kernels play.
 
-**Why the baseline, and why a fixed unit.** The teacher's ``v`` ranks the stops of one decision but says almost
-nothing of who wins across positions (:data:`INITIAL_SCALE`), and what a hand's result mostly says is who is
-ahead. A correction free to fit that would weigh thousands of times the teacher in the search's units: the first
-teacher-start run's ``r / a`` did, and its play collapsed within 8,192 hands. So what is constant across a
-decision's stops and explains much of the result, the opponents' side of the table (their stockpiles, hands and
-discard piles, which the seat's plays do not change), is fitted by ``baseline``, a network the search never reads;
-and ``r`` enters the logit as ``a * CORRECTION_UNIT * r``, so its weight in the search grows only as its own
-weights do, at Adam's step.
+**Why the turn start, and why a fixed unit.** The teacher's ``v`` ranks the stops of one decision, but its whole
+spread is worth little of the result (:data:`INITIAL_SCALE`): choosing well means telling apart stops a few
+hundredths of a logit apart, while what a hand's result mostly says is who is ahead. A correction free to fit that
+outweighs the teacher in the search: the first teacher-start run's ``r / a`` did, and its play collapsed within
+8,192 hands; a second model, ``c * r(position)`` with a baseline of the opponents' side, lost less but still fell
+to 15% against ``pretrained-2p`` at 8,192 hands, its ``r`` spreading twice as wide as ``v`` in the search's units.
+So who is ahead when the turn starts is the baseline's, a network the search never reads, and ``r`` enters only
+as the change from the turn's start to the position: it learns what the turn's plays and discard did to the
+result, which is what the search compares. And a unit of ``r`` is worth a fixed amount of the teacher's units,
+however the calibration moves, so its weight in the search grows only as its weights do, at Adam's step.
 """
 
 from __future__ import annotations
@@ -30,8 +33,8 @@ import numpy as np
 import torch
 from torch import nn
 
-from agents.batched.neural import INPUT_SCALE, input_indices, seat_base
-from agents.batched.residual import FEATURE_UNIT, turn_records
+from agents.batched.neural import INPUT_SCALE, input_indices
+from agents.batched.residual import FEATURE_UNIT, turn_records, turn_start_rows
 from agents.learned_parameters import NUM_FEATURES
 from agents.neural import Network
 from agents.residual import ResidualBot, residual_dict
@@ -53,7 +56,7 @@ seats discard from (standard deviation 116 in 32 self-play hands of the teacher 
 CALIBRATION_PARAMETERS = ("log_a", "b", "log_a_discard")
 """The model's numbers outside ``r`` and the baseline (fitted, with the baseline, at a step size of their own:
 neither changes the play; ``training.td.learner``)."""
-BASELINE_HIDDEN = 32
+BASELINE_HIDDEN = 64
 """The baseline's hidden units."""
 
 
@@ -66,12 +69,11 @@ class ResidualNet(nn.Module):
         self.inputs = input_indices(num_players)
         self.first_scale = np.concatenate([INPUT_SCALE[self.inputs], np.full(NUM_FEATURES, 1.0 / FEATURE_UNIT)])
         """What one integer step of each first-layer row is worth (the inputs', then the features')."""
-        self.row_width = len(self.first_scale) + 2
+        self.block = len(self.first_scale)
+        """The width of a stop block (inputs, then features)."""
+        self.row_width = 2 * self.block + 2
         self.register_buffer("scale", torch.as_tensor(self.first_scale, dtype=torch.float32), persistent=False)
-        self.opponent_columns = torch.as_tensor(np.flatnonzero((self.inputs >= seat_base(1))
-                                                               & (self.inputs < seat_base(num_players))))
-        self.baseline = nn.Sequential(nn.Linear(len(self.opponent_columns), BASELINE_HIDDEN), nn.ReLU(),
-                                      nn.Linear(BASELINE_HIDDEN, 1))
+        self.baseline = nn.Sequential(nn.Linear(self.block, BASELINE_HIDDEN), nn.ReLU(), nn.Linear(BASELINE_HIDDEN, 1))
         nn.init.zeros_(self.baseline[2].weight)
         nn.init.zeros_(self.baseline[2].bias)
         self.first = nn.Linear(len(self.first_scale), hidden[0])
@@ -83,24 +85,28 @@ class ResidualNet(nn.Module):
         self.b = nn.Parameter(torch.tensor(0.0))
         self.log_a_discard = nn.Parameter(torch.tensor(math.log(INITIAL_DISCARD_SCALE)))
 
-    def correction(self, rows: torch.Tensor) -> torch.Tensor:
-        """``r`` of positions (rows of inputs then features, as integers)."""
-        x = rows.to(torch.float32) * self.scale
+    def correction(self, blocks: torch.Tensor) -> torch.Tensor:
+        """``r`` of stop blocks (inputs then features, as integers)."""
+        x = blocks.to(torch.float32) * self.scale
         x = torch.relu(self.first(x))
         x = torch.relu(self.second(x))
         return self.output(x).squeeze(-1)
 
-    def opponents_value(self, rows: torch.Tensor) -> torch.Tensor:
-        """The baseline of positions: a network of the opponents' inputs alone."""
-        columns = self.opponent_columns
-        return self.baseline(rows[:, columns].to(torch.float32) * self.scale[columns]).squeeze(-1)
+    def turn_start_value(self, rows: torch.Tensor) -> torch.Tensor:
+        """The baseline of recorded positions: a network of their turn start's stop block."""
+        return self.baseline(self.turn_starts(rows).to(torch.float32) * self.scale).squeeze(-1)
+
+    def turn_starts(self, rows: torch.Tensor) -> torch.Tensor:
+        """The stop blocks of recorded positions' turn starts."""
+        return rows[:, self.block + 2:]
 
     def forward(self, rows: torch.Tensor) -> torch.Tensor:
-        """The logits of recorded positions (float64 rows: inputs, features, ``v``, ``s``)."""
-        values, scores = rows[:, -2].to(torch.float32), rows[:, -1].to(torch.float32)
+        """The logits of recorded positions (float64 rows: the stop block, ``v``, ``s``, the turn start's block)."""
+        values, scores = rows[:, self.block].to(torch.float32), rows[:, self.block + 1].to(torch.float32)
         a = self.log_a.exp()
-        return (a * values + self.b + self.log_a_discard.exp() * scores
-                + a * CORRECTION_UNIT * self.correction(rows[:, :-2]) + self.opponents_value(rows))
+        change = self.correction(rows[:, :self.block]) - self.correction(self.turn_starts(rows))
+        return (a * values + self.b + self.log_a_discard.exp() * scores + a * CORRECTION_UNIT * change
+                + self.turn_start_value(rows))
 
     def scales(self) -> np.ndarray:
         """``[a, b, a_d, c]`` as the kernels read them (float64)."""
@@ -135,9 +141,18 @@ class ResidualPlayer:
         """``out`` := the bot's actions in the games ``rows`` of ``engine`` (their observations and masks)."""
         out[:] = self.bot.act_rows(engine, rows, observations, masks)
 
-    def positions(self, engine, rows, observations, actions) -> np.ndarray:
-        """For each game of ``rows`` whose seat discards ``actions[i]``: the rows (:class:`ResidualNet`'s layout)
-        of the stop it discards from and of the turn end, ``[len(rows), 2, row width]``."""
+    def turn_starts(self, engine, rows, observations) -> np.ndarray:
+        """The stop blocks of the decisions in the games ``rows``, each the first of its seat's turn."""
+        arrays = self.bot.network.arrays
+        out = np.zeros((len(rows), arrays[0].shape[0]), dtype=np.int64)
+        turn_start_rows(engine.games, engine.cfg, np.asarray(rows, dtype=np.int64), self.bot.parameters,
+                        np.ascontiguousarray(observations), arrays, out)
+        return out.astype(np.float64)
+
+    def positions(self, engine, rows, observations, actions, turn_starts) -> np.ndarray:
+        """For each game of ``rows`` whose seat discards ``actions[i]`` in the turn that started at block
+        ``turn_starts[i]``: the rows (:class:`ResidualNet`'s layout) of the stop it discards from and of the turn
+        end, ``[len(rows), 2, row width]``."""
         arrays = self.bot.network.arrays
         count, width = len(rows), arrays[0].shape[0]
         inputs = np.zeros((count, 2, width), dtype=np.int64)
@@ -145,8 +160,9 @@ class ResidualPlayer:
         turn_records(engine.games, engine.action_mask, engine.cfg, np.asarray(rows, dtype=np.int64),
                      self.bot.parameters, np.ascontiguousarray(observations), arrays,
                      np.asarray(actions, dtype=np.int64), inputs, values)
-        out = np.zeros((count, 2, width + 2), dtype=np.float64)
+        out = np.zeros((count, 2, 2 * width + 2), dtype=np.float64)
         out[:, :, :width] = inputs
         out[:, :, width] = values[:, :1]
         out[:, 1, width + 1] = values[:, 1]
+        out[:, :, width + 2:] = np.asarray(turn_starts)[:, None, :]
         return out

@@ -9,7 +9,7 @@ end of the seats it learns from its λ-return and fits the network to them. This
 - every ``td.checkpoint_every`` hands the whole state is saved (:meth:`RunFolder.save_checkpoint`:
   ``learner.npz`` and ``state.json``, :mod:`training.td.state`; numbers only, no game data) and the network
   written as ``model.json`` (``agents.load_policy("neural:model=RUN/model.json")`` plays it; the teacher start's
-  residual model, ``skipbo-residual/1``: ``agents.load_policy("residual:model=RUN/model.json")`` on the batched
+  residual model, ``skipbo-residual/2``: ``agents.load_policy("residual:model=RUN/model.json")`` on the batched
   engine);
 - every ``td.curve_every`` hands, and before the first hand, a point of the learning curve: win rates against
   ``td.curve_opponents`` on held-out duplicate deals (the same deals at every point; the batched engine), with
