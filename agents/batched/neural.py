@@ -50,7 +50,7 @@ from skipbo_env.vector.jit import discard_value_of, jit, pile_of, source_of
 from agents.batched.search import (
     EMPTY, I_CAN_DRAW, I_EITHER, I_HAND_SIZE, I_PARTNER_SEAT, I_PARTNER_SIZE, I_PARTNER_TOP, I_PARTNERS,
     I_PILE_CARDS, I_SHARED, I_STOCK_SIZE, I_STOCK_TOP, MAX_MOVES, MEMO_START, TIE_MARGIN, cards_in, legal_counts,
-    list_moves, memo_slot, play_into, position_arrays, position_key, root_rank, sorted_needs,
+    list_moves, memo_grown, memo_slot, play_into, position_arrays, position_key, root_rank, sorted_needs,
 )
 from agents.planner_weights import WIN
 
@@ -607,19 +607,6 @@ def grown(array):
     out = np.empty((2 * array.shape[0],) + array.shape[1:], dtype=array.dtype)
     out[:array.shape[0]] = array
     return out
-
-
-@jit
-def memo_grown(memo_keys, memo_stops):
-    """The memo table twice as large, holding the same entries (a key's stop: the index of its row)."""
-    keys = np.full(2 * memo_keys.shape[0], EMPTY, dtype=np.int64)
-    stops = np.empty(2 * memo_keys.shape[0], dtype=np.int64)
-    for i in range(memo_keys.shape[0]):
-        if memo_keys[i] != EMPTY:
-            slot = memo_slot(keys, memo_keys[i])
-            keys[slot] = memo_keys[i]
-            stops[slot] = memo_stops[i]
-    return keys, stops
 
 
 @jit

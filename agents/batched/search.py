@@ -330,9 +330,10 @@ def memo_slot(memo_keys, key):
 
 @jit
 def memo_grown(memo_keys, memo_values):
-    """The table twice as large, holding the same entries."""
+    """The table twice as large, holding the same entries (its values of ``memo_values``' type: the search's
+    values, or the neural search's stop rows)."""
     keys = np.full(2 * memo_keys.shape[0], EMPTY, dtype=np.int64)
-    values = np.empty(2 * memo_keys.shape[0], dtype=np.float64)
+    values = np.concatenate((memo_values, memo_values))  # room for twice the entries; an empty key's is never read
     for i in range(memo_keys.shape[0]):
         if memo_keys[i] != EMPTY:
             slot = memo_slot(keys, memo_keys[i])

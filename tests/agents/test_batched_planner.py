@@ -184,3 +184,19 @@ def test_planner_specs_name_their_kernel_bot_and_bad_options_are_refused():
         bots.kernel_bot_code("planner:depth=true")
     with pytest.raises(ValueError, match="option search takes true or false, not '3'"):
         bots.kernel_bot_code("planner:search=3")
+
+
+@pytest.mark.parametrize("values", [np.arange(8, dtype=np.float64) / 4, np.arange(8, dtype=np.int64) * 3])
+def test_a_grown_memo_holds_the_same_entries_for_the_searches_values_and_the_neural_searchs_stop_rows(values):
+    keys = np.full(8, kernel_search.EMPTY, dtype=np.int64)
+    stored = {}
+    for key, value in zip([11, 4, 27, 90, 3], values[:5]):
+        slot = kernel_search.memo_slot(keys, key)
+        keys[slot], values[slot] = key, value
+        stored[key] = value
+    grown_keys, grown_values = kernel_search.memo_grown(keys, values)
+    assert len(grown_keys) == 16 and grown_values.dtype == values.dtype
+    assert (grown_keys != kernel_search.EMPTY).sum() == len(stored)
+    for key, value in stored.items():
+        slot = kernel_search.memo_slot(grown_keys, key)
+        assert grown_keys[slot] == key and grown_values[slot] == value
