@@ -21,6 +21,8 @@ LEAGUE = TDSettings(**{**TINY.__dict__, "opponents": {"self": 0.5, "snapshots": 
 """A snapshot after every iteration, two kept."""
 TEACHER = TDSettings(**{**LEAGUE.__dict__, "start": "teacher"})
 """The residual over the teacher's value, with a league."""
+TURN = TDSettings(**{**LEAGUE.__dict__, "turn_baseline": True, "lam": 0.8})
+"""The scratch start valued from the turn's start, bootstrapping, with a league."""
 
 
 def weights(run: TDRun) -> list[np.ndarray]:
@@ -55,8 +57,8 @@ def test_lambda_below_one_bootstraps_from_the_next_position():
     assert targets[2] == 1.0 and targets[:2] == pytest.approx([chance, chance], abs=1e-6)
 
 
-@pytest.mark.parametrize("settings, before", [(TINY, 1), (LEAGUE, 3), (TEACHER, 3)],
-                         ids=["scratch", "league", "teacher"])
+@pytest.mark.parametrize("settings, before", [(TINY, 1), (LEAGUE, 3), (TEACHER, 3), (TURN, 3)],
+                         ids=["scratch", "league", "teacher", "turn-baseline"])
 def test_a_restored_run_has_the_weights_of_an_uninterrupted_one(tmp_path, settings, before):
     straight = TDRun(settings)
     for _ in range(before + 2):
@@ -189,3 +191,27 @@ def test_a_turn_start_is_the_block_of_the_seats_first_decision_of_the_turn(monke
             assert (turn_start == first).all()
             checked += 1
     assert checked >= 8
+
+
+def test_a_turn_baseline_records_the_turn_start_and_the_search_plays_f_alone():
+    run = TDRun(TURN)
+    block = run.net.block
+    sequences, results = run.play()
+    inputs, targets = run.returns(sequences, results)
+    assert inputs.shape[1] == 2 * block and inputs.dtype == np.int64
+    position, start = inputs[:, :block], inputs[:, block:]
+    assert (start[0::2] == start[1::2]).all() and (start[:, -1] == 1).all()  # one turn's start, a root stop
+    assert (position[0::2, -1] == 1).all() and (position[1::2, -1] == 0).all()  # the stop, then the turn end
+    played = run.player().arrays
+    assert all((a == b).all() for a, b in zip(played, learner.quantize(run.net.value).arrays))
+    with torch.no_grad():  # f's shared terms drop out: a position that is its turn's start is valued by the baseline
+        rows = torch.as_tensor(np.concatenate([start[:3], start[:3]], axis=1))
+        baseline = run.net.baseline(torch.as_tensor(start[:3]).float() * run.net.value.scale).squeeze(-1)
+        assert torch.allclose(run.net(rows), baseline)
+    before = torch.nn.functional.binary_cross_entropy_with_logits(
+        run.net(torch.as_tensor(inputs)), torch.as_tensor(targets, dtype=torch.float32)).item()
+    for _ in range(5):
+        run.fit(inputs, targets)
+    after = torch.nn.functional.binary_cross_entropy_with_logits(
+        run.net(torch.as_tensor(inputs)), torch.as_tensor(targets, dtype=torch.float32)).item()
+    assert after < before

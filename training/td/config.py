@@ -32,6 +32,9 @@ class TDConfig:
         "scratch", "scratch: random weights and the observation encoding only (no teacher, no hand-made features); "
                    "teacher (two players): pretrained-2p's value a * v + b plus a correction r(inputs, its 16 "
                    "features) whose last layer starts at zero, so the first moves are pretrained-2p's")
+    turn_baseline: bool = setting(False, "scratch: value a position as f(position) - f(turn start) + a baseline "
+                                         "of the turn start, so the network the search ranks by learns what a "
+                                         "turn changed, the baseline who is ahead (the teacher start always does)")
     hands: int = setting(64, "hands played per iteration (one batch of the engine), then fitted", min=1, max=4096)
     lam: float = setting(1.0, "λ of the returns: 1 the hand's result (Monte Carlo), 0 the network's value of the "
                               "next position", min=0.0, max=1.0)
@@ -66,20 +69,24 @@ class TDConfig:
                                PLAYED_GAMES, min=2)
 
 
-def check_files_fit(hidden: list[int], players: int, snapshots: int, start: str = "scratch") -> None:
+def check_files_fit(hidden: list[int], players: int, snapshots: int, start: str = "scratch",
+                    turn_baseline: bool = False) -> None:
     """Refuse layers whose files a resume could not read back: the model file (``agents.neural.MAX_MODEL_BYTES``,
-    each weight at its widest) or a checkpoint's ``learner.npz`` (the weights, Adam's two moments and ``snapshots``
-    past copies of the weights, float32, at most ``training.td.state.MAX_LEARNER_BYTES``)."""
+    each weight at its widest) or a checkpoint's ``learner.npz`` (the weights, a turn baseline's among them,
+    Adam's two moments and ``snapshots`` past copies of the weights, float32, at most
+    ``training.td.state.MAX_LEARNER_BYTES``)."""
     from agents.batched.neural import input_indices
     from agents.neural import MAX_MODEL_BYTES
     from training.neural.config import WEIGHT_CHARS
 
     from agents.learned_parameters import NUM_FEATURES
+    from training.td.turn_change import BASELINE_HIDDEN
 
     first, second = hidden
     rows = len(input_indices(players)) + (NUM_FEATURES if start == "teacher" else 0)  # the residual reads features
     weights = rows * first + first + first * second + second + second + 1 + (3 if start == "teacher" else 0)
-    model, learner = weights * WEIGHT_CHARS, weights * 4 * (3 + snapshots)
+    baseline = (rows + 2) * BASELINE_HIDDEN + 1 if start == "teacher" or turn_baseline else 0
+    model, learner = weights * WEIGHT_CHARS, (weights + baseline) * 4 * (3 + snapshots)
     if model > MAX_MODEL_BYTES or learner > MAX_LEARNER_BYTES:
         raise ConfigError(f"td.hidden={hidden!r} is not allowed at {players} seats: a network of {weights:,} weights "
                           f"takes up to {model / 2**20:.1f} MiB in a model file (at most {MAX_MODEL_BYTES / 2**20:g} "
@@ -99,7 +106,7 @@ def check(config) -> None:
     if settings.start == "teacher" and players != 2:
         raise ConfigError(f"td.start=teacher is not allowed at {players} seats: its teacher, pretrained-2p, plays two "
                           "players; use rules.num_players: 2 or td.start: scratch")
-    check_files_fit(settings.hidden, players, settings.max_snapshots, settings.start)
+    check_files_fit(settings.hidden, players, settings.max_snapshots, settings.start, settings.turn_baseline)
     for size in settings.stock_sizes:  # each from 1 to MAX_STOCK (its setting's bounds); the rules judge the rest
         try:
             Rules(**{**config.make_rules().to_dict(), "stock_size": size})

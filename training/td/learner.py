@@ -65,6 +65,7 @@ from skipbo_env.vector import VectorGame
 from training.neural.value_net import CALIBRATION_RATE, ValueNet, quantize
 from training.schema import SELF, SNAPSHOTS
 from training.td.residual import ResidualNet, ResidualPlayer, kernel_model, residual_document
+from training.td.turn_change import TurnChangeNet
 
 SCRATCH, TEACHER = "scratch", "teacher"
 """The starts: random weights (the neural bot's network), or the residual over the teacher's value."""
@@ -100,6 +101,9 @@ class TDSettings:
     max_snapshots: int = 8
     """Snapshots the pool keeps: the newest."""
     seed: int = 0
+    turn_baseline: bool = False
+    """The scratch start: value a position from its turn's start (:class:`training.td.turn_change.TurnChangeNet`).
+    The teacher start always does."""
     start: str = SCRATCH
     """``scratch``: the neural bot's network from random weights; ``teacher``: the residual over the teacher's
     value (:mod:`training.td.residual`)."""
@@ -116,23 +120,32 @@ class TDSettings:
 
 
 class NetworkPlayer:
-    """The scratch start's player: the neural bot with a network's kernel arrays ``arrays``."""
+    """The scratch start's player: the neural bot with a network's kernel arrays ``arrays``; ``turn_baseline``:
+    whether what it records carries the turn's start (:class:`training.td.turn_change.TurnChangeNet`)."""
 
-    def __init__(self, arrays: tuple) -> None:
+    def __init__(self, arrays: tuple, turn_baseline: bool = False) -> None:
         self.arrays = arrays
+        self.turn_baseline = turn_baseline
 
     def decide(self, engine: VectorGame, rows, observations, masks, out) -> None:
         """``out`` := the bot's actions in the games ``rows`` (their observations and masks)."""
         decide_rows(observations, masks, self.arrays, out)
 
     def turn_starts(self, engine: VectorGame, rows, observations) -> np.ndarray:
-        """Nothing of a turn's start (the network values a position alone): an empty row per game."""
-        return np.zeros((len(rows), 0), dtype=np.int64)
+        """The inputs of the decisions in the games ``rows`` as stops, each the first of its seat's turn (with a
+        turn baseline; without one an empty row per game: the network values a position alone)."""
+        if not self.turn_baseline:
+            return np.zeros((len(rows), 0), dtype=np.int64)
+        out = np.zeros((len(rows), self.arrays[0].shape[0]), dtype=np.int64)
+        expected = np.zeros(WILD + 1, dtype=np.int64)
+        for i in range(len(rows)):
+            root_inputs(observations[i], self.arrays[6], out[i], expected)
+        return out
 
     def positions(self, engine: VectorGame, rows, observations, actions,
                   turn_starts) -> list[tuple[np.ndarray, np.ndarray]]:
         """For each game of ``rows`` whose seat discards ``actions[i]``: the inputs of the stop it discards from
-        and of the turn end (``turn_starts``: :meth:`turn_starts`' rows, empty)."""
+        and of the turn end, each followed by ``turn_starts[i]`` (:meth:`turn_starts`' row of the turn)."""
         arrays = self.arrays
         expected = np.zeros(WILD + 1, dtype=np.int64)
         pairs = []
@@ -142,7 +155,7 @@ class NetworkPlayer:
             needs, hand, piles, heights, info, root = decision_arrays(observations[i], arrays)
             turn_end = np.empty_like(stop)
             turn_end_inputs(actions[i], needs, hand, piles, heights, info, arrays, root, turn_end)
-            pairs.append((stop, turn_end))
+            pairs.append((np.concatenate([stop, turn_starts[i]]), np.concatenate([turn_end, turn_starts[i]])))
         return pairs
 
 
@@ -172,9 +185,10 @@ class TDRun:
                                                {"params": layers}], lr=settings.learning_rate)
             self.row_width, self.row_type = self.net.row_width, np.float64
         else:
-            self.net = ValueNet(settings.num_players, tuple(settings.hidden))
+            network = TurnChangeNet if settings.turn_baseline else ValueNet
+            self.net = network(settings.num_players, tuple(settings.hidden))
             self.optimizer = torch.optim.Adam(self.net.parameters(), lr=settings.learning_rate)
-            self.row_width, self.row_type = len(self.net.inputs), np.int64
+            self.row_width, self.row_type = getattr(self.net, "row_width", len(self.net.inputs)), np.int64
         self.rng = np.random.default_rng(settings.seed)
         self.rules = self.rules_of(settings.stock_size)
         self.hands_played = 0
@@ -189,19 +203,19 @@ class TDRun:
         net = self.net if net is None else net
         if self.settings.start == TEACHER:
             return ResidualPlayer(net)
-        return NetworkPlayer(quantize(net).arrays)
+        return NetworkPlayer(quantize(searched(net)).arrays, self.settings.turn_baseline)
 
     def bot(self):
         """A player of the current weights for the tournaments (the curve, the final evaluation)."""
         if self.settings.start == TEACHER:
             return ResidualBot.of(*kernel_model(self.net), label="the run's model")
-        return NeuralBot.of(quantize(self.net), label="the run's network")
+        return NeuralBot.of(quantize(searched(self.net)), label="the run's network")
 
     def model_dict(self) -> dict:
         """The current weights as a model file's numbers (the neural bot's format, or the residual model's)."""
         if self.settings.start == TEACHER:
             return residual_document(self.net)
-        return quantize(self.net).to_dict()
+        return quantize(searched(self.net)).to_dict()
 
     def rules_of(self, stock_size: int) -> Rules:
         settings = self.settings
@@ -395,6 +409,11 @@ class TDRun:
         for name in COUNTERS:
             setattr(self, name, int(fields[name]))
         self.cpu_seconds = float(fields["cpu_seconds"])
+
+
+def searched(net):
+    """The network the scratch start's search ranks stops by: ``net`` itself, or a turn-change model's ``f``."""
+    return net.value if isinstance(net, TurnChangeNet) else net
 
 
 def crossed(before: int, after: int, every: int) -> bool:

@@ -39,6 +39,7 @@ from agents.learned_parameters import NUM_FEATURES
 from agents.neural import Network
 from agents.residual import ResidualBot, residual_dict
 from training.neural.value_net import quantize
+from training.td.turn_change import turn_baseline
 
 INITIAL_SCALE = 0.0003
 """The first ``a``: the logistic regression of the hands' results on the teacher's value ``v`` of the stops the
@@ -56,8 +57,6 @@ seats discard from (standard deviation 116 in 32 self-play hands of the teacher 
 CALIBRATION_PARAMETERS = ("log_a", "b", "log_a_discard")
 """The model's numbers outside ``r`` and the baseline (fitted, with the baseline, at a step size of their own:
 neither changes the play; ``training.td.learner``)."""
-BASELINE_HIDDEN = 64
-"""The baseline's hidden units."""
 
 
 class ResidualNet(nn.Module):
@@ -73,9 +72,7 @@ class ResidualNet(nn.Module):
         """The width of a stop block (inputs, then features)."""
         self.row_width = 2 * self.block + 2
         self.register_buffer("scale", torch.as_tensor(self.first_scale, dtype=torch.float32), persistent=False)
-        self.baseline = nn.Sequential(nn.Linear(self.block, BASELINE_HIDDEN), nn.ReLU(), nn.Linear(BASELINE_HIDDEN, 1))
-        nn.init.zeros_(self.baseline[2].weight)
-        nn.init.zeros_(self.baseline[2].bias)
+        self.baseline = turn_baseline(self.block)
         self.first = nn.Linear(len(self.first_scale), hidden[0])
         self.second = nn.Linear(hidden[0], hidden[1])
         self.output = nn.Linear(hidden[1], 1)
