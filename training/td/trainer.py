@@ -104,7 +104,8 @@ class TDTrainer:
         pool = (f"; a snapshot every {settings.snapshot_every:,} hands, the newest {settings.max_snapshots} kept, "
                 f"{len(learner.pool)} now")
         shares = ", ".join(f"{share:.0%} {kind}" for kind, share in settings.opponents.items())
-        model = "correction to pretrained-2p's value" if settings.start == "teacher" else "value network"
+        model = ("correction to pretrained-2p's value" if settings.start == "teacher"
+                 else "value network, valued from the turn's start" if settings.turn_baseline else "value network")
         self.log.print(f"TD(λ={settings.lam:g}) from {settings.start}: a {settings.hidden[0]}x{settings.hidden[1]} "
                        f"{model}, {settings.hands} hands an iteration ({shares}"
                        f"{'; stockpiles of ' + ', '.join(map(str, settings.stock_sizes)) + ' in turn' if settings.stock_sizes else ''}"
