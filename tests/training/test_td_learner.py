@@ -29,6 +29,20 @@ def weights(run: TDRun) -> list[np.ndarray]:
     return [p.detach().numpy().copy() for p in run.net.parameters()]
 
 
+def loss(run: TDRun, inputs: np.ndarray, targets: np.ndarray) -> float:
+    """The network's binary cross-entropy on recorded positions and their returns."""
+    with torch.no_grad():
+        return torch.nn.functional.binary_cross_entropy_with_logits(
+            run.net(torch.as_tensor(inputs)), torch.as_tensor(targets, dtype=torch.float32)).item()
+
+
+def fitted_loss(run: TDRun, inputs: np.ndarray, targets: np.ndarray, passes: int) -> float:
+    """The loss after ``passes`` fits to the positions."""
+    for _ in range(passes):
+        run.fit(inputs, targets)
+    return loss(run, inputs, targets)
+
+
 def test_an_iteration_records_two_positions_a_turn_and_fits_toward_the_results():
     run = TDRun(TINY)
     sequences, results = run.play()
@@ -39,13 +53,8 @@ def test_an_iteration_records_two_positions_a_turn_and_fits_toward_the_results()
     first = sorted(sequences)[0]
     assert (targets[:len(sequences[first])] == results[first]).all()  # λ = 1: every position gets the result
     assert (inputs[0] == sequences[first][0]).all() and inputs[0][-1] == 1 and inputs[1][-1] == 0  # stop, turn end
-    before = torch.nn.functional.binary_cross_entropy_with_logits(
-        run.net(torch.as_tensor(inputs)), torch.as_tensor(targets, dtype=torch.float32)).item()
-    for _ in range(20):
-        run.fit(inputs, targets)
-    after = torch.nn.functional.binary_cross_entropy_with_logits(
-        run.net(torch.as_tensor(inputs)), torch.as_tensor(targets, dtype=torch.float32)).item()
-    assert after < before
+    before = loss(run, inputs, targets)
+    assert fitted_loss(run, inputs, targets, 20) < before
 
 
 def test_lambda_below_one_bootstraps_from_the_next_position():
@@ -208,10 +217,5 @@ def test_a_turn_baseline_records_the_turn_start_and_the_search_plays_f_alone():
         rows = torch.as_tensor(np.concatenate([start[:3], start[:3]], axis=1))
         baseline = run.net.baseline(torch.as_tensor(start[:3]).float() * run.net.value.scale).squeeze(-1)
         assert torch.allclose(run.net(rows), baseline)
-    before = torch.nn.functional.binary_cross_entropy_with_logits(
-        run.net(torch.as_tensor(inputs)), torch.as_tensor(targets, dtype=torch.float32)).item()
-    for _ in range(5):
-        run.fit(inputs, targets)
-    after = torch.nn.functional.binary_cross_entropy_with_logits(
-        run.net(torch.as_tensor(inputs)), torch.as_tensor(targets, dtype=torch.float32)).item()
-    assert after < before
+    before = loss(run, inputs, targets)
+    assert fitted_loss(run, inputs, targets, 5) < before
