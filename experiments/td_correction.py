@@ -1,0 +1,136 @@
+"""What a teacher-start TD run's correction has learned: how wide it spreads in the search, and what it predicts.
+
+From one checkpoint of a ``td.start: teacher`` run (read only: nothing is written there), two measurements on
+fresh two-player self-play hands of the run's rules, deals from ``--seed`` on:
+
+- **the spread**: ``--spread-hands`` hands of the checkpoint's own play (no exploring). Over the stops and turn ends
+  recorded, the standard deviation of ``10 (r(position) - r(turn start))``, the correction as the search weighs it
+  in the teacher's units (``training.td.residual.CORRECTION_UNIT``), beside that of the teacher's own value ``v``,
+  and of the baseline (in logits);
+- **what it predicts**: ``--hands`` further hands of the teacher's own moves (the model with ``r`` zeroed). The
+  binary cross-entropy of their results under the model, minus that under the model with ``r`` zeroed (the same
+  baseline and calibration): below zero, ``r`` predicts the results of the teacher's play better than nothing does.
+  Its standard error is over the seat-hands.
+
+Reading it: a correction that predicts the teacher's own results better (a gain) while the curve against
+``pretrained-2p`` falls is right where the data is and wrong where the search takes it: on the stops the teacher
+did not choose, which no result checks.
+
+    python experiments/td_correction.py long_runs/td-teacher-2p-20261205-031743/checkpoints/step_000016384
+"""
+
+from __future__ import annotations
+
+import copy
+import dataclasses
+import math
+import sys
+import time
+from pathlib import Path
+
+import numpy as np
+
+from skipbo_cli.arguments import seed
+from skipbo_cli.script import ScriptParser, count, run
+
+FRESH_DEALS = 10_000_000
+"""The first deal of the measurement hands by default: far beyond the deals of any run's training."""
+
+
+def restored(checkpoint: Path):
+    """The learner of the run whose checkpoint folder is ``checkpoint``, with that checkpoint's weights."""
+    from training.checkpoint import RunFolder
+    from training.config import load_config
+    from training.state_checks import read_json_object
+    from training.td.state import LEARNER_FILE, checked_state, read_learner_arrays
+    from training.td.learner import TDRun
+    from training.td.trainer import TDTrainer
+
+    folder = RunFolder.open(checkpoint.parent.parent)
+    config = load_config(folder.config_path)
+    if config.backend != "td" or config.td.start != "teacher":
+        raise ValueError(f"{folder.path}: not a td.start: teacher run (its correction is what this measures)")
+    learner = TDRun(TDTrainer(config, folder, False, sys.stdout).learner_settings())
+    state = checked_state(read_json_object(checkpoint / "state.json"), checkpoint, config.td.max_snapshots)
+    learner.restore(read_learner_arrays(checkpoint / LEARNER_FILE, learner, len(state["snapshot_hands"])), state)
+    return learner
+
+
+def self_play(learner, net, hands: int, first_deal: int):
+    """``hands`` self-play hands of ``net``'s moves, deals from ``first_deal``: the recorded rows, their results
+    and the positions of each seat-hand."""
+    import torch
+
+    settings = dataclasses.replace(learner.settings, hands=hands, opponents={"self": 1.0}, explore=0.0,
+                                   stock_sizes=())
+    player = type(learner)(settings)
+    player.net = net
+    player.hands_played = first_deal
+    sequences, results = player.play()
+    rows, targets = player.returns(sequences, results)
+    return torch.as_tensor(rows), torch.as_tensor(targets, dtype=torch.float32), [len(p) for p in sequences.values()]
+
+
+def spread(net, rows) -> dict:
+    """The standard deviations, over ``rows``, of the correction in the search's units, of ``v`` and of the
+    baseline."""
+    import torch
+
+    from training.td.residual import CORRECTION_UNIT
+
+    with torch.no_grad():
+        change = net.correction(rows[:, :net.block]) - net.correction(net.turn_starts(rows))
+        return {"correction": float((CORRECTION_UNIT * change).std()), "v": float(rows[:, net.block].std()),
+                "baseline": float(net.turn_start_value(rows).std())}
+
+
+def gain(net, zeroed, rows, targets, lengths) -> tuple[float, float]:
+    """The mean cross-entropy of the results under ``net`` less under ``zeroed``, and its standard error over the
+    seat-hands (``lengths``: their positions, in the rows' order)."""
+    import torch
+
+    loss = torch.nn.functional.binary_cross_entropy_with_logits
+    with torch.no_grad():
+        difference = (loss(net(rows), targets, reduction="none") - loss(zeroed(rows), targets, reduction="none")).numpy()
+    per_hand = np.add.reduceat(difference, np.cumsum([0, *lengths[:-1]]))
+    return float(difference.mean()), float(per_hand.std() * math.sqrt(len(per_hand)) / len(difference))
+
+
+def main(argv: list[str] | None = None) -> int:
+    import torch
+
+    from skipbo_env.provenance import machine, versions
+
+    parser = ScriptParser(prog="td_correction.py", description=__doc__.splitlines()[0])
+    parser.add_argument("checkpoint", help="a checkpoint folder of a td.start: teacher run (RUN/checkpoints/step_N)")
+    parser.add_argument("--spread-hands", type=count, default=16, help="hands of the checkpoint's play (default 16)")
+    parser.add_argument("--hands", type=count, default=64, help="hands of the teacher's moves (default 64)")
+    parser.add_argument("--seed", type=seed, default=FRESH_DEALS, help=f"the first deal (default {FRESH_DEALS:,})")
+    args = parser.parse_args(argv)
+    checkpoint = Path(args.checkpoint)
+    if not (checkpoint / "state.json").is_file():
+        raise ValueError(f"{args.checkpoint}: not a checkpoint folder (it has no state.json)")
+    torch.set_num_threads(1)
+    begin = time.process_time()
+    learner = restored(checkpoint)
+    zeroed = copy.deepcopy(learner.net)
+    with torch.no_grad():
+        zeroed.output.weight.zero_()
+        zeroed.output.bias.zero_()
+    print(f"command: python experiments/td_correction.py {' '.join(sys.argv[1:] if argv is None else argv)}")
+    print(f"checkpoint: {checkpoint} ({learner.hands_played:,} hands); versions: {versions()}; machine: {machine()}")
+    rows, _, _ = self_play(learner, learner.net, args.spread_hands, args.seed)
+    widths = spread(learner.net, rows)
+    print(f"spread over {len(rows):,} positions of {args.spread_hands} hands of its play: correction "
+          f"{widths['correction']:.1f} of the teacher's units, v {widths['v']:.1f}, baseline {widths['baseline']:.3f} "
+          "logits (standard deviations)")
+    rows, targets, lengths = self_play(learner, zeroed, args.hands, args.seed + args.spread_hands)
+    mean, error = gain(learner.net, zeroed, rows, targets, lengths)
+    print(f"cross-entropy with r less without, on {len(rows):,} positions of {args.hands} hands of the teacher's "
+          f"moves: {mean:+.5f} nats (se {error:.5f}, over {len(lengths)} seat-hands)")
+    print(f"CPU: {time.process_time() - begin:.0f} s")
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(run(main))
