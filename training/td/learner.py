@@ -259,29 +259,15 @@ class TDRun:
         seats the network plays and learns from, and the results (``float[hand, seat]``: 1 a win, 0 a loss, 0.5 a draw or a
         cut-off hand). The deals are the batched engine's seeds from ``hands_played`` on."""
         settings = self.settings
-        players = settings.num_players
         player = self.player()
         engine = VectorGame(self.iteration_rules(), settings.hands, seed=self.hands_played, auto_reset=False,
                             threads=1)
-        controllers = np.full((settings.hands, players), bots.OTHER, dtype=np.int64)
-        learner_seat = np.full(settings.hands, -1, dtype=np.int64)  # the one seat learned from; -1: every seat
-        opponent = np.full(settings.hands, -1, dtype=np.int64)  # the pool's snapshot in the other seats; -1: none
-        tables = [SELF if kind == SNAPSHOTS and not self.pool else kind for kind in settings.tables()]
-        against_snapshots = [hand for hand, kind in enumerate(tables) if kind == SNAPSHOTS]
-        if against_snapshots:
-            opponent[against_snapshots] = self.rng.integers(len(self.pool), size=len(against_snapshots))
-        for hand, kind in enumerate(tables):
-            if kind != SELF:
-                learner_seat[hand] = (hand + self.iterations) % players
-            if kind not in (SELF, SNAPSHOTS):
-                controllers[hand] = bots.kernel_bot_code(kind)
-                controllers[hand, learner_seat[hand]] = bots.OTHER
+        controllers, learner_seat, opponent = self.seating()
         streams = bots.new_streams(settings.hands)
         all_rows = np.arange(settings.hands)
         bots.seed_rows(streams, all_rows, bots.streams_for(self.hands_played + all_rows))
         sequences: dict[tuple[int, int], list[np.ndarray]] = {}
-        started = np.full(settings.hands, -1, dtype=np.int64)  # the turn whose start ``turn_starts`` holds
-        turn_starts: np.ndarray | None = None
+        turn_starts = TurnStarts(settings.hands)
         actions = np.empty(settings.hands, dtype=np.int64)
         steps = np.empty(settings.hands, dtype=np.int64)
         while not engine.over.all():
@@ -293,14 +279,7 @@ class TDRun:
             observations, masks = engine.observe(rows), engine.action_mask[rows]
             seats = engine.games["seat"][rows]
             learning = (learner_seat[rows] < 0) | (seats == learner_seat[rows])
-            turns = engine.games["turn"][rows]
-            first = np.flatnonzero(learning & (turns != started[rows]))  # a turn's first decision
-            if len(first):
-                blocks = player.turn_starts(engine, rows[first], observations[first])
-                if turn_starts is None:
-                    turn_starts = np.zeros((settings.hands, blocks.shape[1]), dtype=blocks.dtype)
-                turn_starts[rows[first]] = blocks
-                started[rows[first]] = turns[first]
+            turn_starts.record(player, engine, rows[learning], observations[learning])
             chosen = actions[:len(rows)]
             if learning.all():
                 player.decide(engine, rows, observations, masks, chosen)
@@ -316,16 +295,37 @@ class TDRun:
                 chosen[i] = self.rng.choice(np.flatnonzero(masks[i]))
             discarding = np.flatnonzero(learning & (chosen >= FIRST_DISCARD) & (chosen < END_TURN))
             recorded = player.positions(engine, rows[discarding], observations[discarding], chosen[discarding],
-                                        turn_starts[rows[discarding]])
+                                        turn_starts.blocks[rows[discarding]])
             for i, pair in zip(discarding, recorded):
                 sequences.setdefault((int(rows[i]), int(seats[i])), []).extend(pair)
             engine.step_rows(rows, chosen.copy())
         finished = engine.finished()
-        results = np.full((settings.hands, players), 0.5)
+        results = np.full((settings.hands, settings.num_players), 0.5)
         won = finished.outcome == 1
         results[finished.rows[won]] = finished.winners[won].astype(float)
         engine.close()
         return sequences, results
+
+    def seating(self) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """Who sits where in the next batch of hands (``settings.tables()``): the engine's controller of each seat
+        (a kernel bot's code, or ``bots.OTHER`` for the network and the snapshots), the one seat learned from in
+        each hand (-1: every seat) and the pool's snapshot in its other seats (-1: none; one drawn a hand)."""
+        settings = self.settings
+        players = settings.num_players
+        controllers = np.full((settings.hands, players), bots.OTHER, dtype=np.int64)
+        learner_seat = np.full(settings.hands, -1, dtype=np.int64)
+        opponent = np.full(settings.hands, -1, dtype=np.int64)
+        tables = [SELF if kind == SNAPSHOTS and not self.pool else kind for kind in settings.tables()]
+        against_snapshots = [hand for hand, kind in enumerate(tables) if kind == SNAPSHOTS]
+        if against_snapshots:
+            opponent[against_snapshots] = self.rng.integers(len(self.pool), size=len(against_snapshots))
+        for hand, kind in enumerate(tables):
+            if kind != SELF:
+                learner_seat[hand] = (hand + self.iterations) % players
+            if kind not in (SELF, SNAPSHOTS):
+                controllers[hand] = bots.kernel_bot_code(kind)
+                controllers[hand, learner_seat[hand]] = bots.OTHER
+        return controllers, learner_seat, opponent
 
     def returns(self, sequences: dict, results: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
         """Every recorded position's inputs and its λ-return (see the module's docstring)."""
@@ -409,6 +409,27 @@ class TDRun:
         for name in COUNTERS:
             setattr(self, name, int(fields[name]))
         self.cpu_seconds = float(fields["cpu_seconds"])
+
+
+class TurnStarts:
+    """Each game's current turn start, as the player records it (its ``turn_starts``) at the first decision of a
+    turn of a seat learned from."""
+
+    def __init__(self, hands: int) -> None:
+        self.turn = np.full(hands, -1, dtype=np.int64)
+        """The turn (the game record's ``turn``) whose start each game's block is."""
+        self.blocks: np.ndarray | None = None
+
+    def record(self, player, engine: VectorGame, rows: np.ndarray, observations: np.ndarray) -> None:
+        """Record the blocks of the decisions of ``rows`` (seats learned from) that are their turn's first."""
+        turns = engine.games["turn"][rows]
+        first = np.flatnonzero(turns != self.turn[rows])
+        if len(first):
+            blocks = player.turn_starts(engine, rows[first], observations[first])
+            if self.blocks is None:
+                self.blocks = np.zeros((len(self.turn), blocks.shape[1]), dtype=blocks.dtype)
+            self.blocks[rows[first]] = blocks
+            self.turn[rows[first]] = turns[first]
 
 
 def searched(net):
