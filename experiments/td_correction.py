@@ -122,7 +122,7 @@ def main(argv: list[str] | None = None) -> int:
     rows, _, _ = self_play(learner, learner.net, args.spread_hands, args.seed)
     widths = spread(learner.net, rows)
     print(f"spread over {len(rows):,} positions of {args.spread_hands} hands of its play: correction "
-          f"{widths['correction']:.1f} of the teacher's units, v {widths['v']:.1f}, baseline {widths['baseline']:.3f} "
+          f"{widths['correction']:.2f} of the teacher's units, v {widths['v']:.1f}, baseline {widths['baseline']:.3f} "
           "logits (standard deviations)")
     rows, targets, lengths = self_play(learner, zeroed, args.hands, args.seed + args.spread_hands)
     mean, error = gain(learner.net, zeroed, rows, targets, lengths)
