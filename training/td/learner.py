@@ -188,7 +188,8 @@ class TDRun:
             network = TurnChangeNet if settings.turn_baseline else ValueNet
             self.net = network(settings.num_players, tuple(settings.hidden))
             self.optimizer = torch.optim.Adam(self.net.parameters(), lr=settings.learning_rate)
-            self.row_width, self.row_type = getattr(self.net, "row_width", len(self.net.inputs)), np.int64
+            self.row_width = self.net.row_width if settings.turn_baseline else len(self.net.inputs)
+            self.row_type = np.int64
         self.rng = np.random.default_rng(settings.seed)
         self.rules = self.rules_of(settings.stock_size)
         self.hands_played = 0
