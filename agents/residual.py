@@ -12,8 +12,9 @@ chooses that engine), two players.
 only, read by :func:`read_model` and checked like the neural bot's (:func:`agents.neural.read_model`): ``teacher``
 (``learned-2p``), ``feature_unit`` (:data:`agents.batched.residual.FEATURE_UNIT`), ``scales`` ``[a, b, a_d, c]``
 (finite, ``a``, ``a_d`` and ``c`` > 0; a ``skipbo-residual/1`` file has ``[a, b, a_d]`` and ``c`` = 1),
-``correction`` (``r``'s input part in the neural bot's format) and
-``feature_first`` (``r``'s first-layer rows of the 16 features).
+``correction`` (``r``'s input part in the neural bot's format),
+``feature_first`` (``r``'s first-layer rows of the 16 features) and, optionally, ``search_top`` (the teacher's best
+stops of a decision by ``v`` that the correction ranks, from 1 to :data:`MAX_SEARCH_TOP`; absent or 0: every stop).
 """
 
 from __future__ import annotations
@@ -43,6 +44,8 @@ MAX_FEATURE = MAX_DECKS * CARDS_PER_DECK
 stockpile's size."""
 MAX_SCALE = 1e6
 """The largest magnitude of ``a``, ``b`` or ``a_d`` a model file may hold."""
+MAX_SEARCH_TOP = 4096
+"""The most stops a decision's correction may rank apart from all of them (room kept for each)."""
 
 
 def teacher_parameters() -> np.ndarray:
@@ -50,20 +53,20 @@ def teacher_parameters() -> np.ndarray:
     return SHIPPED[variant_of(LEARNED, TEACHER)]
 
 
-def residual_dict(network: Network, scales) -> dict:
-    """The model file's numbers of ``r`` (``network``, its first layer a row per input, then per feature) and
-    ``scales`` ``[a, b, a_d, c]``."""
+def residual_dict(network: Network, scales, search_top: int = 0) -> dict:
+    """The model file's numbers of ``r`` (``network``, its first layer a row per input, then per feature),
+    ``scales`` ``[a, b, a_d, c]`` and ``search_top`` (0: every stop)."""
     document = network.to_dict()
     inputs = len(network.inputs)
     first = document.pop("first")
     return {"format": FORMAT, "teacher": TEACHER, "feature_unit": FEATURE_UNIT,
             "scales": [float(x) for x in scales], "correction": {**document, "first": first[:inputs]},
-            "feature_first": first[inputs:]}
+            "feature_first": first[inputs:], "search_top": int(search_top)}
 
 
-def residual_from_dict(data, source: str = "model") -> tuple[Network, np.ndarray]:
-    """``r`` and ``[a, b, a_d, c]`` of a model dict (:func:`residual_dict`'s layout, or the first format's);
-    ``ValueError`` naming ``source`` and the field for anything else."""
+def residual_from_dict(data, source: str = "model") -> tuple[Network, np.ndarray, int]:
+    """``r``, ``[a, b, a_d, c]`` and ``search_top`` of a model dict (:func:`residual_dict`'s layout, or the first
+    format's); ``ValueError`` naming ``source`` and the field for anything else."""
     def fail(message: str):
         raise ValueError(f"residual model {source}: {message}")
 
@@ -81,6 +84,9 @@ def residual_from_dict(data, source: str = "model") -> tuple[Network, np.ndarray
                        and abs(x) <= MAX_SCALE for x in scales) or any(scales[i] <= 0 for i in positive)):
         fail(f"scales must be {names}, finite numbers of magnitude at most {MAX_SCALE:g}, all but b > 0")
     scales = scales if data["format"] == FORMAT else [*scales, 1.0]
+    search_top = data.get("search_top", 0)
+    if not isinstance(search_top, int) or isinstance(search_top, bool) or not 0 <= search_top <= MAX_SEARCH_TOP:
+        fail(f"search_top must be an integer from 0 (every stop) to {MAX_SEARCH_TOP}")
     correction = network_from_dict(data.get("correction"), f"{source} (its correction)")
     if correction.num_players != 2:
         fail("its correction must be of a 2-player table (the teacher's)")
@@ -93,11 +99,12 @@ def residual_from_dict(data, source: str = "model") -> tuple[Network, np.ndarray
     if reach > MAX_SUM:
         fail(f"its weights are too large to be summed exactly in 64-bit integers: a sum could reach "
              f"2**{np.log2(reach):.1f}, and a model's sums must stay within 2**{np.log2(MAX_SUM):.0f}")
-    return network, np.array(scales, dtype=np.float64)
+    return network, np.array(scales, dtype=np.float64), search_top
 
 
-def read_model(path: str) -> tuple[Network, np.ndarray]:
-    """``r`` and ``[a, b, a_d, c]`` of a model file (JSON numbers only); ``ValueError`` with the reason otherwise."""
+def read_model(path: str) -> tuple[Network, np.ndarray, int]:
+    """``r``, ``[a, b, a_d, c]`` and ``search_top`` of a model file (JSON numbers only); ``ValueError`` with the
+    reason otherwise."""
     return residual_from_dict(read_model_numbers(path, "residual model"), repr(path))
 
 
@@ -114,16 +121,16 @@ class ResidualBot(Bot):
             raise ValueError("the residual bot needs a model file: residual:model=runs/NAME/model.json (written by "
                              "skipbo train td_teacher_2p)")
         self.model_file = model
-        self.network, self.scales = read_model(model)
+        self.network, self.scales, self.search_top = read_model(model)
         self.parameters = teacher_parameters()
 
     @classmethod
-    def of(cls, network: Network, scales, label: str = "in memory") -> ResidualBot:
-        """A bot playing ``r`` = ``network`` with ``scales`` ``[a, b, a_d, c]`` (training plays its current weights
-        without writing a file)."""
+    def of(cls, network: Network, scales, label: str = "in memory", search_top: int = 0) -> ResidualBot:
+        """A bot playing ``r`` = ``network`` with ``scales`` ``[a, b, a_d, c]`` over the teacher's ``search_top``
+        best stops (0: all; training plays its current weights without writing a file)."""
         bot = cls.__new__(cls)
         Bot.__init__(bot, None)
-        bot.model_file, bot.network = label, network
+        bot.model_file, bot.network, bot.search_top = label, network, int(search_top)
         bot.scales = np.asarray(scales, dtype=np.float64)
         bot.parameters = teacher_parameters()
         return bot
@@ -149,5 +156,5 @@ class ResidualBot(Bot):
         out = np.empty(len(rows), dtype=np.int64)
         residual_actions(engine.games, engine.action_mask, engine.cfg, np.asarray(rows, dtype=np.int64),
                          self.parameters, np.ascontiguousarray(observations, dtype=np.float32), self.network.arrays,
-                         self.scales, out)
+                         self.scales, self.search_top, out)
         return out

@@ -49,6 +49,8 @@ TINY = {"hands": 4, "batch": 4, "stock_size": 5, "residual_hands": 2}
 MAX_SEED = 2 ** 62
 RESIDUAL_HIDDEN = (128, 32)
 """``r``'s hidden layers in ``configs/td_teacher_2p.yaml`` (``td.hidden``)."""
+SEARCH_TOP = 8
+"""``td.search_top`` in ``configs/td_teacher_2p.yaml``: the teacher's best stops of a decision ``r`` ranks."""
 RANDOM_OUTPUT = 0.05
 """The standard deviation of the timed correction's output weights (its bias: a fifth of it)."""
 
@@ -90,7 +92,8 @@ def residual_bots(seed: int) -> dict[str, ResidualBot]:
         corrected.output.weight.normal_(0.0, RANDOM_OUTPUT)
         corrected.output.bias.fill_(RANDOM_OUTPUT / 5)
     return {"r = 0": ResidualBot.of(*kernel_model(ResidualNet(2, RESIDUAL_HIDDEN))),
-            "r random": ResidualBot.of(*kernel_model(corrected))}
+            "r random": ResidualBot.of(*kernel_model(corrected)),
+            f"r random, best {SEARCH_TOP}": ResidualBot.of(*kernel_model(corrected), search_top=SEARCH_TOP)}
 
 
 def residual_self_play(bot: ResidualBot, stock_size: int, hands: int, seed: int) -> dict:

@@ -45,8 +45,12 @@ from agents.batched.neural import (
     pending_change, raw, seat_base, stock_changes, turn_end_inputs,
 )
 from agents.batched.neural_teacher import view_heights_of
-from agents.batched.search import I_PARTNERS, cards_in, legal_counts, sorted_needs, turn_search
+from agents.batched.search import (
+    I_PARTNERS, TIE_MARGIN, cards_in, legal_counts, play_into, root_rank, search_room, sorted_needs,
+    subtree_search, turn_search,
+)
 from agents.learned_parameters import NUM_FEATURES
+from agents.planner_weights import WIN
 
 FEATURE_UNIT = 256
 """A feature enters ``r``'s first layer as the integer ``rint(feature * FEATURE_UNIT)``."""
@@ -234,6 +238,101 @@ best_first_play = turn_search(residual_value, "residual")
 """The teacher's whole-turn search, each stop valued with its correction."""
 
 
+# ---------------------------------------------------------------------------------- correcting the best stops only
+# With ``top`` > 0 the correction ranks only the teacher's ``top`` best stops of a decision (by ``v``): the search
+# is the teacher's own, which keeps those stops (and the first play toward each), and ``r`` is worked out for them
+# alone. A correction learned from the results of the stops played is trusted only among stops the teacher
+# itself nearly chose (as batch-constrained Q-learning keeps the learned choice among those the data's policy
+# takes), and the decision costs the teacher's search plus ``top`` valuations.
+@jit
+def candidate_room(top):
+    """Room for a decision's ``top`` best stops: their values ``v``, order found, first plays, positions (needs,
+    hand, heights, done), and the state (stops seen, the first play being searched, the slot of the worst kept)."""
+    return (np.empty(top, dtype=np.float64), np.empty(top, dtype=np.int64), np.empty(top, dtype=np.int64),
+            np.empty((top, NUM_BUILDING_PILES), dtype=np.int64), np.empty((top, WILD + 1), dtype=np.int64),
+            np.empty((top, 2, NUM_DISCARD_PILES), dtype=np.int64), np.empty((top, 2), dtype=np.int64),
+            np.zeros(3, dtype=np.int64))
+
+
+@jit
+def keep_candidate(needs, hand, heights, done, value, candidates):
+    """Keep the stop (the teacher's value ``value``) while it is among the best found: a full room drops its
+    worst (the latest found of the lowest value) for a better one."""
+    values, serials, firsts, kept_needs, kept_hands, kept_heights, kept_done, state = candidates
+    top = values.shape[0]
+    serial = state[0]
+    state[0] += 1
+    if serial < top:
+        slot = serial
+    else:
+        slot = state[2]
+        if value <= values[slot]:
+            return
+    values[slot], serials[slot], firsts[slot] = value, serial, state[1]
+    kept_needs[slot], kept_hands[slot], kept_heights[slot], kept_done[slot] = needs, hand, heights, done
+    if serial >= top - 1:
+        worst = 0
+        for k in range(1, top):
+            if values[k] < values[worst] or (values[k] == values[worst] and serials[k] > serials[worst]):
+                worst = k
+        state[2] = worst
+
+
+@jit
+def candidate_value(needs, hand, heights, done, needs0, hand0, heights0, piles, info, teacher, candidates, work):
+    """The teacher's value of a stop (``teacher``: its chances and buffer), the stop kept among the candidates."""
+    chances, buffer = teacher
+    value = teacher_value(needs, hand, heights, done, needs0, hand0, heights0, piles, info, chances, buffer, work)
+    keep_candidate(needs, hand, heights, done, value, candidates)
+    return value
+
+
+search_candidates = subtree_search(candidate_value, "residual_top")
+"""The teacher's search below a first play, keeping the best stops."""
+
+
+@jit
+def corrected_first_play(legal, g, needs0, hand0, piles, heights0, info, teacher, model, top):
+    """The first play toward the stop of the highest ``v + r * c / a`` among the teacher's ``top`` best stops by
+    ``v`` (-1: stopping now, the discard), or the first play that wins, as the teacher's search finds it."""
+    frames, memo_keys, memo_values, work = search_room(info)
+    needs, hand, heights, done, moves, move_count, next_move, best, keys = frames
+    memo_count = np.int64(0)  # not the literal 0: one compile of search_candidates
+    candidates = candidate_room(top)
+    state = candidates[7]
+    state[1] = -1
+    needs[0], hand[0], heights[0] = needs0, hand0, heights0
+    candidate_value(needs[0], hand[0], heights[0], done[0], needs0, hand0, heights0, piles, info, teacher,
+                    candidates, work)
+    for rank in range(4):
+        for action in range(FIRST_DISCARD):
+            if not legal[g, action] or root_rank(action) != rank:
+                continue
+            state[1] = action
+            if play_into(needs, hand, heights, done, 0, action, info):
+                return action
+            value, memo_keys, memo_values, memo_count = search_candidates(
+                1, needs, hand, heights, done, needs0, hand0, heights0, piles, info, teacher, candidates, work,
+                memo_keys, memo_values, memo_count, moves, move_count, next_move, best, keys)
+            if value >= WIN:
+                return action
+    return best_candidate(candidates, needs0, hand0, heights0, piles, info, teacher, model, work)
+
+
+@jit
+def best_candidate(candidates, needs0, hand0, heights0, piles, info, teacher, model, work):
+    """The first play toward the kept stop of the highest ``v + r * c / a`` (the earliest found among ties)."""
+    values, serials, firsts, kept_needs, kept_hands, kept_heights, kept_done, state = candidates
+    order = np.argsort(serials[:min(state[0], values.shape[0])])
+    best_worth, best_first = -np.inf, -1
+    for k in order:
+        worth = residual_value(kept_needs[k], kept_hands[k], kept_heights[k], kept_done[k], needs0, hand0, heights0,
+                               piles, info, teacher, model, work)
+        if worth > best_worth + TIE_MARGIN:
+            best_worth, best_first = worth, firsts[k]
+    return best_first
+
+
 # ---------------------------------------------------------------------------------- deciding
 @jit
 def root_stop(needs, hand, heights, piles, info, chances, buffer, units):
@@ -296,11 +395,12 @@ def is_zero(net):
 
 
 @jit
-def residual_decision(r, legal, g, cfg, parameters, x, net, scales, layers, zero):
+def residual_decision(r, legal, g, cfg, parameters, x, net, scales, top, layers, zero):
     """The residual bot's action for the seat to act in game ``g`` (record ``r``, its observation ``x``); -1 when
     nothing is legal. ``parameters``: the teacher's (``agents.batched.learned.PARAMETERS``' layout); ``net``: ``r``
     in the neural bot's arrays (``first`` with a row per input, then per feature); ``scales``: ``[a, b, a_d, c]``;
-    ``layers``: ``net``'s :func:`agents.batched.neural.float_layers`; ``zero``: :func:`is_zero` of ``net``."""
+    ``top``: the teacher's best stops the correction ranks (0: all); ``layers``: ``net``'s
+    :func:`agents.batched.neural.float_layers`; ``zero``: :func:`is_zero` of ``net``."""
     if zero:  # v + r c / a and s + r c / a_d are then the teacher's own numbers (adding 0.0 changes no float)
         return learned_action(r, legal, g, cfg, parameters)
     count, first, plays, discards = legal_counts(legal, g)
@@ -309,7 +409,10 @@ def residual_decision(r, legal, g, cfg, parameters, x, net, scales, layers, zero
     needs, hand, piles, heights, info, chances, buffer = learned_view(r, cfg, parameters)
     model = residual_model(x, net, scales, layers)
     if plays:
-        best, _ = best_first_play(True, legal, g, needs, hand, piles, heights, info, (chances, buffer), model)
+        if top > 0:
+            best = corrected_first_play(legal, g, needs, hand, piles, heights, info, (chances, buffer), model, top)
+        else:
+            best, _ = best_first_play(True, legal, g, needs, hand, piles, heights, info, (chances, buffer), model)
         if best >= 0:
             return best
     if not discards:
@@ -318,13 +421,15 @@ def residual_decision(r, legal, g, cfg, parameters, x, net, scales, layers, zero
 
 
 @jit
-def residual_actions(games, legal, cfg, rows, parameters, observations, net, scales, out):
-    """``out[i]`` := the residual bot's action in game ``rows[i]`` (observation ``observations[i]``)."""
+def residual_actions(games, legal, cfg, rows, parameters, observations, net, scales, top, out):
+    """``out[i]`` := the residual bot's action in game ``rows[i]`` (observation ``observations[i]``; ``top``: the
+    teacher's best stops the correction ranks, 0 all)."""
     layers = float_layers(net)
     zero = is_zero(net)
     for i in range(rows.shape[0]):
         g = rows[i]
-        out[i] = residual_decision(games[g], legal, g, cfg, parameters, observations[i], net, scales, layers, zero)
+        out[i] = residual_decision(games[g], legal, g, cfg, parameters, observations[i], net, scales, top, layers,
+                                   zero)
 
 
 # ---------------------------------------------------------------------------------- what learning records

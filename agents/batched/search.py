@@ -356,18 +356,32 @@ def root_rank(action):
     return 2
 
 
-def turn_search(valuation, bot: str, max_positions: int = 0):
-    """The whole-turn search of a bot whose worth of stopping in a position is the kernel ``valuation``
+@jit
+def search_room(info):
+    """Room for one decision's search (``info``: the turn's facts): the positions' per-depth arrays and the frames
+    (``needs, hand, heights, done, moves, move_count, next_move, best, keys``), the memo (``memo_keys,
+    memo_values``) and scratch room for four pile heights."""
+    depth = 3 + info[I_HAND_SIZE] + info[I_PILE_CARDS] + 2
+    frames = (np.empty((depth, NUM_BUILDING_PILES), dtype=np.int64), np.empty((depth, WILD + 1), dtype=np.int64),
+              np.empty((depth, 2, NUM_DISCARD_PILES), dtype=np.int64), np.zeros((depth, 2), dtype=np.int64),
+              np.empty((depth, MAX_MOVES), dtype=np.int64), np.zeros(depth, dtype=np.int64),
+              np.zeros(depth, dtype=np.int64), np.zeros(depth, dtype=np.float64), np.zeros(depth, dtype=np.int64))
+    return (frames, np.full(MEMO_START, EMPTY, dtype=np.int64), np.empty(MEMO_START, dtype=np.float64),
+            np.empty(NUM_DISCARD_PILES, dtype=np.int64))
+
+
+def subtree_search(valuation, bot: str, max_positions: int = 0):
+    """The search below one position of a bot whose worth of stopping in a position is the kernel ``valuation``
     (``valuation(needs, hand, heights, done, needs0, hand0, heights0, piles, info, threat, weights, work)``: a
     position, the root's arrays, the turn's facts, the bot's own two arrays and scratch room for four pile
-    heights; ``agents.batched.planner.stop_value`` is one): returns its ``best_first_play`` kernel.
-    ``max_positions`` > 0: once a decision's search has valued that many positions it values the positions it
-    enters without looking past them (a bound on the time a decision takes; 0, the hand-written bots': no bound).
+    heights; ``agents.batched.planner.stop_value`` is one): returns its ``search_value`` kernel, which
+    :func:`turn_search`'s ``best_first_play`` calls for each first play. ``max_positions`` > 0: once a decision's
+    search has valued that many positions it values the positions it enters without looking past them (a bound
+    on the time a decision takes; 0, the hand-written bots': no bound).
 
-    ``agents.expert`` searches with ``agents.planner``'s search and its own valuation; here each bot
-    gets the search compiled around its valuation. The kernels are named after ``bot``: numba names a
-    function by its qualified name and a counter of the process that compiled it, and two kernels of
-    one name (two closures of this function) must not meet in one program (see ``skipbo_env.vector.jit``).
+    The kernels are named after ``bot``: numba names a function by its qualified name and a counter of the
+    process that compiled it, and two kernels of one name (two closures of this function) must not meet in one
+    program (see ``skipbo_env.vector.jit``).
     """
 
     def search_value(base, needs, hand, heights, done, needs0, hand0, heights0, piles, info, threat, weights, work,
@@ -428,26 +442,25 @@ def turn_search(valuation, bot: str, max_positions: int = 0):
             if result > best[d]:
                 best[d] = result
 
-    search_value = named_jit(search_value, f"search_value_{bot}")
+    return named_jit(search_value, f"search_value_{bot}")
+
+
+def turn_search(valuation, bot: str, max_positions: int = 0):
+    """The whole-turn search of a bot whose worth of stopping in a position is the kernel ``valuation``
+    (:func:`subtree_search`'s): returns its ``best_first_play`` kernel, named after ``bot``.
+
+    ``agents.expert`` searches with ``agents.planner``'s search and its own valuation; here each bot
+    gets the search compiled around its valuation.
+    """
+    search_value = subtree_search(valuation, bot, max_positions)
 
     def best_first_play(search, legal, g, needs0, hand0, piles, heights0, info, threat, weights):
         """``_Turn.best_first_play``: the first play of the best sequence, -1 when stopping (discarding) is best
         (``search`` False: looking one play ahead only), and the positions the search valued (a measure of
         its work that does not depend on the machine)."""
-        depth = 3 + info[I_HAND_SIZE] + info[I_PILE_CARDS] + 2
-        needs = np.empty((depth, NUM_BUILDING_PILES), dtype=np.int64)
-        hand = np.empty((depth, WILD + 1), dtype=np.int64)
-        heights = np.empty((depth, 2, NUM_DISCARD_PILES), dtype=np.int64)
-        done = np.zeros((depth, 2), dtype=np.int64)
-        moves = np.empty((depth, MAX_MOVES), dtype=np.int64)
-        move_count = np.zeros(depth, dtype=np.int64)
-        next_move = np.zeros(depth, dtype=np.int64)
-        best = np.zeros(depth, dtype=np.float64)
-        keys = np.zeros(depth, dtype=np.int64)
-        memo_keys = np.full(MEMO_START, EMPTY, dtype=np.int64)
-        memo_values = np.empty(MEMO_START, dtype=np.float64)
+        frames, memo_keys, memo_values, work = search_room(info)
+        needs, hand, heights, done, moves, move_count, next_move, best, keys = frames
         memo_count = np.int64(0)  # not the literal 0: one compile of search_value
-        work = np.empty(NUM_DISCARD_PILES, dtype=np.int64)
         needs[0] = needs0
         hand[0] = hand0
         heights[0] = heights0

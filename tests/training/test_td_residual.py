@@ -24,7 +24,7 @@ from skipbo_env.rules import Rules
 from skipbo_env.vector import VectorGame
 from skipbo_env.vector.jit import jit
 from agents.loading import load_policy
-from agents.residual import ResidualBot, teacher_parameters
+from agents.residual import MAX_SEARCH_TOP, ResidualBot, teacher_parameters
 from evaluation import run_tournament
 from training.td.residual import CORRECTION_UNIT, ResidualNet, ResidualPlayer, kernel_model, residual_document
 
@@ -129,7 +129,7 @@ def test_a_corrected_stop_and_discard_are_the_formulas_and_the_float_models():
             seen["stops"] += 1
         chosen = np.empty(len(rows), dtype=np.int64)
         residual_actions(engine.games, engine.action_mask, engine.cfg, rows, parameters, observations, network.arrays,
-                         scales, chosen)
+                         scales, 0, chosen)
         seen["moved"] += int((chosen != teacher).sum())
         for i in np.flatnonzero((chosen >= FIRST_DISCARD) & (chosen < END_TURN)):
             # a discard: the legal one of the best s + c r(turn end) / a_d, each turn end by the neural bot's kernel
@@ -157,6 +157,32 @@ def test_a_corrected_stop_and_discard_are_the_formulas_and_the_float_models():
     play_checked(1, 7, check)
     assert seen["stops"] >= 100 and seen["discards"] >= 10
     assert seen["moved"] > 0  # the correction changes moves: the checks above are not the teacher's own
+
+
+def test_ranking_the_teachers_best_stops_only():
+    net = corrected_net()
+    network, scales = kernel_model(net)
+    parameters = teacher_parameters()
+    seen = {"plays": 0, "all moved": 0}
+
+    def actions(engine, rows, observations, top):
+        out = np.empty(len(rows), dtype=np.int64)
+        residual_actions(engine.games, engine.action_mask, engine.cfg, rows, parameters, observations, network.arrays,
+                         scales, top, out)
+        return out
+
+    def check(engine, rows, observations, teacher):
+        every, best_one, most = (actions(engine, rows, observations, top) for top in (0, 1, MAX_SEARCH_TOP))
+        # the teacher's best stop alone: its plays, and its choice to stop (the discard is still corrected)
+        assert (best_one[teacher < FIRST_DISCARD] == teacher[teacher < FIRST_DISCARD]).all()
+        assert (best_one[teacher >= FIRST_DISCARD] >= FIRST_DISCARD).all()
+        # room for every stop of these decisions: the search over all of them
+        assert (most == every).all()
+        seen["plays"] += int((teacher < FIRST_DISCARD).sum())
+        seen["all moved"] += int(((every != teacher) & (teacher < FIRST_DISCARD)).sum())
+
+    play_checked(1, 7, check)
+    assert seen["plays"] >= 100 and seen["all moved"] > 0  # the correction moves plays where every stop is ranked
 
 
 def test_the_float_model_starts_at_the_teachers_value():
@@ -207,7 +233,9 @@ def test_a_model_file_loads_through_load_policy_and_plays_on_the_batched_engine(
     net = corrected_net()
     bot = load_policy(f"residual:model={write_model(tmp_path / 'model.json', net)}")
     network, scales = kernel_model(net)
-    assert isinstance(bot, ResidualBot) and (bot.scales == scales).all()
+    assert isinstance(bot, ResidualBot) and (bot.scales == scales).all() and bot.search_top == 0
+    net.search_top = 8
+    assert load_policy(f"residual:model={write_model(tmp_path / 'top.json', net)}").search_top == 8
     assert all((a == b).all() for a, b in zip(bot.network.arrays, network.arrays))
     zero = write_model(tmp_path / "zero.json", ResidualNet(2, (16, 8)))
     result = run_tournament([f"residual:model={zero}", "pretrained-2p"], RULES, 4, 5, names=["zero", "teacher"],
@@ -228,6 +256,9 @@ def test_a_model_file_loads_through_load_policy_and_plays_on_the_batched_engine(
     ({"scales": [1.0, float("nan"), 1.0, 1.0]}, "finite numbers"),
     ({"feature_first": [[1] * 16] * 3}, r"feature_first must be a list of integers of shape \[16, 16\]"),
     ({"feature_first": [[2 ** 40] * 16] * 16}, "too large to be summed exactly"),
+    ({"search_top": -1}, "search_top must be an integer from 0"),
+    ({"search_top": 2.5}, "search_top must be an integer from 0"),
+    ({"search_top": MAX_SEARCH_TOP + 1}, f"search_top must be an integer from 0 .every stop. to {MAX_SEARCH_TOP}"),
 ])
 def test_a_model_file_that_is_not_a_residual_model_is_refused_in_one_line(tmp_path, changes, message):
     path = write_model(tmp_path / "bad.json", ResidualNet(2, (16, 8)), **changes)

@@ -10,6 +10,7 @@ import dataclasses
 from typing import Literal
 
 from agents.neural import MAX_WIDTH
+from agents.residual import MAX_SEARCH_TOP
 from skipbo_env.rules import Rules
 from training.schema import (
     KEPT, LEARNING_RATE, PLAYED_GAMES, SELF, SNAPSHOTS, Backend, ConfigError, is_kernel_bot, setting,
@@ -35,6 +36,9 @@ class TDConfig:
     turn_baseline: bool = setting(False, "scratch: value a position as f(position) - f(turn start) + a baseline "
                                          "of the turn start, so the network the search ranks by learns what a "
                                          "turn changed, the baseline who is ahead (the teacher start always does)")
+    search_top: int = setting(0, "teacher: the correction ranks only the teacher's best stops of a decision by its "
+                                 "value, this many (the rest are not chosen; the correction is trusted only "
+                                 "near the teacher's own choice); 0: every stop", min=0, max=MAX_SEARCH_TOP)
     hands: int = setting(64, "hands played per iteration (one batch of the engine), then fitted", min=1, max=4096)
     lam: float = setting(1.0, "λ of the returns: 1 the hand's result (Monte Carlo), 0 the network's value of the "
                               "next position", min=0.0, max=1.0)
@@ -106,6 +110,9 @@ def check(config) -> None:
     if settings.start == "teacher" and players != 2:
         raise ConfigError(f"td.start=teacher is not allowed at {players} seats: its teacher, pretrained-2p, plays two "
                           "players; use rules.num_players: 2 or td.start: scratch")
+    if settings.search_top and settings.start != "teacher":
+        raise ConfigError(f"td.search_top={settings.search_top} is not allowed with td.start={settings.start}: it "
+                          "names the teacher's best stops; use td.start: teacher or td.search_top: 0")
     check_files_fit(settings.hidden, players, settings.max_snapshots, settings.start, settings.turn_baseline)
     for size in settings.stock_sizes:  # each from 1 to MAX_STOCK (its setting's bounds); the rules judge the rest
         try:

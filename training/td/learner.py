@@ -104,6 +104,8 @@ class TDSettings:
     turn_baseline: bool = False
     """The scratch start: value a position from its turn's start (:class:`training.td.turn_change.TurnChangeNet`).
     The teacher start always does."""
+    search_top: int = 0
+    """The teacher start: the teacher's best stops of a decision the correction ranks (0: every stop)."""
     start: str = SCRATCH
     """``scratch``: the neural bot's network from random weights; ``teacher``: the residual over the teacher's
     value (:mod:`training.td.residual`)."""
@@ -178,7 +180,7 @@ class TDRun:
         self.settings = settings
         torch.manual_seed(settings.seed)
         if settings.start == TEACHER:
-            self.net = ResidualNet(settings.num_players, tuple(settings.hidden))
+            self.net = ResidualNet(settings.num_players, tuple(settings.hidden), settings.search_top)
             calibration = self.net.calibration()
             layers = [p for p in self.net.parameters() if all(p is not q for q in calibration)]
             self.optimizer = torch.optim.Adam([{"params": calibration, "lr": CALIBRATION_RATE * settings.learning_rate},
@@ -209,7 +211,7 @@ class TDRun:
     def bot(self):
         """A player of the current weights for the tournaments (the curve, the final evaluation)."""
         if self.settings.start == TEACHER:
-            return ResidualBot.of(*kernel_model(self.net), label="the run's model")
+            return ResidualBot.of(*kernel_model(self.net), label="the run's model", search_top=self.net.search_top)
         return NeuralBot.of(quantize(searched(self.net)), label="the run's network")
 
     def model_dict(self) -> dict:

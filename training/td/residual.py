@@ -60,11 +60,12 @@ neither changes the play; ``training.td.learner``)."""
 
 
 class ResidualNet(nn.Module):
-    """The residual model of a ``num_players`` table, ``r``'s hidden layers ``hidden``."""
+    """The residual model of a ``num_players`` table, ``r``'s hidden layers ``hidden``, played with ``r`` ranking the
+    teacher's ``search_top`` best stops of a decision (0: every stop; ``agents.batched.residual``)."""
 
-    def __init__(self, num_players: int, hidden: tuple[int, int]) -> None:
+    def __init__(self, num_players: int, hidden: tuple[int, int], search_top: int = 0) -> None:
         super().__init__()
-        self.num_players = num_players
+        self.num_players, self.search_top = num_players, search_top
         self.inputs = input_indices(num_players)
         self.first_scale = np.concatenate([INPUT_SCALE[self.inputs], np.full(NUM_FEATURES, 1.0 / FEATURE_UNIT)])
         """What one integer step of each first-layer row is worth (the inputs', then the features')."""
@@ -124,7 +125,7 @@ def kernel_model(net: ResidualNet) -> tuple[Network, np.ndarray]:
 
 def residual_document(net: ResidualNet) -> dict:
     """The model file's numbers of ``net`` (``agents.residual.residual_dict``)."""
-    return residual_dict(*kernel_model(net))
+    return residual_dict(*kernel_model(net), net.search_top)
 
 
 class ResidualPlayer:
@@ -132,7 +133,7 @@ class ResidualPlayer:
     weights, and what learning records of its turns."""
 
     def __init__(self, net: ResidualNet) -> None:
-        self.bot = ResidualBot.of(*kernel_model(net), label="the run's model")
+        self.bot = ResidualBot.of(*kernel_model(net), label="the run's model", search_top=net.search_top)
 
     def decide(self, engine, rows, observations, masks, out) -> None:
         """``out`` := the bot's actions in the games ``rows`` of ``engine`` (their observations and masks)."""

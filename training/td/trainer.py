@@ -67,7 +67,8 @@ class TDTrainer:
                           explore=settings.explore, learning_rate=settings.learning_rate, epochs=settings.epochs,
                           minibatch=settings.minibatch, opponents=dict(settings.opponents),
                           snapshot_every=settings.snapshot_every, max_snapshots=settings.max_snapshots,
-                          seed=self.config.seed, start=settings.start, turn_baseline=settings.turn_baseline)
+                          seed=self.config.seed, start=settings.start, turn_baseline=settings.turn_baseline,
+                          search_top=settings.search_top)
 
     # ------------------------------------------------------------------ state
     def load(self) -> tuple[TDRun, dict]:
