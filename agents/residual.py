@@ -5,8 +5,8 @@ the teacher's (``pretrained-2p``, the shipped ``learned-2p``) value of it, ``r``
 bot's format reading the stop's observation inputs and the teacher's 16 features; a turn end adds ``a_d`` times the
 teacher's score of the discard. With ``r`` = 0 it plays exactly the teacher's moves. The kernels are
 :mod:`agents.batched.residual`; they read the game's record (as the teacher's kernel does) and the observation, so
-the bot plays on the batched engine only (``act_rows``; ``skipbo evaluate --agents residual:model=FILE ...``
-chooses that engine), two players.
+the bot plays on the batched engine (``act_rows``); on the rules engine (``act``) it reads the same numbers from
+the observation (:func:`agents.batched.residual.observed_view`) and makes the same moves. Two players.
 
 **The model file** (``skipbo-residual/2``, written by a ``td.start: teacher`` run as ``model.json``): JSON numbers
 only, read by :func:`read_model` and checked like the neural bot's (:func:`agents.neural.read_model`): ``teacher``
@@ -24,7 +24,8 @@ import math
 import numpy as np
 
 from agents.batched.learned import SHIPPED, variant_of
-from agents.batched.residual import FEATURE_UNIT, residual_actions
+from agents.batched.neural import float_layers, num_players_of
+from agents.batched.residual import FEATURE_UNIT, is_zero, observed_action, residual_actions
 from agents.learned_parameters import NAME as LEARNED, NUM_FEATURES
 from agents.neural import (
     MAX_SUM, Network, input_maxima, integer_array, largest_sum, network_from_dict, read_model_numbers,
@@ -110,8 +111,7 @@ def read_model(path: str) -> tuple[Network, np.ndarray, int]:
 
 class ResidualBot(Bot):
     """The residual model of a model file (``residual:model=runs/NAME/model.json``, written by a ``td.start:
-    teacher`` run) over the teacher's value. It plays on the batched engine only: it reads the game's record
-    (``act_rows``). It draws nothing at random."""
+    teacher`` run) over the teacher's value, on either engine. It draws nothing at random."""
 
     name = NAME
 
@@ -145,10 +145,20 @@ class ResidualBot(Bot):
                              f"{num_players}")
 
     def act(self, observation: dict) -> int:
-        """Not on the rules engine: the bot reads the game's record (its teacher's view), which an observation
-        does not hold."""
-        raise ValueError("the residual bot plays on the batched engine only (it reads the game's record): use "
-                         "skipbo evaluate --engine vector (or auto)")
+        """The action for an observation of the rules engine: the teacher's view read from the observation
+        (:func:`agents.batched.residual.observed_view`), the same decision as :meth:`act_rows` on the batched
+        engine's record."""
+        vector = np.ascontiguousarray(observation["observation"], dtype=np.float32)
+        mask = np.ascontiguousarray(observation["action_mask"], dtype=bool).reshape(1, -1)
+        self.check_num_players(int(num_players_of(vector)))
+        return int(observed_action(mask, vector, self.parameters, self.network.arrays, self.scales,
+                                   self.search_top, *self.layers()))
+
+    def layers(self) -> tuple:
+        """``r``'s float layers and whether it is zero (worked out once)."""
+        if not hasattr(self, "_layers"):
+            self._layers = (float_layers(self.network.arrays), bool(is_zero(self.network.arrays)))
+        return self._layers
 
     def act_rows(self, engine, rows: np.ndarray, observations: np.ndarray, masks=None) -> np.ndarray:
         """The actions of the seats to act in the games ``rows`` of the batched engine ``engine`` (their

@@ -19,15 +19,19 @@ corrected by a network ``r`` of ``td_teacher_2p``'s size, :data:`RESIDUAL_HIDDEN
 ``--residual-hands`` two-player hands (deals ``seed``, ``seed + 1``, ...), all at once: the CPU milliseconds a
 hand of its decisions with ``r`` = 0 (where training starts: the teacher's moves) and with a correction (its
 layers PyTorch's initialisation and an output layer drawn with standard deviation :data:`RANDOM_OUTPUT`, seeded by
-``--seed``). CPU time is this process's (``time.process_time``), so a busy machine
+``--seed``), over every stop and over the teacher's best :data:`SEARCH_TOP` stops. Each then plays the same hands
+one at a time on the rules engine, loaded from a model file through ``agents.load_policy``: the CPU milliseconds
+of ``act`` a decision (the issue's limit: 5 ms). CPU time is this process's (``time.process_time``), so a busy machine
 slows the figures less than wall time would; the load averages before and after are printed.
 """
 
 from __future__ import annotations
 
+import json
 import os
 import shlex
 import sys
+import tempfile
 import time
 
 import numpy as np
@@ -36,10 +40,13 @@ import torch
 
 from agents.batched.neural import decide_rows_valued
 from agents.neural import SHIPPED_MODELS, read_model, model_path
-from agents.residual import ResidualBot
+from agents.loading import load_policy
+from agents.residual import ResidualBot, residual_dict
 from skipbo_cli.arguments import bounded_int
 from skipbo_cli.script import MAX_COUNT, ScriptParser, batch, count, run
 from skipbo_env.provenance import header
+from skipbo_env.encoding import observe
+from skipbo_env.game import Game
 from skipbo_env.rules import Rules
 from skipbo_env.vector import VectorGame
 from training.td.residual import ResidualNet, kernel_model
@@ -116,6 +123,27 @@ def residual_self_play(bot: ResidualBot, stock_size: int, hands: int, seed: int)
     return totals
 
 
+def rules_engine_play(bot: ResidualBot, stock_size: int, hands: int, seed: int) -> dict:
+    """Play ``hands`` two-player hands on the rules engine (deals ``seed``, ``seed + 1``, ...), every seat ``bot``'s
+    model loaded from a model file through ``agents.load_policy``; the decisions and the CPU seconds of ``act``."""
+    with tempfile.TemporaryDirectory() as folder:
+        path = os.path.join(folder, "model.json")
+        with open(path, "w") as file:
+            json.dump(residual_dict(bot.network, bot.scales, bot.search_top), file)
+        player = load_policy(f"residual:model={path}")
+    totals = {"decisions": 0, "act_cpu": 0.0}
+    for hand in range(hands):
+        game = Game.new(Rules(num_players=2, stock_size=stock_size), seed=seed + hand)
+        while not game.is_over:
+            observation = observe(game, game.current_seat)
+            start = time.process_time()
+            action = player.act(observation)
+            totals["act_cpu"] += time.process_time() - start
+            totals["decisions"] += 1
+            game.step(action)
+    return totals
+
+
 def report(totals: dict) -> list[str]:
     """The lines of the figures of :func:`self_play`'s ``totals``."""
     hands, bot, loop = totals["hands"], totals["bot_cpu"], totals["loop_cpu"]
@@ -175,6 +203,11 @@ def main(argv: list[str] | None = None) -> int:
             print(f"residual, {label}: {1e3 * totals['bot_cpu'] / totals['hands']:.1f} ms of CPU a hand in the "
                   f"bot's decisions ({totals['decisions'] / totals['hands']:.0f} decisions a hand; compile or "
                   f"load, and one hand: {compiled:.1f} s)", flush=True)
+            rules_engine_play(bot, args.stock_size, 1, args.seed)  # compiles or loads the twin's kernels
+            played = rules_engine_play(bot, args.stock_size, args.residual_hands, args.seed)
+            print(f"residual, {label}, rules engine (agents.load_policy, act): "
+                  f"{1e3 * played['act_cpu'] / played['decisions']:.3f} ms of CPU a decision "
+                  f"({played['decisions']:,} decisions)", flush=True)
     print(f"load after: {' '.join(f'{x:.2f}' for x in os.getloadavg())}")
     return 0
 

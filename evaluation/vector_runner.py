@@ -45,12 +45,12 @@ VECTOR_BATCH = 2048
 
 def is_batch_player(agent) -> bool:
     """An agent only the batched engine plays: an object with ``act_batch`` (or ``act_rows``, a player that reads
-    the games' records: ``agents.residual.ResidualBot``) and no ``act``, or a plain callable
+    the games' records) and no ``act``, or a plain callable
     ``f(observations, masks) -> actions`` (see :mod:`agents.batched.policies`)."""
     if isinstance(agent, str):
         return False
-    return hasattr(agent, "act_rows") or not hasattr(agent, "act") and (hasattr(agent, "act_batch")
-                                                                        or callable(agent))
+    return not hasattr(agent, "act") and (hasattr(agent, "act_rows") or hasattr(agent, "act_batch")
+                                          or callable(agent))
 
 
 def vector_kind(agent, policy) -> str | None:
@@ -62,7 +62,7 @@ def vector_kind(agent, policy) -> str | None:
         return "kernel bot"
     if callable(getattr(policy, "logits", None)):
         return "network"
-    if is_batch_player(policy) or callable(getattr(policy, "act_batch", None)):
+    if is_batch_player(policy) or any(callable(getattr(policy, way, None)) for way in ("act_batch", "act_rows")):
         return "batch player"
     return None
 

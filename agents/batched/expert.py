@@ -196,13 +196,20 @@ def run_length(need, counts, piles, heights, work):
 def read_odds(r, cfg, counting, odds):
     """``agents.expert._Odds``: ``odds[v]`` the chance of value ``v`` (13: SKIP-BO) for one unknown card, from
     the seat's ``unseen`` counts when ``counting`` (and some card is unseen), else from one deck's shares."""
-    total = 0
+    unseen = np.zeros(WILD + 1, dtype=np.int64)
     if counting:
         for value in range(1, WILD + 1):
-            total += unseen_copies(r, cfg, r.seat, value)
+            unseen[value] = unseen_copies(r, cfg, r.seat, value)
+    odds_of_unseen(unseen, odds)
+
+
+@jit
+def odds_of_unseen(unseen, odds):
+    """:func:`read_odds` from the ``unseen`` counts (all zero: one deck's shares)."""
+    total = unseen[1:].sum()
     if total > 0:
         for value in range(1, WILD + 1):
-            odds[value] = unseen_copies(r, cfg, r.seat, value) / total
+            odds[value] = unseen[value] / total
     else:
         total = COPIES_PER_NUMBER * TOP_VALUE + WILDS_PER_DECK
         for value in range(1, TOP_VALUE + 1):
@@ -215,18 +222,24 @@ def read_odds(r, cfg, counting, odds):
 def read_rival(r, cfg, seat, can_draw, odds, chance_from):
     """``agents.expert.Rival``: ``chance_from[need]`` for ``seat``; returns its stockpile top."""
     target = stock_top(r, cfg, stockpile_of(cfg, seat))
-    cards = min(HAND_SIZE, r.hand_size[seat] + can_draw)
+    piles = np.zeros((NUM_DISCARD_PILES, DISCARD_DEPTH), dtype=np.int64)
+    heights = np.zeros(NUM_DISCARD_PILES, dtype=np.int64)
+    read_visible_piles(r, seat, piles, heights)
+    rival_chances(target, min(HAND_SIZE, r.hand_size[seat] + can_draw), piles, heights, odds, chance_from)
+    return target
+
+
+@jit
+def rival_chances(target, cards, piles, heights, odds, chance_from):
+    """:func:`read_rival`'s ``chance_from`` for a seat whose stockpile top is ``target``, holding or drawing
+    ``cards``, its visible discard piles ``piles`` (heights ``heights``)."""
     chance_from[:] = 1.0 if target == WILD else 0.0
     if target and target != WILD:
-        piles = np.zeros((NUM_DISCARD_PILES, DISCARD_DEPTH), dtype=np.int64)
-        heights = np.zeros(NUM_DISCARD_PILES, dtype=np.int64)
-        read_visible_piles(r, seat, piles, heights)
         no_cards = np.zeros(WILD + 1, dtype=np.int64)
         work = np.empty(NUM_DISCARD_PILES, dtype=np.int64)
         for need in range(1, target + 1):
             missing, shares = chain_gaps(need, target, no_cards, piles, heights, work, odds)
             chance_from[need] = fill(odds, cards, missing, shares)
-    return target
 
 
 @jit

@@ -156,7 +156,14 @@ def learned_decision(r, legal, g, cfg, parameters):
     count, first, plays, discards = legal_counts(legal, g)
     if count <= 1:
         return first, 0
-    needs, hand, piles, heights, info, chances, buffer = learned_view(r, cfg, parameters)
+    return view_decision(legal, g, learned_view(r, cfg, parameters), parameters)
+
+
+@jit
+def view_decision(legal, g, view, parameters):
+    """:func:`learned_decision` from the bot's view of the turn (:func:`learned_view`'s arrays)."""
+    count, first, plays, discards = legal_counts(legal, g)
+    needs, hand, piles, heights, info, chances, buffer = view
     positions = 0
     if plays:
         best, positions = best_first_play(True, legal, g, needs, hand, piles, heights, info, chances, buffer)

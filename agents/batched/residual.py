@@ -32,24 +32,27 @@ from __future__ import annotations
 import numpy as np
 
 from skipbo_env.actions import END_TURN, FIRST_DISCARD
-from skipbo_env.cards import NUM_BUILDING_PILES, NUM_DISCARD_PILES, TOP_VALUE, WILD
+from skipbo_env.cards import HAND_SIZE, NUM_BUILDING_PILES, NUM_DISCARD_PILES, NUM_VALUES, TOP_VALUE, WILD
 from skipbo_env.encoding import DISCARD_DEPTH
 from skipbo_env.vector.jit import discard_value_of, jit
-from agents.batched.expert import ODDS_ROW, best_scored_discard, discard_scores
+from agents.batched.expert import (
+    CHANCE_ROWS, ODDS_ROW, ON_CARD_COUNTING, best_scored_discard, discard_scores, odds_of_unseen, rival_chances,
+)
 from agents.batched.learned import (
-    FEATURES_AT, learned_action, learned_view, stop_value as teacher_value,
+    BUFFER_SIZE, FEATURES_AT, INVERSE_SIZE_AT, SEAT_AT, learned_view, stop_value as teacher_value, view_decision,
 )
 from agents.batched.neural import (
-    BUILDING_NEXT_AT, BUILDING_SIZE_AT, COMPLETED_AT, HAND_AT, HAND_SIZE_AT, SUBUNITS, add_changes, change,
-    decision_arrays, discard_changes, discard_pile_changes, float_layers, float_value, hand_changes, num_players_of,
-    pending_change, raw, seat_base, stock_changes, turn_end_inputs,
+    BUILDING_NEXT_AT, BUILDING_SIZE_AT, COMPLETED_AT, HAND_AT, HAND_SIZE_AT, STOCK_SIZE_AT, STOCK_TOP_AT, SUBUNITS,
+    UNSEEN_AT, add_changes, change, decision_arrays, discard_changes, discard_pile_changes, float_layers,
+    float_value, hand_changes, num_players_of, one_hot_value, pending_change, raw, read_observation, read_piles,
+    seat_base, stock_changes, turn_end_inputs,
 )
 from agents.batched.neural_teacher import view_heights_of
 from agents.batched.search import (
-    I_PARTNERS, TIE_MARGIN, cards_in, legal_counts, play_into, root_rank, search_room, sorted_needs,
-    subtree_search, turn_search,
+    I_CAN_DRAW, I_OPPONENT_TOP, I_OPPONENTS, I_PARTNERS, I_STALLED, I_SWITCHES, SEAT_WEIGHTS, TIE_MARGIN, cards_in,
+    legal_counts, play_into, position_arrays, root_rank, search_room, sorted_needs, subtree_search, turn_search,
 )
-from agents.learned_parameters import NUM_FEATURES
+from agents.learned_parameters import NUM_FEATURES, NUM_PARAMETERS
 from agents.planner_weights import WIN
 
 FEATURE_UNIT = 256
@@ -401,12 +404,20 @@ def residual_decision(r, legal, g, cfg, parameters, x, net, scales, top, layers,
     in the neural bot's arrays (``first`` with a row per input, then per feature); ``scales``: ``[a, b, a_d, c]``;
     ``top``: the teacher's best stops the correction ranks (0: all); ``layers``: ``net``'s
     :func:`agents.batched.neural.float_layers`; ``zero``: :func:`is_zero` of ``net``."""
-    if zero:  # v + r c / a and s + r c / a_d are then the teacher's own numbers (adding 0.0 changes no float)
-        return learned_action(r, legal, g, cfg, parameters)
     count, first, plays, discards = legal_counts(legal, g)
     if count <= 1:
         return first
-    needs, hand, piles, heights, info, chances, buffer = learned_view(r, cfg, parameters)
+    return view_action(legal, g, learned_view(r, cfg, parameters), parameters, x, net, scales, top, layers, zero)
+
+
+@jit
+def view_action(legal, g, view, parameters, x, net, scales, top, layers, zero):
+    """:func:`residual_decision` of a decision with a choice, from the teacher's view of the turn
+    (:func:`agents.batched.learned.learned_view`'s arrays)."""
+    if zero:  # v + r c / a and s + r c / a_d are then the teacher's own numbers (adding 0.0 changes no float)
+        return view_decision(legal, g, view, parameters)[0]
+    count, first, plays, discards = legal_counts(legal, g)
+    needs, hand, piles, heights, info, chances, buffer = view
     model = residual_model(x, net, scales, layers)
     if plays:
         if top > 0:
@@ -418,6 +429,49 @@ def residual_decision(r, legal, g, cfg, parameters, x, net, scales, top, layers,
     if not discards:
         return END_TURN if legal[g, END_TURN] else first
     return residual_discard(legal, g, needs, hand, piles, heights, info, chances, buffer, parameters, model)
+
+
+# ---------------------------------------------------------------------------------- on the rules engine
+@jit
+def observed_view(x, parameters):
+    """The teacher's view of the turn (:func:`agents.batched.learned.learned_view`'s arrays) from the observation
+    ``x`` of a two-player table: the same numbers its record gives (the observation shows what the teacher reads:
+    the visible piles, the stockpile tops and sizes, the ``unseen`` counts)."""
+    needs, hand, piles, heights, info = position_arrays()
+    read_observation(x, needs, hand, piles, heights, info)
+    chances = np.zeros((CHANCE_ROWS, WILD + 1), dtype=np.float64)
+    buffer = np.zeros(BUFFER_SIZE, dtype=np.float64)
+    can_draw = info[I_CAN_DRAW]
+    info[I_STALLED] = can_draw == 0
+    info[I_SWITCHES] = ON_CARD_COUNTING
+    unseen = np.zeros(WILD + 1, dtype=np.int64)
+    for value in range(1, WILD + 1):
+        unseen[value] = raw(x, UNSEEN_AT + value - 1)
+    odds_of_unseen(unseen, chances[ODDS_ROW])
+    rival = seat_base(1)
+    rival_piles = np.zeros((NUM_DISCARD_PILES, DISCARD_DEPTH), dtype=np.int64)
+    rival_heights = np.zeros(NUM_DISCARD_PILES, dtype=np.int64)
+    read_piles(x, 1, rival_piles, rival_heights)
+    target = one_hot_value(x, rival + STOCK_TOP_AT, NUM_VALUES)
+    rival_chances(target, min(HAND_SIZE, raw(x, rival + HAND_SIZE_AT) + can_draw), rival_piles, rival_heights,
+                  chances[ODDS_ROW], chances[0])
+    info[I_OPPONENT_TOP] = target
+    info[I_OPPONENTS] = 1
+    buffer[:NUM_PARAMETERS] = parameters
+    buffer[SEAT_AT] = SEAT_WEIGHTS[0]
+    size = raw(x, rival + STOCK_SIZE_AT)
+    buffer[INVERSE_SIZE_AT] = 1.0 / size if size else 0.0
+    return needs, hand, piles, heights, info, chances, buffer
+
+
+@jit
+def observed_action(legal, x, parameters, net, scales, top, layers, zero):
+    """The residual bot's action from the observation ``x`` of a two-player table and its mask ``legal[0]``
+    (:func:`residual_decision`'s other arguments): the rules engine's twin of the batched engine's decision."""
+    count, first, plays, discards = legal_counts(legal, 0)
+    if count <= 1:
+        return first
+    return view_action(legal, 0, observed_view(x, parameters), parameters, x, net, scales, top, layers, zero)
 
 
 @jit

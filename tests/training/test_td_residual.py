@@ -16,7 +16,7 @@ from agents.batched.neural import (
     FIRST_SHIFT, OUTPUT_UNIT, SECOND_SHIFT, decision_arrays, turn_end_inputs,
 )
 from agents.batched.neural_teacher import decision_roots
-from agents.batched.residual import FEATURE_UNIT, residual_actions, root_logits, turn_records
+from agents.batched.residual import FEATURE_UNIT, observed_view, residual_actions, root_logits, turn_records
 from agents.learned_parameters import NUM_FEATURES
 from agents.planner_weights import STOCK
 from skipbo_env.actions import END_TURN, FIRST_DISCARD
@@ -242,8 +242,31 @@ def test_a_model_file_loads_through_load_policy_and_plays_on_the_batched_engine(
                             engine="auto")
     assert result.engine == "vector" and len(result.games) == 4
     assert result.agent_stats()["zero"]["wins"] == 2  # the teacher's own moves: each deal won once by each seat
-    with pytest.raises(ValueError, match="batched engine only"):
-        bot.act({})
+
+
+@pytest.mark.parametrize("top", [0, 8])
+def test_the_rules_engine_twin_reads_the_teachers_view_from_the_observation_and_moves_the_same(tmp_path, top):
+    net = corrected_net()
+    net.search_top = top
+    bot = ResidualBot.of(*kernel_model(net), search_top=top)
+    parameters = teacher_parameters()
+    seen = {"decisions": 0}
+
+    def check(engine, rows, observations, teacher):
+        kernel = bot.act_rows(engine, rows, observations)
+        for i, g in enumerate(rows):
+            record_view = learned_view(engine.games[g], engine.cfg, parameters)
+            for ours, theirs in zip(observed_view(observations[i], parameters), record_view):
+                assert np.array_equal(ours, theirs)
+            assert bot.act({"observation": observations[i], "action_mask": engine.action_mask[g]}) == kernel[i]
+        seen["decisions"] += len(rows)
+
+    play_checked(1, 5, check)
+    assert seen["decisions"] >= 200
+    model = write_model(tmp_path / "model.json", net)
+    games = [run_tournament([f"residual:model={model}", "pretrained-2p"], Rules(num_players=2, stock_size=10), 6, 3,
+                            engine=engine).to_json()["games"] for engine in ("python", "vector")]
+    assert games[0] == games[1]
 
 
 @pytest.mark.parametrize("changes, message", [
