@@ -15,7 +15,10 @@ numbers); ``pretrained-2p`` plays each copy to its end in both seats. Per decisi
 the bot's own action, the best and the worst; ``--json`` is written again after each, so a stopped run keeps
 what it measured.
 
-The summary (of this run, or of the ``--json`` files of several runs side by side) estimates the spread of
+The summary (of this run, or of the ``--json`` files of several runs side by side) estimates one improvement
+step over ``pretrained-2p`` by split samples (:func:`improvement_step`: at each decision the best action on one
+half of the copies, scored against the bot's own on the other half; issue 38's direct measure of the headroom),
+and the spread of
 the actions' true win chances: the variance of the measured win rates across a decision's actions is the
 true variance plus ``(1 - rho)`` times the sampling variance ``p (1 - p) / samples``, where ``rho`` is the
 correlation of two actions' results on one copy (read off how often they agree), and a bootstrap over the
@@ -189,6 +192,7 @@ def record(deal: int, engine: VectorGame, actions: list[int], wins: np.ndarray, 
             "stockpiles": engine.games["stock_len"][0, :RULES.num_players].tolist(), "actions": actions,
             "samples": int(wins.shape[0]), "win_rates": wins.mean(axis=0).tolist(),
             "agreement": float((wins[:, 1:] == wins[:, :1]).mean()),
+            "half_rates": [half.mean(axis=0).tolist() for half in np.array_split(wins, 2)],
             "games": games, "cpu_seconds": cpu}
 
 
@@ -197,6 +201,26 @@ def print_record(r: dict) -> None:
     print(f"deal {r['deal']} turn {r['turn']} stockpiles {r['stockpiles']}: {len(rates)} actions, "
           f"own {rates[0]:.3f}, best {rates.max():.3f}, worst {rates.min():.3f} ({r['samples']} games each)",
           flush=True)
+
+
+def improvement_step(records: list[dict]) -> dict | None:
+    """The split-sample estimate of one improvement step over the bot, per decision: on each half of a decision's
+    copies choose the action of the best win rate (the bot's own among ties), and score it against the bot's own
+    action on the other half (the two directions averaged). Unbiased by the choice, since the half that scores an
+    action did not choose it; the mean over the records that hold halves, its standard error and 95% interval
+    (``None`` when none does)."""
+    gains = []
+    for r in records:
+        if "half_rates" not in r:
+            continue
+        halves = [np.array(half) for half in r["half_rates"]]
+        gains.append(np.mean([scoring[np.argmax(choosing)] - scoring[0]
+                              for choosing, scoring in (halves, halves[::-1])]))
+    if not gains:
+        return None
+    mean = float(np.mean(gains))
+    se = float(np.std(gains, ddof=1) / np.sqrt(len(gains))) if len(gains) > 1 else float("nan")
+    return {"decisions": len(gains), "gain": mean, "se": se, "ci95": [mean - 1.96 * se, mean + 1.96 * se]}
 
 
 def summarize(records: list[dict]) -> dict:
@@ -230,7 +254,8 @@ def summarize(records: list[dict]) -> dict:
             "best_minus_own": float(np.mean(gaps)), "own_minus_others": float(np.mean(leads)),
             "own_minus_others_se": float(np.std(leads, ddof=1) / np.sqrt(len(leads))) if len(leads) > 1 else float("nan"),
             "own_percentile": float(np.mean(ranks)), "above_own": beaten, "compared": compared, "games_per_action_to_resolve_spread": needed,
-            "cpu_seconds_per_game": (sum(r["cpu_seconds"] for r in records) / games) if games else None}
+            "cpu_seconds_per_game": (sum(r["cpu_seconds"] for r in records) / games) if games else None,
+            "improvement_step": improvement_step(records)}
 
 
 def print_summary(summary: dict, command: str) -> None:
@@ -251,6 +276,12 @@ def print_summary(summary: dict, command: str) -> None:
     needed = summary["games_per_action_to_resolve_spread"]
     print("games per action to tell apart two actions an upper-bound sd apart (2 standard errors): "
           + (f"at least {needed:.0f}" if math.isfinite(needed) else "no number of games (the measured spread is 0)"))
+    step = summary["improvement_step"]
+    if step is not None:
+        interval = (f"95% interval [{step['ci95'][0]:+.4f}, {step['ci95'][1]:+.4f}]" if math.isfinite(step["se"])
+                    else "no interval from one decision")
+        print(f"one improvement step (the best action on half of the copies, scored against the bot's own on the "
+              f"other half): {step['gain']:+.4f} a decision ({interval}; {step['decisions']} decisions)")
     if summary["cpu_seconds_per_game"] is not None:
         print(f"{summary['cpu_seconds_per_game'] * 1000:.1f} ms of CPU a game played out")
 
@@ -298,6 +329,11 @@ def record_problem(r: dict) -> str | None:
         return "'games' must be an integer >= 0"
     if not number(r["cpu_seconds"]) or r["cpu_seconds"] < 0:
         return "'cpu_seconds' must be a finite number >= 0"
+    halves = r.get("half_rates", [rates, rates])
+    if not isinstance(halves, list) or len(halves) != 2 or not all(
+            isinstance(half, list) and len(half) == len(rates) and all(number(p) and 0 <= p <= 1 for p in half)
+            for half in halves):
+        return "'half_rates' must be two lists of win rates from 0 to 1, one a half of the copies, as 'win_rates'"
     return None
 
 

@@ -87,6 +87,7 @@ def test_a_tiny_run_measures_the_bots_own_action_first_and_summarizes(tmp_path, 
     assert decision_signal.main(["--summarize", str(out)]) == 0
     printed = capsys.readouterr().out
     assert "1 decisions" in printed and "ms of CPU a game played out" in printed and "the bot's own action" in printed
+    assert "one improvement step" in printed and len(record["half_rates"]) == 2
 
 
 def test_the_summary_counts_the_alternatives_measurably_above_the_bots_own():
@@ -98,6 +99,22 @@ def test_the_summary_counts_the_alternatives_measurably_above_the_bots_own():
     assert summary["own_percentile"] == pytest.approx((0 + 1) / 2)
     assert summary["own_minus_others"] == pytest.approx(((0.5 - 0.56) + 0.05) / 2)
     assert summary["cpu_seconds_per_game"] is None
+
+
+def test_one_improvement_step_is_chosen_on_one_half_and_scored_on_the_other():
+    def record(first, second):
+        return {"win_rates": [(a + b) / 2 for a, b in zip(first, second)], "samples": 400, "agreement": 0.5,
+                "games": 0, "cpu_seconds": 0.0, "half_rates": [first, second]}
+
+    # the first: each half prefers another action, which the other half scores at +0.1 and -0.1 over the bot's
+    # own; the second: the bot's own is best on both halves (no step); the third: no halves (an older record)
+    records = [record([0.5, 0.7, 0.4], [0.5, 0.4, 0.6]), record([0.6, 0.5], [0.6, 0.55])]
+    old = {"win_rates": [0.5, 0.9], "samples": 400, "agreement": 0.5, "games": 0, "cpu_seconds": 0.0}
+    step = decision_signal.summarize([*records, old])["improvement_step"]
+    assert step["decisions"] == 2
+    assert step["gain"] == pytest.approx(((-0.1 + -0.1) / 2 + 0.0) / 2)
+    assert step["ci95"][0] < step["gain"] < step["ci95"][1]
+    assert decision_signal.summarize([old])["improvement_step"] is None
 
 
 def exit_status(argv: list[str]) -> int:
@@ -122,6 +139,8 @@ GOOD = {"win_rates": [0.5, 0.4], "samples": 400, "agreement": 0.5, "games": 800,
     ({"agreement": [1]}, "'agreement' must be"), ({"games": -1}, "'games' must be an integer >= 0"),
     ({"games": 1.5}, "'games' must be"), ({"cpu_seconds": "x"}, "'cpu_seconds' must be a finite number"),
     ({"cpu_seconds": float("inf")}, "'cpu_seconds' must be"),
+    ({"half_rates": [[0.5, 0.4]]}, "'half_rates' must be two lists"),
+    ({"half_rates": [[0.5, 0.4], [0.5, 1.5]]}, "'half_rates' must be two lists"),
 ])
 def test_a_damaged_records_file_is_one_line_and_exit_2(tmp_path, capsys, content, says):
     path = tmp_path / "records.json"
