@@ -45,7 +45,7 @@ from agents.batched.neural import (
     BUILDING_NEXT_AT, BUILDING_SIZE_AT, COMPLETED_AT, HAND_AT, HAND_SIZE_AT, STOCK_SIZE_AT, STOCK_TOP_AT, SUBUNITS,
     UNSEEN_AT, add_changes, change, decision_arrays, discard_changes, discard_pile_changes, float_layers,
     float_value, hand_changes, num_players_of, one_hot_value, pending_change, raw, read_observation, read_piles,
-    seat_base, stock_changes, turn_end_inputs,
+    seat_base, stock_changes, stop_input_changes, turn_end_inputs,
 )
 from agents.batched.neural_teacher import view_heights_of
 from agents.batched.search import (
@@ -295,9 +295,20 @@ search_candidates = subtree_search(candidate_value, "residual_top")
 
 
 @jit
-def corrected_first_play(legal, g, needs0, hand0, piles, heights0, info, teacher, model, top):
+def corrected_first_play(legal, g, needs0, hand0, piles, heights0, info, teacher, model, top, pick):
     """The first play toward the stop of the highest ``v + r * c / a`` among the teacher's ``top`` best stops by
-    ``v`` (-1: stopping now, the discard), or the first play that wins, as the teacher's search finds it."""
+    ``v`` (-1: stopping now, the discard), or the first play that wins, as the teacher's search finds it;
+    ``pick`` >= 0: toward the ``pick``-th stop kept instead (in the order found; modulo how many were kept)."""
+    win, candidates, work = kept_stops(legal, g, needs0, hand0, piles, heights0, info, teacher, top)
+    if win >= 0:
+        return win
+    return best_candidate(candidates, needs0, hand0, heights0, piles, info, teacher, model, work, pick)
+
+
+@jit
+def kept_stops(legal, g, needs0, hand0, piles, heights0, info, teacher, top):
+    """The teacher's search of the decision keeping its ``top`` best stops: ``(the first play that wins, or -1;
+    the kept stops, :func:`candidate_room`'s; scratch room)``."""
     frames, memo_keys, memo_values, work = search_room(info)
     needs, hand, heights, done, moves, move_count, next_move, best, keys = frames
     memo_count = np.int64(0)  # not the literal 0: one compile of search_candidates
@@ -313,20 +324,23 @@ def corrected_first_play(legal, g, needs0, hand0, piles, heights0, info, teacher
                 continue
             state[1] = action
             if play_into(needs, hand, heights, done, 0, action, info):
-                return action
+                return action, candidates, work
             value, memo_keys, memo_values, memo_count = search_candidates(
                 1, needs, hand, heights, done, needs0, hand0, heights0, piles, info, teacher, candidates, work,
                 memo_keys, memo_values, memo_count, moves, move_count, next_move, best, keys)
             if value >= WIN:
-                return action
-    return best_candidate(candidates, needs0, hand0, heights0, piles, info, teacher, model, work)
+                return action, candidates, work
+    return -1, candidates, work
 
 
 @jit
-def best_candidate(candidates, needs0, hand0, heights0, piles, info, teacher, model, work):
-    """The first play toward the kept stop of the highest ``v + r * c / a`` (the earliest found among ties)."""
+def best_candidate(candidates, needs0, hand0, heights0, piles, info, teacher, model, work, pick):
+    """The first play toward the kept stop of the highest ``v + r * c / a`` (the earliest found among ties), or
+    with ``pick`` >= 0 toward the ``pick``-th kept (in the order found, modulo how many)."""
     values, serials, firsts, kept_needs, kept_hands, kept_heights, kept_done, state = candidates
     order = np.argsort(serials[:min(state[0], values.shape[0])])
+    if pick >= 0:
+        return firsts[order[pick % order.shape[0]]]
     best_worth, best_first = -np.inf, -1
     for k in order:
         worth = residual_value(kept_needs[k], kept_hands[k], kept_heights[k], kept_done[k], needs0, hand0, heights0,
@@ -398,30 +412,33 @@ def is_zero(net):
 
 
 @jit
-def residual_decision(r, legal, g, cfg, parameters, x, net, scales, top, layers, zero):
+def residual_decision(r, legal, g, cfg, parameters, x, net, scales, top, layers, zero, pick=-1):
     """The residual bot's action for the seat to act in game ``g`` (record ``r``, its observation ``x``); -1 when
     nothing is legal. ``parameters``: the teacher's (``agents.batched.learned.PARAMETERS``' layout); ``net``: ``r``
     in the neural bot's arrays (``first`` with a row per input, then per feature); ``scales``: ``[a, b, a_d, c]``;
     ``top``: the teacher's best stops the correction ranks (0: all); ``layers``: ``net``'s
-    :func:`agents.batched.neural.float_layers`; ``zero``: :func:`is_zero` of ``net``."""
+    :func:`agents.batched.neural.float_layers`; ``zero``: :func:`is_zero` of ``net``; ``pick`` >= 0 (with ``top``
+    > 0): the move toward that kept stop instead of the best (:func:`best_candidate`)."""
     count, first, plays, discards = legal_counts(legal, g)
     if count <= 1:
         return first
-    return view_action(legal, g, learned_view(r, cfg, parameters), parameters, x, net, scales, top, layers, zero)
+    return view_action(legal, g, learned_view(r, cfg, parameters), parameters, x, net, scales, top, layers, zero,
+                       pick)
 
 
 @jit
-def view_action(legal, g, view, parameters, x, net, scales, top, layers, zero):
+def view_action(legal, g, view, parameters, x, net, scales, top, layers, zero, pick=-1):
     """:func:`residual_decision` of a decision with a choice, from the teacher's view of the turn
     (:func:`agents.batched.learned.learned_view`'s arrays)."""
-    if zero:  # v + r c / a and s + r c / a_d are then the teacher's own numbers (adding 0.0 changes no float)
+    if zero and pick < 0:  # v + r c / a and s + r c / a_d are the teacher's numbers (adding 0.0 changes no float)
         return view_decision(legal, g, view, parameters)[0]
     count, first, plays, discards = legal_counts(legal, g)
     needs, hand, piles, heights, info, chances, buffer = view
     model = residual_model(x, net, scales, layers)
     if plays:
         if top > 0:
-            best = corrected_first_play(legal, g, needs, hand, piles, heights, info, (chances, buffer), model, top)
+            best = corrected_first_play(legal, g, needs, hand, piles, heights, info, (chances, buffer), model, top,
+                                        pick)
         else:
             best, _ = best_first_play(True, legal, g, needs, hand, piles, heights, info, (chances, buffer), model)
         if best >= 0:
@@ -478,12 +495,68 @@ def observed_action(legal, x, parameters, net, scales, top, layers, zero):
 def residual_actions(games, legal, cfg, rows, parameters, observations, net, scales, top, out):
     """``out[i]`` := the residual bot's action in game ``rows[i]`` (observation ``observations[i]``; ``top``: the
     teacher's best stops the correction ranks, 0 all)."""
+    drawn_actions(games, legal, cfg, rows, parameters, observations, net, scales, top,
+                  np.full(rows.shape[0], -1, dtype=np.int64), out)
+
+
+@jit
+def drawn_actions(games, legal, cfg, rows, parameters, observations, net, scales, top, picks, out):
+    """:func:`residual_actions`, the move in game ``rows[i]`` made toward its ``picks[i]``-th kept stop where
+    ``picks[i]`` >= 0 (``top`` > 0; learning draws it: :func:`candidate_rows`)."""
     layers = float_layers(net)
     zero = is_zero(net)
     for i in range(rows.shape[0]):
         g = rows[i]
         out[i] = residual_decision(games[g], legal, g, cfg, parameters, observations[i], net, scales, top, layers,
-                                   zero)
+                                   zero, picks[i])
+
+
+@jit
+def candidate_rows(games, legal, cfg, rows, parameters, observations, net, top, out_blocks, out_values, out_firsts,
+                   out_counts):
+    """For the decision in game ``rows[i]``: ``out_blocks[i, k]`` := the inputs then the features
+    (:data:`FEATURE_UNIT`) of the ``k``-th stop the teacher's search keeps (its ``top`` best by ``v``, in the order
+    found), ``out_values[i, k]`` := its ``v``, ``out_firsts[i, k]`` := the first play toward it (-1: stopping now);
+    ``out_counts[i]`` := how many, 0 where there is no choice among stops: no play, a play that wins, fewer than two
+    kept, or one whose plays took a card the observation does not show (``r`` cannot read it)."""
+    features_at = net[0].shape[0] - NUM_FEATURES
+    units = np.empty(NUM_FEATURES, dtype=np.int64)
+    for i in range(rows.shape[0]):
+        g = rows[i]
+        out_counts[i] = 0
+        count, first, plays, discards = legal_counts(legal, g)
+        if count <= 1 or not plays:
+            continue
+        needs, hand, piles, heights, info, chances, buffer = learned_view(games[g], cfg, parameters)
+        win, candidates, work = kept_stops(legal, g, needs, hand, piles, heights, info, (chances, buffer), top)
+        values, serials, firsts, kept_needs, kept_hands, kept_heights, kept_done, state = candidates
+        kept = min(state[0], top)
+        if win >= 0 or kept < 2:
+            continue
+        x = observations[i]
+        view_needs, view_hand, view_piles, view_heights0, view_info, root = decision_arrays(x, net)
+        q, expected, changed_at, changed_by = root[1], root[3], root[4], root[5]
+        view_heights = np.zeros_like(view_heights0)
+        order = np.argsort(serials[:kept])
+        readable = True
+        for k in range(kept):
+            c = order[k]
+            if not view_heights_of(kept_heights[c], heights, view_heights0, view_heights):
+                readable = False
+                break
+            changes = stop_input_changes(kept_needs[c], kept_hands[c], view_heights, kept_done[c], needs,
+                                         view_heights0, view_piles, view_info, x, expected, net[6], q, changed_at,
+                                         changed_by)
+            out_blocks[i, k] = q
+            for m in range(changes):
+                out_blocks[i, k, changed_at[m]] += changed_by[m]
+            out_values[i, k] = teacher_value(kept_needs[c], kept_hands[c], kept_heights[c], kept_done[c], needs, hand,
+                                             heights, piles, info, chances, buffer, work)
+            feature_units(buffer[FEATURES_AT:], units)
+            out_blocks[i, k, features_at:] = units
+            out_firsts[i, k] = firsts[c]
+        if readable:
+            out_counts[i] = kept
 
 
 # ---------------------------------------------------------------------------------- what learning records

@@ -21,6 +21,8 @@ LEAGUE = TDSettings(**{**TINY.__dict__, "opponents": {"self": 0.5, "snapshots": 
 """A snapshot after every iteration, two kept."""
 TEACHER = TDSettings(**{**LEAGUE.__dict__, "start": "teacher"})
 """The residual over the teacher's value, with a league."""
+RANKED = TDSettings(**{**TEACHER.__dict__, "stock_size": 5, "search_top": 4, "rank_share": 0.5, "explore": 0.0})
+"""The teacher start whose correction learns from moves drawn among the teacher's 4 best stops."""
 TURN = TDSettings(**{**LEAGUE.__dict__, "turn_baseline": True, "lam": 0.8})
 """The scratch start valued from the turn's start, bootstrapping, with a league."""
 
@@ -66,8 +68,8 @@ def test_lambda_below_one_bootstraps_from_the_next_position():
     assert targets[2] == 1.0 and targets[:2] == pytest.approx([chance, chance], abs=1e-6)
 
 
-@pytest.mark.parametrize("settings, before", [(TINY, 1), (LEAGUE, 3), (TEACHER, 3), (TURN, 3)],
-                         ids=["scratch", "league", "teacher", "turn-baseline"])
+@pytest.mark.parametrize("settings, before", [(TINY, 1), (LEAGUE, 3), (TEACHER, 3), (TURN, 3), (RANKED, 2)],
+                         ids=["scratch", "league", "teacher", "turn-baseline", "drawn-moves"])
 def test_a_restored_run_has_the_weights_of_an_uninterrupted_one(tmp_path, settings, before):
     straight = TDRun(settings)
     for _ in range(before + 2):
@@ -219,3 +221,42 @@ def test_a_turn_baseline_records_the_turn_start_and_the_search_plays_f_alone():
         assert torch.allclose(run.net(rows), baseline)
     before = loss(run, inputs, targets)
     assert fitted_loss(run, inputs, targets, 5) < before
+
+
+def correction_weights(run: TDRun) -> list[np.ndarray]:
+    return [p.detach().numpy().copy() for name, p in run.net.named_parameters() if name.split(".")[0] in
+            ("first", "second", "output")]
+
+
+def test_drawn_moves_teach_the_correction_and_the_regression_leaves_it_alone():
+    run = TDRun(RANKED)
+    sequences, results = run.play()
+    assert len(run.drawn) >= 10
+    for decision in run.drawn:
+        kept = len(decision.blocks)
+        assert 2 <= kept <= RANKED.search_top and 0 <= decision.pick < kept
+        assert decision.values.shape == (kept,) and decision.turn_start.shape == decision.blocks[0].shape
+    assert len({d.pick for d in run.drawn}) > 1  # drawn, not the search's choice each time
+    inputs, targets = run.returns(sequences, results)
+    with torch.no_grad():  # a correction that is not zero, so that the regression could move it
+        run.net.output.weight.fill_(0.1)
+    before = correction_weights(run)
+    run.fit(inputs, targets)
+    assert all((a == b).all() for a, b in zip(before, correction_weights(run)))
+    logits = run.net.drawn_logits(run.drawn)
+    with torch.no_grad():  # the model's own logit of each drawn stop
+        rows = torch.as_tensor(np.stack([np.concatenate([d.blocks[d.pick], [d.values[d.pick], 0.0], d.turn_start])
+                                         for d in run.drawn]))
+        assert torch.allclose(logits, run.net(rows))
+    run.fit_drawn(results)
+    assert any((a != b).any() for a, b in zip(before, correction_weights(run)))
+
+
+def test_a_drawn_decision_whose_stops_r_cannot_tell_apart_moves_nothing():
+    run = TDRun(RANKED)
+    run.play()
+    same = [learner.DrawnDecision(d.hand, d.seat, np.repeat(d.blocks[:1], len(d.blocks), axis=0), d.values, d.pick,
+                                  d.turn_start) for d in run.drawn]
+    logits = run.net.drawn_logits(same)
+    logits.sum().backward()
+    assert all(p.grad is None or p.grad.abs().max() < 1e-6 for p in run.net.parameters())

@@ -16,7 +16,9 @@ from agents.batched.neural import (
     FIRST_SHIFT, OUTPUT_UNIT, SECOND_SHIFT, decision_arrays, turn_end_inputs,
 )
 from agents.batched.neural_teacher import decision_roots
-from agents.batched.residual import FEATURE_UNIT, observed_view, residual_actions, root_logits, turn_records
+from agents.batched.residual import (
+    FEATURE_UNIT, candidate_rows, drawn_actions, observed_view, residual_actions, root_logits, turn_records,
+)
 from agents.learned_parameters import NUM_FEATURES
 from agents.planner_weights import STOCK
 from skipbo_env.actions import END_TURN, FIRST_DISCARD
@@ -183,6 +185,45 @@ def test_ranking_the_teachers_best_stops_only():
 
     play_checked(1, 7, check)
     assert seen["plays"] >= 100 and seen["all moved"] > 0  # the correction moves plays where every stop is ranked
+
+
+def test_the_kept_stops_as_learning_reads_them_and_a_drawn_move_toward_each():
+    network, scales = kernel_model(corrected_net())
+    a, b, a_discard, c = scales
+    parameters, top, width = teacher_parameters(), 8, network.arrays[0].shape[0]
+    seen = {"decisions": 0, "discards": 0}
+
+    def check(engine, rows, observations, teacher):
+        blocks = np.zeros((len(rows), top, width), dtype=np.int64)
+        values, firsts = np.zeros((len(rows), top)), np.zeros((len(rows), top), dtype=np.int64)
+        counts = np.zeros(len(rows), dtype=np.int64)
+        candidate_rows(engine.games, engine.action_mask, engine.cfg, rows, parameters, observations, network.arrays,
+                       top, blocks, values, firsts, counts)
+        chosen = np.empty(len(rows), dtype=np.int64)
+        residual_actions(engine.games, engine.action_mask, engine.cfg, rows, parameters, observations, network.arrays,
+                         scales, top, chosen)
+        for i in np.flatnonzero(counts):
+            kept = counts[i]
+            worth = values[i, :kept] + integer_correction(network, blocks[i, :kept]) * c / a
+            best = 0
+            for k in range(1, kept):  # the earliest found among ties, as the kernel
+                best = k if worth[k] > worth[best] + 1e-9 else best
+            drawn = np.empty(1, dtype=np.int64)
+            for k in (best, *range(kept)):
+                if k != best:
+                    drawn_actions(engine.games, engine.action_mask, engine.cfg, rows[i:i + 1], parameters,
+                                  observations[i:i + 1], network.arrays, scales, top, np.array([k]), drawn)
+                move = chosen[i] if k == best else drawn[0]
+                assert move == firsts[i, k] if firsts[i, k] >= 0 else move >= FIRST_DISCARD
+            by_v = 0
+            for k in range(1, kept):
+                by_v = k if values[i, k] > values[i, by_v] + 1e-9 else by_v
+            assert firsts[i, by_v] == (teacher[i] if teacher[i] < FIRST_DISCARD else -1)  # the teacher's own stop
+            seen["decisions"] += 1
+            seen["discards"] += int((firsts[i, :kept] < 0).any())
+
+    play_checked(1, 9, check)
+    assert seen["decisions"] >= 50 and seen["discards"] > 0
 
 
 def test_the_float_model_starts_at_the_teachers_value():

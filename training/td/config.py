@@ -39,6 +39,10 @@ class TDConfig:
     search_top: int = setting(0, "teacher: the correction ranks only the teacher's best stops of a decision by its "
                                  "value, this many (the rest are not chosen; the correction is trusted only "
                                  "near the teacher's own choice); 0: every stop", min=0, max=MAX_SEARCH_TOP)
+    rank_share: float = setting(0.0, "teacher, with td.search_top: the share of the learner's decisions whose move "
+                                     "is drawn uniformly among the kept stops; the correction then learns from "
+                                     "those draws alone (how the result differs with the stop drawn), not from "
+                                     "the regression on the stops played", min=0.0, max=1.0)
     hands: int = setting(64, "hands played per iteration (one batch of the engine), then fitted", min=1, max=4096)
     lam: float = setting(1.0, "λ of the returns: 1 the hand's result (Monte Carlo), 0 the network's value of the "
                               "next position", min=0.0, max=1.0)
@@ -113,6 +117,9 @@ def check(config) -> None:
     if settings.search_top and settings.start != "teacher":
         raise ConfigError(f"td.search_top={settings.search_top} is not allowed with td.start={settings.start}: it "
                           "names the teacher's best stops; use td.start: teacher or td.search_top: 0")
+    if settings.rank_share and not (settings.start == "teacher" and settings.search_top):
+        raise ConfigError(f"td.rank_share={settings.rank_share} is not allowed without td.start: teacher and "
+                          "td.search_top > 0: its moves are drawn among the teacher's kept stops")
     check_files_fit(settings.hidden, players, settings.max_snapshots, settings.start, settings.turn_baseline)
     for size in settings.stock_sizes:  # each from 1 to MAX_STOCK (its setting's bounds); the rules judge the rest
         try:

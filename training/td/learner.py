@@ -106,6 +106,9 @@ class TDSettings:
     The teacher start always does."""
     search_top: int = 0
     """The teacher start: the teacher's best stops of a decision the correction ranks (0: every stop)."""
+    rank_share: float = 0.0
+    """The teacher start with ``search_top``: the share of the learner's decisions whose move is drawn uniformly
+    among the kept stops; ``r`` then learns from those draws alone (:meth:`TDRun.fit_drawn`)."""
     start: str = SCRATCH
     """``scratch``: the neural bot's network from random weights; ``teacher``: the residual over the teacher's
     value (:mod:`training.td.residual`)."""
@@ -199,6 +202,8 @@ class TDRun:
         self.positions_fitted = 0
         self.cpu_seconds = 0.0
         self.pool: list[Snapshot] = []
+        self.drawn: list[DrawnDecision] = []
+        """The decisions of the last batch of hands whose move was drawn (``rank_share``)."""
 
     def player(self, net=None):
         """``net``'s weights (by default the current ones) as the kernels play them (:class:`NetworkPlayer` or
@@ -237,6 +242,8 @@ class TDRun:
         sequences, results = self.play()
         inputs, targets = self.returns(sequences, results)
         loss = self.fit(inputs, targets)
+        if self.drawn:
+            self.fit_drawn(results)
         before = self.hands_played
         self.hands_played += self.settings.hands
         self.iterations += 1
@@ -270,6 +277,7 @@ class TDRun:
         all_rows = np.arange(settings.hands)
         bots.seed_rows(streams, all_rows, bots.streams_for(self.hands_played + all_rows))
         sequences: dict[tuple[int, int], list[np.ndarray]] = {}
+        self.drawn = []
         turn_starts = TurnStarts(settings.hands)
         actions = np.empty(settings.hands, dtype=np.int64)
         steps = np.empty(settings.hands, dtype=np.int64)
@@ -294,7 +302,8 @@ class TDRun:
                     mover_player = player if mover < 0 else self.pool[mover].player
                     mover_player.decide(engine, rows[group], observations[group], masks[group], decided)
                     chosen[group] = decided
-            for i in np.flatnonzero((self.rng.random(len(rows)) < settings.explore) & learning):
+            drawn = self.draw_moves(player, engine, rows, observations, learning, turn_starts, chosen)
+            for i in np.flatnonzero((self.rng.random(len(rows)) < settings.explore) & learning & ~drawn):
                 chosen[i] = self.rng.choice(np.flatnonzero(masks[i]))
             discarding = np.flatnonzero(learning & (chosen >= FIRST_DISCARD) & (chosen < END_TURN))
             recorded = player.positions(engine, rows[discarding], observations[discarding], chosen[discarding],
@@ -308,6 +317,46 @@ class TDRun:
         results[finished.rows[won]] = finished.winners[won].astype(float)
         engine.close()
         return sequences, results
+
+    def draw_moves(self, player, engine, rows, observations, learning, turn_starts, chosen) -> np.ndarray:
+        """With ``rank_share``: at that share of the learner's decisions (``learning``) that choose among at least
+        two kept stops, the move toward one of them drawn uniformly replaces ``chosen``'s, and the decision joins
+        ``self.drawn`` (:class:`DrawnDecision`); whether each row's move was drawn."""
+        drawn = np.zeros(len(rows), dtype=bool)
+        if not self.settings.rank_share:
+            return drawn
+        asked = np.flatnonzero(learning & (self.rng.random(len(rows)) < self.settings.rank_share))
+        blocks, values, counts = player.candidates(engine, rows[asked], observations[asked])
+        choosing = np.flatnonzero(counts >= 2)
+        if not len(choosing):
+            return drawn
+        picks = self.rng.integers(counts[choosing])
+        at = asked[choosing]
+        moves = np.empty(len(at), dtype=np.int64)
+        player.decide_drawn(engine, rows[at], observations[at], picks, moves)
+        chosen[at] = moves
+        drawn[at] = True
+        seats = engine.games["seat"][rows[at]]
+        for k, (i, pick) in enumerate(zip(choosing, picks)):
+            self.drawn.append(DrawnDecision(int(rows[at[k]]), int(seats[k]), blocks[i, :counts[i]],
+                                            values[i, :counts[i]], int(pick), turn_starts.blocks[rows[at[k]]].copy()))
+        return drawn
+
+    def fit_drawn(self, results: np.ndarray) -> None:
+        """Fit ``r`` to the results of the drawn decisions (``self.drawn``), one gradient step a ``minibatch`` of
+        them: each one's logit is the model's for the stop drawn (``a v + b + c (r(stop) - r(turn start)) +
+        baseline``), but only its ``c (r(stop) - mean r(kept stops))`` carries a gradient. The stop was drawn
+        uniformly, whatever else happened in the hand, so what moves ``r`` is how the result differs with the stop
+        drawn: the choice's effect, not what goes with winning in the hands played (docs/training.md)."""
+        order = self.rng.permutation(len(self.drawn))
+        for begin in range(0, len(order), self.settings.minibatch):
+            batch = [self.drawn[k] for k in order[begin:begin + self.settings.minibatch]]
+            loss = torch.nn.functional.binary_cross_entropy_with_logits(
+                self.net.drawn_logits(batch), torch.tensor([results[d.hand, d.seat] for d in batch],
+                                                           dtype=torch.float32))
+            self.optimizer.zero_grad()
+            loss.backward()
+            self.optimizer.step()
 
     def seating(self) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
         """Who sits where in the next batch of hands (``settings.tables()``): the engine's controller of each seat
@@ -349,6 +398,13 @@ class TDRun:
             at += length
         return inputs, targets
 
+    def logits(self, rows: torch.Tensor) -> torch.Tensor:
+        """The network's logits of recorded rows, as the regression fits them: with ``rank_share``, ``r`` held
+        fixed (it learns from the drawn decisions alone)."""
+        if self.settings.rank_share:
+            return self.net(rows, fit_correction=False)
+        return self.net(rows)
+
     def fit(self, inputs: np.ndarray, targets: np.ndarray) -> float:
         """``settings.epochs`` passes of minibatch steps of the binary cross-entropy; the last pass's mean loss."""
         settings = self.settings
@@ -359,7 +415,7 @@ class TDRun:
             total = 0.0
             for begin in range(0, len(y), settings.minibatch):
                 batch = order[begin:begin + settings.minibatch]
-                loss = torch.nn.functional.binary_cross_entropy_with_logits(self.net(x[batch]), y[batch])
+                loss = torch.nn.functional.binary_cross_entropy_with_logits(self.logits(x[batch]), y[batch])
                 self.optimizer.zero_grad()
                 loss.backward()
                 self.optimizer.step()
@@ -412,6 +468,22 @@ class TDRun:
         for name in COUNTERS:
             setattr(self, name, int(fields[name]))
         self.cpu_seconds = float(fields["cpu_seconds"])
+
+
+@dataclass
+class DrawnDecision:
+    """A decision of the learner whose move was drawn among the stops the teacher's search kept (``rank_share``)."""
+
+    hand: int
+    seat: int
+    blocks: np.ndarray
+    """The kept stops' blocks (inputs, then features), in the order the search found them."""
+    values: np.ndarray
+    """The teacher's ``v`` of each."""
+    pick: int
+    """The stop drawn."""
+    turn_start: np.ndarray
+    """The block of the turn's start."""
 
 
 class TurnStarts:

@@ -34,7 +34,7 @@ import torch
 from torch import nn
 
 from agents.batched.neural import INPUT_SCALE, input_indices
-from agents.batched.residual import FEATURE_UNIT, turn_records, turn_start_rows
+from agents.batched.residual import FEATURE_UNIT, candidate_rows, drawn_actions, turn_records, turn_start_rows
 from agents.learned_parameters import NUM_FEATURES
 from agents.neural import Network
 from agents.residual import ResidualBot, residual_dict
@@ -98,13 +98,32 @@ class ResidualNet(nn.Module):
         """The stop blocks of recorded positions' turn starts."""
         return rows[:, self.block + 2:]
 
-    def forward(self, rows: torch.Tensor) -> torch.Tensor:
-        """The logits of recorded positions (float64 rows: the stop block, ``v``, ``s``, the turn start's block)."""
+    def forward(self, rows: torch.Tensor, fit_correction: bool = True) -> torch.Tensor:
+        """The logits of recorded positions (float64 rows: the stop block, ``v``, ``s``, the turn start's block);
+        ``fit_correction`` False: ``r`` as a constant (no gradient reaches it)."""
         values, scores = rows[:, self.block].to(torch.float32), rows[:, self.block + 1].to(torch.float32)
         a = self.log_a.exp()
         change = self.correction(rows[:, :self.block]) - self.correction(self.turn_starts(rows))
+        if not fit_correction:
+            change = change.detach()
         return (a * values + self.b + self.log_a_discard.exp() * scores + a * CORRECTION_UNIT * change
                 + self.turn_start_value(rows))
+
+    def drawn_logits(self, decisions) -> torch.Tensor:
+        """The logits of decisions whose stop was drawn among those kept (``training.td.learner.DrawnDecision``):
+        each the model's logit of the stop drawn, whose gradient flows only through ``c (r(drawn) - mean r(kept))``
+        (to ``r``; ``c`` held fixed)."""
+        rows = torch.as_tensor(np.stack([np.concatenate([d.blocks[d.pick], [d.values[d.pick], 0.0], d.turn_start])
+                                         for d in decisions]))
+        kept = torch.as_tensor(np.concatenate([d.blocks for d in decisions]))
+        owners = torch.as_tensor(np.repeat(np.arange(len(decisions)), [len(d.blocks) for d in decisions]))
+        counts = torch.as_tensor([float(len(d.blocks)) for d in decisions])
+        mean = torch.zeros(len(decisions)).index_add(0, owners, self.correction(kept)) / counts
+        drawn = self.correction(rows[:, :self.block])
+        centred = self.log_a.exp().detach() * CORRECTION_UNIT * (drawn - mean)
+        with torch.no_grad():
+            logits = self(rows)
+        return logits + centred - centred.detach()
 
     def scales(self) -> np.ndarray:
         """``[a, b, a_d, c]`` as the kernels read them (float64)."""
@@ -138,6 +157,27 @@ class ResidualPlayer:
     def decide(self, engine, rows, observations, masks, out) -> None:
         """``out`` := the bot's actions in the games ``rows`` of ``engine`` (their observations and masks)."""
         out[:] = self.bot.act_rows(engine, rows, observations, masks)
+
+    def candidates(self, engine, rows, observations) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """The stops the teacher's search keeps at the decisions in the games ``rows`` (``search_top`` of them):
+        their blocks ``[len(rows), search_top, width]`` (float64), ``v`` and how many each decision has (0: no
+        choice among stops; ``agents.batched.residual.candidate_rows``)."""
+        arrays, top = self.bot.network.arrays, self.bot.search_top
+        count = len(rows)
+        blocks = np.zeros((count, top, arrays[0].shape[0]), dtype=np.int64)
+        values, firsts = np.zeros((count, top)), np.zeros((count, top), dtype=np.int64)
+        counts = np.zeros(count, dtype=np.int64)
+        candidate_rows(engine.games, engine.action_mask, engine.cfg, np.asarray(rows, dtype=np.int64),
+                       self.bot.parameters, np.ascontiguousarray(observations), arrays, top, blocks, values, firsts,
+                       counts)
+        return blocks.astype(np.float64), values, counts
+
+    def decide_drawn(self, engine, rows, observations, picks, out) -> None:
+        """``out`` := the moves toward the ``picks[i]``-th kept stop of the decision in game ``rows[i]``."""
+        bot = self.bot
+        drawn_actions(engine.games, engine.action_mask, engine.cfg, np.asarray(rows, dtype=np.int64), bot.parameters,
+                      np.ascontiguousarray(observations, dtype=np.float32), bot.network.arrays, bot.scales,
+                      bot.search_top, np.asarray(picks, dtype=np.int64), out)
 
     def turn_starts(self, engine, rows, observations) -> np.ndarray:
         """The stop blocks of the decisions in the games ``rows``, each the first of its seat's turn."""

@@ -68,7 +68,7 @@ class TDTrainer:
                           minibatch=settings.minibatch, opponents=dict(settings.opponents),
                           snapshot_every=settings.snapshot_every, max_snapshots=settings.max_snapshots,
                           seed=self.config.seed, start=settings.start, turn_baseline=settings.turn_baseline,
-                          search_top=settings.search_top)
+                          search_top=settings.search_top, rank_share=settings.rank_share)
 
     # ------------------------------------------------------------------ state
     def load(self) -> tuple[TDRun, dict]:
