@@ -326,14 +326,18 @@ class TDRun:
         if not self.settings.rank_share:
             return drawn
         asked = np.flatnonzero(learning & (self.rng.random(len(rows)) < self.settings.rank_share))
-        blocks, values, counts = player.candidates(engine, rows[asked], observations[asked])
+        blocks, values, firsts, counts = player.candidates(engine, rows[asked], observations[asked])
         choosing = np.flatnonzero(counts >= 2)
         if not len(choosing):
             return drawn
         picks = self.rng.integers(counts[choosing])
         at = asked[choosing]
-        moves = np.empty(len(at), dtype=np.int64)
-        player.decide_drawn(engine, rows[at], observations[at], picks, moves)
+        moves = firsts[choosing, picks]
+        stops = np.flatnonzero(moves < 0)  # a stop at the turn's start: its discard is still to choose
+        if len(stops):
+            discards = np.empty(len(stops), dtype=np.int64)
+            player.decide_drawn(engine, rows[at[stops]], observations[at[stops]], picks[stops], discards)
+            moves[stops] = discards
         chosen[at] = moves
         drawn[at] = True
         seats = engine.games["seat"][rows[at]]

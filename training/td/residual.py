@@ -158,10 +158,10 @@ class ResidualPlayer:
         """``out`` := the bot's actions in the games ``rows`` of ``engine`` (their observations and masks)."""
         out[:] = self.bot.act_rows(engine, rows, observations, masks)
 
-    def candidates(self, engine, rows, observations) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    def candidates(self, engine, rows, observations) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
         """The stops the teacher's search keeps at the decisions in the games ``rows`` (``search_top`` of them):
-        their blocks ``[len(rows), search_top, width]`` (float64), ``v`` and how many each decision has (0: no
-        choice among stops; ``agents.batched.residual.candidate_rows``)."""
+        their blocks ``[len(rows), search_top, width]`` (float64), ``v``, the first play toward each (-1: stopping
+        now) and how many each decision has (0: no choice among stops; ``agents.batched.residual.candidate_rows``)."""
         arrays, top = self.bot.network.arrays, self.bot.search_top
         count = len(rows)
         blocks = np.zeros((count, top, arrays[0].shape[0]), dtype=np.int64)
@@ -170,10 +170,11 @@ class ResidualPlayer:
         candidate_rows(engine.games, engine.action_mask, engine.cfg, np.asarray(rows, dtype=np.int64),
                        self.bot.parameters, np.ascontiguousarray(observations), arrays, top, blocks, values, firsts,
                        counts)
-        return blocks.astype(np.float64), values, counts
+        return blocks.astype(np.float64), values, firsts, counts
 
     def decide_drawn(self, engine, rows, observations, picks, out) -> None:
-        """``out`` := the moves toward the ``picks[i]``-th kept stop of the decision in game ``rows[i]``."""
+        """``out`` := the moves toward the ``picks[i]``-th kept stop of the decision in game ``rows[i]`` (where that
+        stop is the turn's start, the discard the corrected value chooses)."""
         bot = self.bot
         drawn_actions(engine.games, engine.action_mask, engine.cfg, np.asarray(rows, dtype=np.int64), bot.parameters,
                       np.ascontiguousarray(observations, dtype=np.float32), bot.network.arrays, bot.scales,
