@@ -32,8 +32,10 @@ from skipbo_env.rules import MAX_COUNTER, MAX_DECKS, MAX_PLAYERS, MIN_PLAYERS
 
 NAME = "neural"
 FORMAT = "skipbo-neural/1"
-SHIPPED_MODELS = {"neural-2p": os.path.join(os.path.dirname(__file__), "pretrained", "neural-2p.json")}
-"""The shipped networks by name (``agents.load_policy("neural-2p")``): ``skipbo train neural_2p``'s model."""
+SHIPPED_MODELS = {name: os.path.join(os.path.dirname(__file__), "pretrained", f"{name}.json")
+                  for name in ("neural-2p", "td-scratch-2p")}
+"""The shipped networks by name (``agents.load_policy("neural-2p")``): ``skipbo train neural_2p``'s model and
+``td-scratch-2p``, the network TD(λ) taught from self-play results alone (``skipbo train td_scratch_2p``)."""
 MAX_MODEL_BYTES = 16 * 1024 * 1024
 """The largest model file read (a 512-wide first layer at six seats is about 6 MB)."""
 MAX_WIDTH = 1024
