@@ -5,9 +5,9 @@ Accepted specs:
 - a bot name: ``random``, ``greedy``, ``planner``, ``expert``, ``learned``, ``neural`` (see
   :data:`agents.registry.BOTS`;
   ``learned:weights=path.json`` plays other trained weights);
-- a shipped player by name: ``learned-2p``, ``learned-4p``, ``neural-2p``, ``ppo-2p``, or another name of
-  one, ``pretrained-2p`` (see :data:`PRETRAINED`: the learned bot's weights, the neural bot's networks and a
-  policy network, in ``agents/pretrained/``);
+- a shipped player by name: ``learned-2p``, ``learned-4p``, ``neural-2p``, ``td-scratch-2p``, ``ppo-2p``, or
+  another name of one, ``pretrained-2p`` (see :data:`PRETRAINED`: the learned bot's weights, the neural bot's
+  networks and a policy network, in ``agents/pretrained/``);
 - a saved model file ending in ``.zip`` or ``.pt`` (loaded by ``agents.saved_model``);
 - ``package.module:ClassName``: a class importable from an installed module;
 - ``path/to/file.py:ClassName``: a class in a researcher's own file, loaded without installing.
@@ -51,7 +51,7 @@ PPO_MODELS = {"ppo-2p": os.path.join(os.path.dirname(__file__), "pretrained", "s
 releases gave it, and loads by its path too)."""
 SHIPPED = {**PRETRAINED_WEIGHTS, **NEURAL_MODELS, **PPO_MODELS}
 """Shipped player name -> its file: the learned bot's weights (``learned-2p``, ``learned-4p``), the neural bot's
-networks (``neural-2p``) and the policy network (``ppo-2p``)."""
+networks (``neural-2p``, ``td-scratch-2p``) and the policy network (``ppo-2p``)."""
 PRETRAINED = {**SHIPPED, **{alias: SHIPPED[name] for alias, name in ALIASES.items()}}
 """Every name a shipped player is loaded by -> its file: :data:`SHIPPED` and the other names of
 ``agents.spec_names.ALIASES`` (``pretrained-2p``: the strongest two-player player)."""

@@ -45,7 +45,7 @@ MADE_BY = (
     Made("configs/snes_2p.yaml", "pretrained-2p-2p.json", "agents/pretrained/learned-2p.json"),
     Made("configs/snes_4p.yaml", "pretrained-4p-4p.json", "agents/pretrained/learned-4p.json"),
     Made("configs/neural_2p.yaml", "neural-2p-2p.json", "agents/pretrained/neural-2p.json"),
-    Made("configs/td_scratch_2p.yaml", "td-scratch-2p-2p.json", "docs/leaderboard/trained/td-scratch-2p.json"),
+    Made("configs/td_scratch_2p.yaml", "td-scratch-2p-2p.json", "agents/pretrained/td-scratch-2p.json"),
 )
 """Every training backend's shipped config and what it made (``skipbo train --list-configs``)."""
 DEFAULT_BACKEND = "sb3"
