@@ -24,6 +24,7 @@ TEACHER = TDSettings(**{**LEAGUE.__dict__, "start": "teacher"})
 RANKED = TDSettings(**{**TEACHER.__dict__, "stock_size": 5, "search_top": 4, "rank_share": 0.5, "explore": 0.0})
 """The teacher start whose correction learns from moves drawn among the teacher's 4 best stops."""
 TURN = TDSettings(**{**LEAGUE.__dict__, "turn_baseline": True, "lam": 0.8})
+STEPPED = TDSettings(**{**TEACHER.__dict__, "learning_rate_after": {8: 1e-4, 12: 1e-5}})
 """The scratch start valued from the turn's start, bootstrapping, with a league."""
 
 
@@ -68,8 +69,9 @@ def test_lambda_below_one_bootstraps_from_the_next_position():
     assert targets[2] == 1.0 and targets[:2] == pytest.approx([chance, chance], abs=1e-6)
 
 
-@pytest.mark.parametrize("settings, before", [(TINY, 1), (LEAGUE, 3), (TEACHER, 3), (TURN, 3), (RANKED, 2)],
-                         ids=["scratch", "league", "teacher", "turn-baseline", "drawn-moves"])
+@pytest.mark.parametrize("settings, before", [(TINY, 1), (LEAGUE, 3), (TEACHER, 3), (TURN, 3), (RANKED, 2),
+                                              (STEPPED, 3)],
+                         ids=["scratch", "league", "teacher", "turn-baseline", "drawn-moves", "step-schedule"])
 def test_a_restored_run_has_the_weights_of_an_uninterrupted_one(tmp_path, settings, before):
     straight = TDRun(settings)
     for _ in range(before + 2):
@@ -136,6 +138,20 @@ def test_a_kernel_bot_share_seats_the_network_once_in_those_hands():
     sequences, _ = run.play()
     seats = {hand: {seat for h, seat in sequences if h == hand} for hand in range(TINY.hands)}
     assert seats[0] == seats[1] == {0, 1} and seats[2] == {0} and seats[3] == {1}
+
+
+def test_a_step_schedule_sets_adams_step_from_its_hands_on_keeping_the_calibrations_ratio():
+    run = TDRun(STEPPED)
+    assert [STEPPED.learning_rate_at(hands) for hands in (0, 7, 8, 11, 12, 10**6)] == [
+        STEPPED.learning_rate, STEPPED.learning_rate, 1e-4, 1e-4, 1e-5, 1e-5]
+    calibration, layers = run.optimizer.param_groups
+    ratio = calibration["lr"] / layers["lr"]
+    steps = []
+    for _ in range(4):  # the fit after 0, 4, 8 and 12 hands played
+        run.iterate()
+        steps.append(layers["lr"])
+        assert calibration["lr"] == pytest.approx(ratio * layers["lr"])
+    assert steps == [STEPPED.learning_rate, STEPPED.learning_rate, 1e-4, 1e-5]
 
 
 def test_stock_sizes_give_the_iterations_their_stockpiles_in_turn():

@@ -49,6 +49,9 @@ class TDConfig:
     explore: float = setting(0.02, "share of the learner's decisions taken uniformly at random", min=0.0, max=1.0)
     learning_rate: float = setting(1e-3, "Adam's step size (one Adam for the whole run, saved with it)",
                                    LEARNING_RATE)
+    learning_rate_after: dict[int, float] = setting(
+        {}, "a step schedule: Adam's step from that many hands played on, e.g. {512000: 1.0e-4} "
+            "(td.learning_rate before the first)")
     epochs: int = setting(1, "passes over an iteration's positions", min=1, max=100)
     minibatch: int = setting(1024, "positions per gradient step", min=1, max=1_000_000)
     opponents: dict[str, float] = setting(
@@ -121,6 +124,11 @@ def check(config) -> None:
         raise ConfigError(f"td.rank_share={settings.rank_share} is not allowed without td.start: teacher and "
                           "td.search_top > 0: its moves are drawn among the teacher's kept stops")
     check_files_fit(settings.hidden, players, settings.max_snapshots, settings.start, settings.turn_baseline)
+    for hands, rate in settings.learning_rate_after.items():
+        if not (HANDS["min"] <= hands <= HANDS["max"] and 0.0 < rate <= LEARNING_RATE.max):
+            raise ConfigError(f"td.learning_rate_after: {hands!r}: {rate!r} is not allowed: give hands from "
+                              f"{HANDS['min']} to {HANDS['max']:,} and a step size > 0 and <= {LEARNING_RATE.max:g}, "
+                              "e.g. {512000: 1.0e-4}")
     for size in settings.stock_sizes:  # each from 1 to MAX_STOCK (its setting's bounds); the rules judge the rest
         try:
             Rules(**{**config.make_rules().to_dict(), "stock_size": size})

@@ -92,6 +92,8 @@ class TDSettings:
     lam: float = 1.0
     explore: float = 0.02
     learning_rate: float = 1e-3
+    learning_rate_after: dict = field(default_factory=dict)
+    """A step schedule: hands played -> Adam's step from then on (``learning_rate`` before the first)."""
     epochs: int = 1
     minibatch: int = 1024
     opponents: dict = field(default_factory=lambda: {SELF: 1.0})
@@ -112,6 +114,12 @@ class TDSettings:
     start: str = SCRATCH
     """``scratch``: the neural bot's network from random weights; ``teacher``: the residual over the teacher's
     value (:mod:`training.td.residual`)."""
+
+    def learning_rate_at(self, hands: int) -> float:
+        """Adam's step once ``hands`` hands are played: the last of ``learning_rate_after`` reached, else
+        ``learning_rate``."""
+        reached = [start for start in self.learning_rate_after if hands >= start]
+        return self.learning_rate_after[max(reached)] if reached else self.learning_rate
 
     def tables(self) -> list[str]:
         """Who sits in the other seats of each hand of an iteration: ``hands`` entries, each kind its share
@@ -195,6 +203,7 @@ class TDRun:
             self.optimizer = torch.optim.Adam(self.net.parameters(), lr=settings.learning_rate)
             self.row_width = self.net.row_width if settings.turn_baseline else len(self.net.inputs)
             self.row_type = np.int64
+        self.rate_scales = [group["lr"] / settings.learning_rate for group in self.optimizer.param_groups]
         self.rng = np.random.default_rng(settings.seed)
         self.rules = self.rules_of(settings.stock_size)
         self.hands_played = 0
@@ -241,6 +250,7 @@ class TDRun:
         start = time.process_time()
         sequences, results = self.play()
         inputs, targets = self.returns(sequences, results)
+        self.set_learning_rate(self.settings.learning_rate_at(self.hands_played))
         loss = self.fit(inputs, targets)
         if self.drawn:
             self.fit_drawn(results)
@@ -255,6 +265,11 @@ class TDRun:
         self.cpu_seconds += spent
         return {"iteration": self.iterations, "hands": self.hands_played, "positions": len(targets), "loss": loss,
                 "cpu_seconds": spent, "hands_per_cpu_second": self.settings.hands / max(spent, 1e-9)}
+
+    def set_learning_rate(self, rate: float) -> None:
+        """Adam's step ``rate`` for the network's layers, the teacher start's calibration keeping its ratio."""
+        for group, scale in zip(self.optimizer.param_groups, self.rate_scales):
+            group["lr"] = scale * rate
 
     def add_snapshot(self, hands: int, weights: dict[str, torch.Tensor]) -> None:
         """Add a snapshot of ``weights`` taken at ``hands`` to the pool; drop the oldest beyond ``max_snapshots``."""
