@@ -24,8 +24,9 @@ TEACHER = TDSettings(**{**LEAGUE.__dict__, "start": "teacher"})
 RANKED = TDSettings(**{**TEACHER.__dict__, "stock_size": 5, "search_top": 4, "rank_share": 0.5, "explore": 0.0})
 """The teacher start whose correction learns from moves drawn among the teacher's 4 best stops."""
 TURN = TDSettings(**{**LEAGUE.__dict__, "turn_baseline": True, "lam": 0.8})
-STEPPED = TDSettings(**{**TEACHER.__dict__, "learning_rate_after": {8: 1e-4, 12: 1e-5}})
 """The scratch start valued from the turn's start, bootstrapping, with a league."""
+STEPPED = TDSettings(**{**TEACHER.__dict__, "learning_rate_after": {8: 1e-4, 12: 1e-5}})
+"""The teacher start with a step schedule: Adam's step 1e-4 from 8 hands on, 1e-5 from 12."""
 
 
 def weights(run: TDRun) -> list[np.ndarray]:
