@@ -149,6 +149,8 @@ def test_a_broken_state_file_is_one_line_naming_the_file_and_the_field(tmp_path,
     ("td.start=imitation", "'scratch'"),
     ("td.stock_sizes=[0]", r"td.stock_sizes\[0\]=0 is not allowed"),
     ("td.stock_sizes=[51]", "use a number <= 50"),
+    ("td.drawn_lam=0.8", "td.drawn_lam=0.8 is not allowed without td.rank_share"),
+    ("td.drawn_lam=-0.1", ">= 0.0"),
 ])
 def test_a_config_the_backend_cannot_run_is_refused_naming_the_key(tmp_path, override, message):
     with pytest.raises(ConfigError, match=message):

@@ -265,15 +265,40 @@ def test_drawn_moves_teach_the_correction_and_the_regression_leaves_it_alone():
         rows = torch.as_tensor(np.stack([np.concatenate([d.blocks[d.pick], [d.values[d.pick], 0.0], d.turn_start])
                                          for d in run.drawn]))
         assert torch.allclose(logits, run.net(rows))
-    run.fit_drawn(results)
+    run.fit_drawn(run.drawn_targets(sequences, results, inputs))
     assert any((a != b).any() for a, b in zip(before, correction_weights(run)))
+
+
+def test_a_drawn_move_is_fitted_to_the_hand_result_at_lambda_one_and_to_the_next_position_at_zero():
+    run = TDRun(RANKED)
+    sequences, results = run.play()
+    inputs, _ = run.returns(sequences, results)
+    ends = np.array([results[d.hand, d.seat] for d in run.drawn])
+    assert np.array_equal(run.drawn_targets(sequences, results, inputs), ends)
+    with torch.no_grad():  # a model whose chances differ from every result
+        run.net.b.fill_(0.3)
+    run.settings = TDSettings(**{**RANKED.__dict__, "drawn_lam": 0.0})
+    chances, keys = run.chances(inputs), sorted(sequences)
+    starts = dict(zip(keys, np.cumsum([0] + [len(sequences[key]) for key in keys])))
+    followed = [d.position < len(sequences[d.hand, d.seat]) for d in run.drawn]
+    assert any(followed) and not all(followed)  # some drawn moves end their hand before a stop
+    expected = []
+    for d, after in zip(run.drawn, followed):
+        if not after:
+            expected.append(results[d.hand, d.seat])
+            continue
+        at = starts[d.hand, d.seat] + d.position  # the first position after the move: its 0-return is the next one's
+        last = d.position == len(sequences[d.hand, d.seat]) - 1
+        expected.append(results[d.hand, d.seat] if last else chances[at + 1])
+    assert np.allclose(run.drawn_targets(sequences, results, inputs), expected)
+    assert not np.allclose(expected, ends)
 
 
 def test_a_drawn_decision_whose_stops_r_cannot_tell_apart_moves_nothing():
     run = TDRun(RANKED)
     run.play()
     same = [learner.DrawnDecision(d.hand, d.seat, np.repeat(d.blocks[:1], len(d.blocks), axis=0), d.values, d.pick,
-                                  d.turn_start) for d in run.drawn]
+                                  d.turn_start, d.position) for d in run.drawn]
     logits = run.net.drawn_logits(same)
     logits.sum().backward()
     assert all(p.grad is None or p.grad.abs().max() < 1e-6 for p in run.net.parameters())

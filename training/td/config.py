@@ -43,6 +43,10 @@ class TDConfig:
                                      "is drawn uniformly among the kept stops; the correction then learns from "
                                      "those draws alone (how the result differs with the stop drawn), not from "
                                      "the regression on the stops played", min=0.0, max=1.0)
+    drawn_lam: float = setting(1.0, "teacher, with td.rank_share: λ of a drawn move's target, the λ-return of the "
+                                    "first position its seat reaches after it: 1 the hand's result, below 1 more "
+                                    "of the network's values of the positions that follow (less of the rest of "
+                                    "the hand's luck)", min=0.0, max=1.0)
     hands: int = setting(64, "hands played per iteration (one batch of the engine), then fitted", min=1, max=4096)
     lam: float = setting(1.0, "λ of the returns: 1 the hand's result (Monte Carlo), 0 the network's value of the "
                               "next position", min=0.0, max=1.0)
@@ -123,6 +127,9 @@ def check(config) -> None:
     if settings.rank_share and not (settings.start == "teacher" and settings.search_top):
         raise ConfigError(f"td.rank_share={settings.rank_share} is not allowed without td.start: teacher and "
                           "td.search_top > 0: its moves are drawn among the teacher's kept stops")
+    if settings.drawn_lam != 1.0 and not settings.rank_share:
+        raise ConfigError(f"td.drawn_lam={settings.drawn_lam} is not allowed without td.rank_share > 0: it is the "
+                          "target of the drawn moves; use td.rank_share or leave td.drawn_lam at 1")
     check_files_fit(settings.hidden, players, settings.max_snapshots, settings.start, settings.turn_baseline)
     for hands, rate in settings.learning_rate_after.items():
         if not (HANDS["min"] <= hands <= HANDS["max"] and 0.0 < rate <= LEARNING_RATE.max):

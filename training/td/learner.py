@@ -111,6 +111,9 @@ class TDSettings:
     rank_share: float = 0.0
     """The teacher start with ``search_top``: the share of the learner's decisions whose move is drawn uniformly
     among the kept stops; ``r`` then learns from those draws alone (:meth:`TDRun.fit_drawn`)."""
+    drawn_lam: float = 1.0
+    """With ``rank_share``: λ of a drawn decision's target, the λ-return of the first position its seat reaches
+    after it (1: the hand's result)."""
     start: str = SCRATCH
     """``scratch``: the neural bot's network from random weights; ``teacher``: the residual over the teacher's
     value (:mod:`training.td.residual`)."""
@@ -250,10 +253,11 @@ class TDRun:
         start = time.process_time()
         sequences, results = self.play()
         inputs, targets = self.returns(sequences, results)
+        drawn_targets = self.drawn_targets(sequences, results, inputs)
         self.set_learning_rate(self.settings.learning_rate_at(self.hands_played))
         loss = self.fit(inputs, targets)
         if self.drawn:
-            self.fit_drawn(results)
+            self.fit_drawn(drawn_targets)
         before = self.hands_played
         self.hands_played += self.settings.hands
         self.iterations += 1
@@ -317,7 +321,7 @@ class TDRun:
                     mover_player = player if mover < 0 else self.pool[mover].player
                     mover_player.decide(engine, rows[group], observations[group], masks[group], decided)
                     chosen[group] = decided
-            drawn = self.draw_moves(player, engine, rows, observations, learning, turn_starts, chosen)
+            drawn = self.draw_moves(player, engine, rows, observations, learning, turn_starts, sequences, chosen)
             for i in np.flatnonzero((self.rng.random(len(rows)) < settings.explore) & learning & ~drawn):
                 chosen[i] = self.rng.choice(np.flatnonzero(masks[i]))
             discarding = np.flatnonzero(learning & (chosen >= FIRST_DISCARD) & (chosen < END_TURN))
@@ -333,10 +337,12 @@ class TDRun:
         engine.close()
         return sequences, results
 
-    def draw_moves(self, player, engine, rows, observations, learning, turn_starts, chosen) -> np.ndarray:
+    def draw_moves(self, player, engine, rows, observations, learning, turn_starts, sequences,
+                   chosen) -> np.ndarray:
         """With ``rank_share``: at that share of the learner's decisions (``learning``) that choose among at least
         two kept stops, the move toward one of them drawn uniformly replaces ``chosen``'s, and the decision joins
-        ``self.drawn`` (:class:`DrawnDecision`); whether each row's move was drawn."""
+        ``self.drawn`` (:class:`DrawnDecision`, with the count of positions ``sequences`` holds of its seat so
+        far); whether each row's move was drawn."""
         drawn = np.zeros(len(rows), dtype=bool)
         if not self.settings.rank_share:
             return drawn
@@ -357,22 +363,40 @@ class TDRun:
         drawn[at] = True
         seats = engine.games["seat"][rows[at]]
         for k, (i, pick) in enumerate(zip(choosing, picks)):
-            self.drawn.append(DrawnDecision(int(rows[at[k]]), int(seats[k]), blocks[i, :counts[i]],
-                                            values[i, :counts[i]], int(pick), turn_starts.blocks[rows[at[k]]].copy()))
+            hand, seat = int(rows[at[k]]), int(seats[k])
+            self.drawn.append(DrawnDecision(hand, seat, blocks[i, :counts[i]], values[i, :counts[i]], int(pick),
+                                            turn_starts.blocks[hand].copy(), len(sequences.get((hand, seat), ()))))
         return drawn
 
-    def fit_drawn(self, results: np.ndarray) -> None:
-        """Fit ``r`` to the results of the drawn decisions (``self.drawn``), one gradient step a ``minibatch`` of
-        them: each one's logit is the model's for the stop drawn (``a v + b + c (r(stop) - r(turn start)) +
-        baseline``), but only its ``c (r(stop) - mean r(kept stops))`` carries a gradient. The stop was drawn
-        uniformly, whatever else happened in the hand, so what moves ``r`` is how the result differs with the stop
-        drawn: the choice's effect, not what goes with winning in the hands played (docs/training.md)."""
+    def drawn_targets(self, sequences: dict, results: np.ndarray, inputs: np.ndarray) -> np.ndarray:
+        """The target of each drawn decision (``self.drawn``): the ``drawn_lam``-return of the first position its
+        seat recorded after it (:meth:`returns`' ``inputs``, in their order), the hand's result where the hand ended
+        first. Below 1 it weighs the network's values of the positions that follow (the turn's stop, the next
+        turns'), which a drawn choice moves as it moves the result, with far less of the rest of the hand's luck."""
+        lam = self.settings.drawn_lam
+        ends = [results[d.hand, d.seat] for d in self.drawn]
+        if lam == 1.0 or not self.drawn:
+            return np.array(ends)
+        keys = sorted(sequences)
+        returns = lambda_returns(sequences, keys, self.chances(inputs), results, lam)
+        offsets = dict(zip(keys, np.cumsum([0] + [len(sequences[key]) for key in keys])))
+        return np.array([returns[offsets[d.hand, d.seat] + d.position]
+                         if d.position < len(sequences.get((d.hand, d.seat), ())) else end
+                         for d, end in zip(self.drawn, ends)])
+
+    def fit_drawn(self, targets: np.ndarray) -> None:
+        """Fit ``r`` to the drawn decisions (``self.drawn``) and their ``targets`` (:meth:`drawn_targets`), one
+        gradient step a ``minibatch`` of them: each one's logit is the model's for the stop drawn (``a v + b +
+        c (r(stop) - r(turn start)) + baseline``), but only its ``c (r(stop) - mean r(kept stops))`` carries a
+        gradient. The stop was drawn uniformly, whatever else happened in the hand, so what moves ``r`` is how the
+        target differs with the stop drawn: the choice's effect, not what goes with winning in the hands played
+        (docs/training.md)."""
         order = self.rng.permutation(len(self.drawn))
         for begin in range(0, len(order), self.settings.minibatch):
-            batch = [self.drawn[k] for k in order[begin:begin + self.settings.minibatch]]
+            picked = order[begin:begin + self.settings.minibatch]
             loss = torch.nn.functional.binary_cross_entropy_with_logits(
-                self.net.drawn_logits(batch), torch.tensor([results[d.hand, d.seat] for d in batch],
-                                                           dtype=torch.float32))
+                self.net.drawn_logits([self.drawn[k] for k in picked]),
+                torch.as_tensor(targets[picked], dtype=torch.float32))
             self.optimizer.zero_grad()
             loss.backward()
             self.optimizer.step()
@@ -399,23 +423,17 @@ class TDRun:
         return controllers, learner_seat, opponent
 
     def returns(self, sequences: dict, results: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-        """Every recorded position's inputs and its λ-return (see the module's docstring)."""
-        lam = self.settings.lam
+        """Every recorded position's inputs and its λ-return (see the module's docstring), seat by seat in the
+        order of ``sorted(sequences)``."""
         keys = sorted(sequences)
         inputs = np.array([q for key in keys for q in sequences[key]], dtype=self.row_type).reshape(
             -1, self.row_width)
+        return inputs, lambda_returns(sequences, keys, self.chances(inputs), results, self.settings.lam)
+
+    def chances(self, inputs: np.ndarray) -> np.ndarray:
+        """The network's chance of winning at each recorded position."""
         with torch.no_grad():
-            chances = torch.sigmoid(self.net(torch.as_tensor(inputs))).numpy().astype(np.float64)
-        targets = np.empty(len(inputs))
-        at = 0
-        for hand, seat in keys:
-            length = len(sequences[hand, seat])
-            following = results[hand, seat]
-            for t in reversed(range(length)):
-                targets[at + t] = following
-                following = (1.0 - lam) * chances[at + t] + lam * following
-            at += length
-        return inputs, targets
+            return torch.sigmoid(self.net(torch.as_tensor(inputs))).numpy().astype(np.float64)
 
     def logits(self, rows: torch.Tensor) -> torch.Tensor:
         """The network's logits of recorded rows, as the regression fits them: with ``rank_share``, ``r`` held
@@ -503,6 +521,8 @@ class DrawnDecision:
     """The stop drawn."""
     turn_start: np.ndarray
     """The block of the turn's start."""
+    position: int
+    """How many positions its seat had recorded before it: the index of the first one after it."""
 
 
 class TurnStarts:
@@ -524,6 +544,21 @@ class TurnStarts:
                 self.blocks = np.zeros((len(self.turn), blocks.shape[1]), dtype=blocks.dtype)
             self.blocks[rows[first]] = blocks
             self.turn[rows[first]] = turns[first]
+
+
+def lambda_returns(sequences: dict, keys: list, chances: np.ndarray, results: np.ndarray, lam: float) -> np.ndarray:
+    """The λ-return of each recorded position, the seats' positions in the order of ``keys`` and ``chances`` the
+    network's values of them: ``G_t = (1 - λ) p_{t+1} + λ G_{t+1}``, the seat's result after its last."""
+    targets = np.empty(len(chances))
+    at = 0
+    for hand, seat in keys:
+        length = len(sequences[hand, seat])
+        following = results[hand, seat]
+        for t in reversed(range(length)):
+            targets[at + t] = following
+            following = (1.0 - lam) * chances[at + t] + lam * following
+        at += length
+    return targets
 
 
 def searched(net):

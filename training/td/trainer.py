@@ -69,7 +69,8 @@ class TDTrainer:
                           minibatch=settings.minibatch, opponents=dict(settings.opponents),
                           snapshot_every=settings.snapshot_every, max_snapshots=settings.max_snapshots,
                           seed=self.config.seed, start=settings.start, turn_baseline=settings.turn_baseline,
-                          search_top=settings.search_top, rank_share=settings.rank_share)
+                          search_top=settings.search_top, rank_share=settings.rank_share,
+                          drawn_lam=settings.drawn_lam)
 
     # ------------------------------------------------------------------ state
     def load(self) -> tuple[TDRun, dict]:
@@ -108,8 +109,10 @@ class TDTrainer:
         shares = ", ".join(f"{share:.0%} {kind}" for kind, share in settings.opponents.items())
         model = ("correction to pretrained-2p's value" if settings.start == "teacher"
                  else "value network, valued from the turn's start" if settings.turn_baseline else "value network")
+        drawn = (f"; {settings.rank_share:.0%} of its moves drawn among the teacher's best {settings.search_top}, "
+                 f"fitted to their λ={settings.drawn_lam:g} returns" if settings.rank_share else "")
         self.log.print(f"TD(λ={settings.lam:g}) from {settings.start}: a {settings.hidden[0]}x{settings.hidden[1]} "
-                       f"{model}, {settings.hands} hands an iteration ({shares}"
+                       f"{model}{drawn}, {settings.hands} hands an iteration ({shares}"
                        f"{'; stockpiles of ' + ', '.join(map(str, settings.stock_sizes)) + ' in turn' if settings.stock_sizes else ''}"
                        f"{pool if settings.opponents.get(SNAPSHOTS) else ''}"
                        f"); budget {budget:,} hands, "
