@@ -162,9 +162,11 @@ class ResidualBot(Bot):
 
     def act_rows(self, engine, rows: np.ndarray, observations: np.ndarray, masks=None) -> np.ndarray:
         """The actions of the seats to act in the games ``rows`` of the batched engine ``engine`` (their
-        observations; the legal moves are the engine's own masks)."""
+        observations; the legal moves are the engine's own masks), the rows split among its kernel threads."""
+        rows = np.asarray(rows, dtype=np.int64)
+        observations = np.ascontiguousarray(observations, dtype=np.float32)
         out = np.empty(len(rows), dtype=np.int64)
-        residual_actions(engine.games, engine.action_mask, engine.cfg, np.asarray(rows, dtype=np.int64),
-                         self.parameters, np.ascontiguousarray(observations, dtype=np.float32), self.network.arrays,
-                         self.scales, self.search_top, out)
+        engine.run_parts(lambda a, b: residual_actions(engine.games, engine.action_mask, engine.cfg, rows[a:b],
+                                                       self.parameters, observations[a:b], self.network.arrays,
+                                                       self.scales, self.search_top, out[a:b]), len(rows))
         return out

@@ -97,6 +97,31 @@ def test_a_restored_run_has_the_weights_of_an_uninterrupted_one(tmp_path, settin
     assert len(data) < 1_000_000
 
 
+BATCH = {"hands": 32, "opponents": {"self": 0.5, "greedy": 0.25, "snapshots": 0.25}}
+"""Enough hands a batch for two kernel threads, a kernel bot and snapshots among the opponents."""
+
+
+@pytest.mark.parametrize("settings", [TDSettings(**{**LEAGUE.__dict__, **BATCH}),
+                                      TDSettings(**{**RANKED.__dict__, **BATCH})], ids=["scratch", "teacher"])
+def test_two_kernel_threads_play_the_same_hands_and_fit_the_same_weights(settings, monkeypatch):
+    split = []
+    run_parts = learner.VectorGame.run_parts
+
+    def recorded(engine, function, count, *args, **kwargs):
+        parts = run_parts(engine, function, count, *args, **kwargs)
+        split.append(len(parts))
+        return parts
+
+    monkeypatch.setattr(learner.VectorGame, "run_parts", recorded)
+    runs = [TDRun(TDSettings(**{**settings.__dict__, "threads": threads})) for threads in (1, 2)]
+    for run in runs:
+        for _ in range(3):
+            run.iterate()
+    assert max(split) == 2  # the searches did run on two threads
+    assert runs[0].positions_fitted == runs[1].positions_fitted and len(runs[1].pool) == 2
+    assert all(np.array_equal(a, b) for a, b in zip(weights(runs[0]), weights(runs[1])))
+
+
 def test_a_snapshot_share_seats_the_network_once_and_a_snapshot_in_the_other_seats(monkeypatch):
     run = TDRun(LEAGUE)
     assert run.settings.tables() == ["self", "self", "snapshots", "snapshots"]

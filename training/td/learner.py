@@ -62,6 +62,7 @@ from skipbo_env.actions import END_TURN, FIRST_DISCARD
 from skipbo_env.cards import WILD
 from skipbo_env.rules import Rules
 from skipbo_env.vector import VectorGame
+from skipbo_env.vector.engine import SEARCH_ROWS_PER_THREAD
 from training.neural.value_net import CALIBRATION_RATE, ValueNet, quantize
 from training.schema import SELF, SNAPSHOTS
 from training.td.residual import ResidualNet, ResidualPlayer, kernel_model, residual_document
@@ -103,6 +104,9 @@ class TDSettings:
     max_snapshots: int = 8
     """Snapshots the pool keeps: the newest."""
     seed: int = 0
+    threads: int = 1
+    """The self-play engine's kernel threads: the searches of a batch's games split among them (the same hands and
+    weights at any count)."""
     turn_baseline: bool = False
     """The scratch start: value a position from its turn's start (:class:`training.td.turn_change.TurnChangeNet`).
     The teacher start always does."""
@@ -144,8 +148,9 @@ class NetworkPlayer:
         self.turn_baseline = turn_baseline
 
     def decide(self, engine: VectorGame, rows, observations, masks, out) -> None:
-        """``out`` := the bot's actions in the games ``rows`` (their observations and masks)."""
-        decide_rows(observations, masks, self.arrays, out)
+        """``out`` := the bot's actions in the games ``rows`` (their observations and masks), split among the
+        engine's kernel threads."""
+        engine.run_parts(lambda a, b: decide_rows(observations[a:b], masks[a:b], self.arrays, out[a:b]), len(rows))
 
     def turn_starts(self, engine: VectorGame, rows, observations) -> np.ndarray:
         """The inputs of the decisions in the games ``rows`` as stops, each the first of its seat's turn (with a
@@ -290,7 +295,7 @@ class TDRun:
         settings = self.settings
         player = self.player()
         engine = VectorGame(self.iteration_rules(), settings.hands, seed=self.hands_played, auto_reset=False,
-                            threads=1)
+                            threads=settings.threads)
         controllers, learner_seat, opponent = self.seating()
         streams = bots.new_streams(settings.hands)
         all_rows = np.arange(settings.hands)
@@ -302,7 +307,8 @@ class TDRun:
         steps = np.empty(settings.hands, dtype=np.int64)
         while not engine.over.all():
             rows = np.flatnonzero(~engine.over)
-            bots.play_bots(engine.games, engine.action_mask, engine.cfg, controllers, streams, rows, steps[:len(rows)])
+            engine.run_rows(bots.play_bots, rows, (engine.games, engine.action_mask, engine.cfg, controllers, streams),
+                            (steps[:len(rows)],), min_rows=SEARCH_ROWS_PER_THREAD)
             rows = np.flatnonzero(~engine.over)
             if not len(rows):
                 break

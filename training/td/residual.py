@@ -167,9 +167,10 @@ class ResidualPlayer:
         blocks = np.zeros((count, top, arrays[0].shape[0]), dtype=np.int64)
         values, firsts = np.zeros((count, top)), np.zeros((count, top), dtype=np.int64)
         counts = np.zeros(count, dtype=np.int64)
-        candidate_rows(engine.games, engine.action_mask, engine.cfg, np.asarray(rows, dtype=np.int64),
-                       self.bot.parameters, np.ascontiguousarray(observations), arrays, top, blocks, values, firsts,
-                       counts)
+        rows, observations = np.asarray(rows, dtype=np.int64), np.ascontiguousarray(observations)
+        engine.run_parts(lambda a, b: candidate_rows(engine.games, engine.action_mask, engine.cfg, rows[a:b],
+                                                     self.bot.parameters, observations[a:b], arrays, top, blocks[a:b],
+                                                     values[a:b], firsts[a:b], counts[a:b]), count)
         return blocks.astype(np.float64), values, firsts, counts
 
     def decide_drawn(self, engine, rows, observations, picks, out) -> None:
