@@ -68,9 +68,9 @@ class TDTrainer:
                           learning_rate_after=dict(settings.learning_rate_after), epochs=settings.epochs,
                           minibatch=settings.minibatch, opponents=dict(settings.opponents),
                           snapshot_every=settings.snapshot_every, max_snapshots=settings.max_snapshots,
-                          seed=self.config.seed, threads=self.config.threads, start=settings.start, turn_baseline=settings.turn_baseline,
-                          search_top=settings.search_top, rank_share=settings.rank_share,
-                          drawn_lam=settings.drawn_lam)
+                          seed=self.config.seed, threads=self.config.threads, start=settings.start,
+                          turn_baseline=settings.turn_baseline, search_top=settings.search_top,
+                          rank_share=settings.rank_share, drawn_lam=settings.drawn_lam)
 
     # ------------------------------------------------------------------ state
     def load(self) -> tuple[TDRun, dict]:
