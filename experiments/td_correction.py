@@ -12,6 +12,13 @@ fresh two-player self-play hands of the run's rules, deals from ``--seed`` on:
   baseline and calibration): below zero, ``r`` predicts the results of the teacher's play better than nothing does.
   Its standard error is over the seat-hands.
 
+- **the drawn moves' targets** (``--drawn-hands``, a run with ``td.rank_share``): that many hands of the
+  checkpoint's own training play (its opponents, exploring and drawn moves; the same deals from ``--seed`` on). For
+  each λ of the drawn moves' target (``td.drawn_lam``: 1, 0.9, 0.8, 0.5, 0), the standard deviation of the target
+  about the model's chance of the stop drawn (the noise a fit sees), and the target's slope on the teacher's ``v``
+  of the stop drawn less the mean ``v`` of the stops kept (per 100 of the teacher's units, with its standard
+  error): how the target follows what the teacher's ranking says.
+
 Reading it: a correction that predicts the teacher's own results better (a gain) while the curve against
 ``pretrained-2p`` falls is right where the data is and wrong where the search takes it: on the stops the teacher
 did not choose, which no result checks.
@@ -30,8 +37,8 @@ from pathlib import Path
 
 import numpy as np
 
-from skipbo_cli.arguments import seed
-from skipbo_cli.script import ScriptParser, count, run
+from skipbo_cli.arguments import bounded_int, seed
+from skipbo_cli.script import MAX_COUNT, ScriptParser, count, run
 
 FRESH_DEALS = 10_000_000
 """The first deal of the measurement hands by default: far beyond the deals of any run's training."""
@@ -96,6 +103,48 @@ def gain(net, zeroed, rows, targets, lengths) -> tuple[float, float]:
     return float(difference.mean()), float(per_hand.std() * math.sqrt(len(per_hand)) / len(difference))
 
 
+DRAWN_LAMBDAS = (1.0, 0.9, 0.8, 0.5, 0.0)
+"""The λ of the drawn moves' targets measured."""
+
+
+def drawn_targets(learner, hands: int, first_deal: int) -> tuple[int, dict]:
+    """The drawn moves of ``hands`` hands of ``learner``'s training play, deals from ``first_deal`` (a batch of at
+    most ``td.hands`` at a time): how many, and for each of :data:`DRAWN_LAMBDAS` the target's standard deviation
+    about the model's chance of the stop drawn and its slope on the drawn stop's ``v`` less the mean of the kept
+    (per 100 units) with its standard error."""
+    import torch
+
+    original = learner.settings
+    learner.settings = dataclasses.replace(original, hands=min(hands, original.hands))
+    targets: dict[float, list] = {lam: [] for lam in DRAWN_LAMBDAS}
+    predicted, centred = [], []
+    for start in range(first_deal, first_deal + hands, learner.settings.hands):
+        learner.hands_played = start
+        sequences, results = learner.play()
+        if not learner.drawn:
+            continue
+        inputs, _ = learner.returns(sequences, results)
+        with torch.no_grad():
+            predicted.append(torch.sigmoid(learner.net.drawn_logits(learner.drawn)).numpy())
+        centred.extend(d.values[d.pick] - d.values.mean() for d in learner.drawn)
+        for lam in DRAWN_LAMBDAS:
+            learner.settings = dataclasses.replace(learner.settings, drawn_lam=lam)
+            targets[lam].append(learner.drawn_targets(sequences, results, inputs))
+    learner.settings = original
+    x = np.array(centred) / 100.0
+    if len(x) < 3 or not (x * x).sum():
+        return len(x), {}
+    chances = np.concatenate(predicted)
+    measures = {}
+    for lam in DRAWN_LAMBDAS:
+        y = np.concatenate(targets[lam])
+        y = y - y.mean()
+        slope = float((x * y).sum() / (x * x).sum())
+        error = math.sqrt(float(((y - slope * x) ** 2).sum()) / (len(x) - 2) / float((x * x).sum()))
+        measures[lam] = {"sd": float(np.std(np.concatenate(targets[lam]) - chances)), "slope": slope, "se": error}
+    return len(x), measures
+
+
 def main(argv: list[str] | None = None) -> int:
     import torch
 
@@ -105,6 +154,9 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("checkpoint", help="a checkpoint folder of a td.start: teacher run (RUN/checkpoints/step_N)")
     parser.add_argument("--spread-hands", type=count, default=16, help="hands of the checkpoint's play (default 16)")
     parser.add_argument("--hands", type=count, default=64, help="hands of the teacher's moves (default 64)")
+    parser.add_argument("--drawn-hands", type=bounded_int(0, MAX_COUNT), default=0,
+                        help="hands of its training play whose drawn moves' targets are measured (a run with "
+                             "td.rank_share; default 0: none)")
     parser.add_argument("--seed", type=seed, default=FRESH_DEALS, help=f"the first deal (default {FRESH_DEALS:,})")
     args = parser.parse_args(argv)
     checkpoint = Path(args.checkpoint)
@@ -113,6 +165,9 @@ def main(argv: list[str] | None = None) -> int:
     torch.set_num_threads(1)
     begin = time.process_time()
     learner = restored(checkpoint)
+    if args.drawn_hands and not learner.settings.rank_share:
+        raise ValueError(f"--drawn-hands {args.drawn_hands}: {checkpoint} is of a run without drawn moves "
+                         "(td.rank_share 0); give --drawn-hands 0 or a run with td.rank_share")
     zeroed = copy.deepcopy(learner.net)
     with torch.no_grad():
         zeroed.output.weight.zero_()
@@ -128,6 +183,13 @@ def main(argv: list[str] | None = None) -> int:
     mean, error = gain(learner.net, zeroed, rows, targets, lengths)
     print(f"cross-entropy with r less without, on {len(rows):,} positions of {args.hands} hands of the teacher's "
           f"moves: {mean:+.5f} nats (se {error:.5f}, over {len(lengths)} seat-hands)")
+    if args.drawn_hands:
+        drawn, measures = drawn_targets(learner, args.drawn_hands, args.seed)
+        print(f"drawn moves: {drawn:,} in {args.drawn_hands:,} hands of its training play" + ("; too few to measure"
+              if not measures else ""))
+        for lam, measure in measures.items():
+            print(f"  target at λ={lam:g}: sd about the model {measure['sd']:.3f}; slope on v less the kept stops' "
+                  f"mean {measure['slope']:+.4f} a 100 units (se {measure['se']:.4f})")
     print(f"CPU: {time.process_time() - begin:.0f} s")
     return 0
 

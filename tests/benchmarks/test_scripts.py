@@ -25,8 +25,8 @@ TINY = {
                                      "--networks", "quickstart", "--n-steps", "4", "--json"],
     "benchmarks/vector_speed.py": ["--seconds", "0.01", "--players", "2", "--json"],
     "experiments/decision_signal.py": ["--decisions", "1", "--samples", "2", "--share", "1"],
-    "experiments/td_correction.py": ["long_runs/td-teacher-2p-20261205-031743/checkpoints/step_000016384",
-                                     "--spread-hands", "1", "--hands", "1"],
+    "experiments/td_correction.py": ["long_runs/td-teacher-2p-drawnlam08-20261206-023500/checkpoints/step_000081920",
+                                     "--spread-hands", "1", "--hands", "1", "--drawn-hands", "2"],
     "experiments/td_step_noise.py": ["long_runs/td-scratch-2p-20261204-215721", "--learning-rates", "1e-3",
                                      "--iterations", "1", "--games", "2", "--every", "1"],
 }
