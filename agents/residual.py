@@ -14,7 +14,9 @@ only, read by :func:`read_model` and checked like the neural bot's (:func:`agent
 (finite, ``a``, ``a_d`` and ``c`` > 0; a ``skipbo-residual/1`` file has ``[a, b, a_d]`` and ``c`` = 1),
 ``correction`` (``r``'s input part in the neural bot's format),
 ``feature_first`` (``r``'s first-layer rows of the 16 features) and, optionally, ``search_top`` (the teacher's best
-stops of a decision by ``v`` that the correction ranks, from 1 to :data:`MAX_SEARCH_TOP`; absent or 0: every stop).
+stops of a decision by ``v`` that the correction ranks, from 1 to :data:`MAX_SEARCH_TOP`; absent or 0: every stop)
+and ``bound`` (``r`` enters as ``bound * tanh(r / bound)``, in ``r``'s units, finite, at most :data:`MAX_SCALE`;
+absent or 0: no bound).
 """
 
 from __future__ import annotations
@@ -25,7 +27,7 @@ import numpy as np
 
 from agents.batched.learned import SHIPPED, variant_of
 from agents.batched.neural import float_layers, num_players_of
-from agents.batched.residual import FEATURE_UNIT, is_zero, observed_action, residual_actions
+from agents.batched.residual import BOUND, FEATURE_UNIT, is_zero, observed_action, residual_actions
 from agents.learned_parameters import NAME as LEARNED, NUM_FEATURES
 from agents.neural import (
     MAX_SUM, Network, input_maxima, integer_array, largest_sum, network_from_dict, read_model_numbers,
@@ -44,7 +46,7 @@ MAX_FEATURE = MAX_DECKS * CARDS_PER_DECK
 """More than any feature's magnitude: each is a count of cards, a chance, or a chance times a seat weight or over a
 stockpile's size."""
 MAX_SCALE = 1e6
-"""The largest magnitude of ``a``, ``b`` or ``a_d`` a model file may hold."""
+"""The largest magnitude of a model file's ``scales`` or ``bound``."""
 MAX_SEARCH_TOP = 4096
 """The most stops a decision's correction may rank apart from all of them (room kept for each)."""
 
@@ -56,18 +58,19 @@ def teacher_parameters() -> np.ndarray:
 
 def residual_dict(network: Network, scales, search_top: int = 0) -> dict:
     """The model file's numbers of ``r`` (``network``, its first layer a row per input, then per feature),
-    ``scales`` ``[a, b, a_d, c]`` and ``search_top`` (0: every stop)."""
+    ``scales`` ``[a, b, a_d, c, bound]`` and ``search_top`` (0: every stop)."""
     document = network.to_dict()
     inputs = len(network.inputs)
     first = document.pop("first")
     return {"format": FORMAT, "teacher": TEACHER, "feature_unit": FEATURE_UNIT,
-            "scales": [float(x) for x in scales], "correction": {**document, "first": first[:inputs]},
-            "feature_first": first[inputs:], "search_top": int(search_top)}
+            "scales": [float(x) for x in scales[:BOUND]], "bound": float(scales[BOUND]),
+            "correction": {**document, "first": first[:inputs]}, "feature_first": first[inputs:],
+            "search_top": int(search_top)}
 
 
 def residual_from_dict(data, source: str = "model") -> tuple[Network, np.ndarray, int]:
-    """``r``, ``[a, b, a_d, c]`` and ``search_top`` of a model dict (:func:`residual_dict`'s layout, or the first
-    format's); ``ValueError`` naming ``source`` and the field for anything else."""
+    """``r``, ``[a, b, a_d, c, bound]`` and ``search_top`` of a model dict (:func:`residual_dict`'s layout, or the
+    first format's); ``ValueError`` naming ``source`` and the field for anything else."""
     def fail(message: str):
         raise ValueError(f"residual model {source}: {message}")
 
@@ -85,6 +88,10 @@ def residual_from_dict(data, source: str = "model") -> tuple[Network, np.ndarray
                        and abs(x) <= MAX_SCALE for x in scales) or any(scales[i] <= 0 for i in positive)):
         fail(f"scales must be {names}, finite numbers of magnitude at most {MAX_SCALE:g}, all but b > 0")
     scales = scales if data["format"] == FORMAT else [*scales, 1.0]
+    bound = data.get("bound", 0.0)
+    if (not isinstance(bound, (int, float)) or isinstance(bound, bool) or not math.isfinite(bound)
+            or not 0 <= bound <= MAX_SCALE):
+        fail(f"bound must be a number from 0 (no bound) to {MAX_SCALE:g}")
     search_top = data.get("search_top", 0)
     if not isinstance(search_top, int) or isinstance(search_top, bool) or not 0 <= search_top <= MAX_SEARCH_TOP:
         fail(f"search_top must be an integer from 0 (every stop) to {MAX_SEARCH_TOP}")
@@ -100,11 +107,11 @@ def residual_from_dict(data, source: str = "model") -> tuple[Network, np.ndarray
     if reach > MAX_SUM:
         fail(f"its weights are too large to be summed exactly in 64-bit integers: a sum could reach "
              f"2**{np.log2(reach):.1f}, and a model's sums must stay within 2**{np.log2(MAX_SUM):.0f}")
-    return network, np.array(scales, dtype=np.float64), search_top
+    return network, np.array([*scales, bound], dtype=np.float64), search_top
 
 
 def read_model(path: str) -> tuple[Network, np.ndarray, int]:
-    """``r``, ``[a, b, a_d, c]`` and ``search_top`` of a model file (JSON numbers only); ``ValueError`` with the
+    """``r``, ``[a, b, a_d, c, bound]`` and ``search_top`` of a model file (JSON numbers only); ``ValueError`` with the
     reason otherwise."""
     return residual_from_dict(read_model_numbers(path, "residual model"), repr(path))
 
@@ -126,8 +133,8 @@ class ResidualBot(Bot):
 
     @classmethod
     def of(cls, network: Network, scales, label: str = "in memory", search_top: int = 0) -> ResidualBot:
-        """A bot playing ``r`` = ``network`` with ``scales`` ``[a, b, a_d, c]`` over the teacher's ``search_top``
-        best stops (0: all; training plays its current weights without writing a file)."""
+        """A bot playing ``r`` = ``network`` with ``scales`` ``[a, b, a_d, c, bound]`` over the teacher's
+        ``search_top`` best stops (0: all; training plays its current weights without writing a file)."""
         bot = cls.__new__(cls)
         Bot.__init__(bot, None)
         bot.model_file, bot.network, bot.search_top = label, network, int(search_top)

@@ -12,7 +12,9 @@ The residual model gives the logit of the seat's chance to win the hand:
 ``inputs`` are the neural bot's inputs of the position (:mod:`agents.batched.neural`, read from the observation),
 ``features`` the teacher's 16 features of the stop, each entered as the integer ``rint(feature * FEATURE_UNIT)``,
 and ``r`` a network of the neural bot's integer format whose first layer reads both (its rows: the inputs, then
-the features). ``a > 0``, ``b``, ``a_d > 0`` and ``c > 0`` are numbers of the model (``scales = [a, b, a_d, c]``).
+the features), entered as ``bound * tanh(r / bound)`` where the model has a ``bound`` > 0 (:func:`bounded`).
+``a > 0``, ``b``, ``a_d > 0``, ``c > 0`` and ``bound >= 0`` are numbers of the model (``scales = [a, b, a_d, c,
+bound]``).
 ``c / a`` is what a unit of ``r`` is worth in the teacher's units: training keeps it fixed
 (:mod:`training.td.residual`), so the correction's weight in the search does not follow the calibration.
 
@@ -57,15 +59,22 @@ from agents.planner_weights import WIN
 
 FEATURE_UNIT = 256
 """A feature enters ``r``'s first layer as the integer ``rint(feature * FEATURE_UNIT)``."""
-A, B, A_DISCARD, C = range(4)
+A, B, A_DISCARD, C, BOUND = range(5)
 """The model's numbers in ``scales``: the teacher's value's scale, the bias, the discard score's scale, the
-correction's scale."""
+correction's scale, and the most ``r`` may be worth in its own units (0: no bound)."""
 EMPTIED, STOCK = 0, 1
 """Rows of a decision's shares of the first layer that are one a decision: the emptied hand's, then each
 stockpile top's (:func:`decision_parts`)."""
 
 
 # ---------------------------------------------------------------------------------- the correction r
+@jit
+def bounded(r, bound):
+    """``r`` as the model enters it: ``bound * tanh(r / bound)`` (within ``±bound``, ``r`` itself near 0), or ``r``
+    where ``bound`` is 0."""
+    return bound * np.tanh(r / bound) if bound > 0 else r
+
+
 @jit
 def feature_units(features, out):
     """``out`` := the features as ``r`` reads them: ``rint(feature * FEATURE_UNIT)``."""
@@ -234,7 +243,7 @@ def residual_value(needs, hand, heights, done, needs0, hand0, heights0, piles, i
     add_features(sums, first, units)
     weights, exact_below = layers
     r = float_value(sums, net, weights, exact_below, scratch[1], scratch[2], root[7])
-    return value + r * scales[C] / scales[A]
+    return value + bounded(r, scales[BOUND]) * scales[C] / scales[A]
 
 
 best_first_play = turn_search(residual_value, "residual")
@@ -363,8 +372,8 @@ def root_stop(needs, hand, heights, piles, info, chances, buffer, units):
 
 @jit
 def turn_end_correction(action, base, model):
-    """``r`` of the turn end after discard ``action`` from the root (``base``: the first layer's sums of the root
-    stop, its features included: a turn end has the features of the stop it discards from)."""
+    """``r`` (:func:`bounded`) of the turn end after discard ``action`` from the root (``base``: the first layer's
+    sums of the root stop, its features included: a turn end has the features of the stop it discards from)."""
     x, net, root, view_piles, view_heights0, view_info, view_heights, scales, layers, scratch, parts = model
     _, q, a0, expected, changed_at, changed_by, sums, hidden = root
     count = discard_changes(discard_value_of(action), (action - FIRST_DISCARD) % NUM_DISCARD_PILES, view_piles,
@@ -372,7 +381,7 @@ def turn_end_correction(action, base, model):
     sums[:] = base
     add_changes(sums, net[0], changed_at, changed_by, count)
     weights, exact_below = layers
-    return float_value(sums, net, weights, exact_below, scratch[1], scratch[2], hidden)
+    return bounded(float_value(sums, net, weights, exact_below, scratch[1], scratch[2], hidden), scales[BOUND])
 
 
 @jit
@@ -415,8 +424,8 @@ def is_zero(net):
 def residual_decision(r, legal, g, cfg, parameters, x, net, scales, top, layers, zero, pick=-1):
     """The residual bot's action for the seat to act in game ``g`` (record ``r``, its observation ``x``); -1 when
     nothing is legal. ``parameters``: the teacher's (``agents.batched.learned.PARAMETERS``' layout); ``net``: ``r``
-    in the neural bot's arrays (``first`` with a row per input, then per feature); ``scales``: ``[a, b, a_d, c]``;
-    ``top``: the teacher's best stops the correction ranks (0: all); ``layers``: ``net``'s
+    in the neural bot's arrays (``first`` with a row per input, then per feature); ``scales``: ``[a, b, a_d, c,
+    bound]``; ``top``: the teacher's best stops the correction ranks (0: all); ``layers``: ``net``'s
     :func:`agents.batched.neural.float_layers`; ``zero``: :func:`is_zero` of ``net``; ``pick`` >= 0 (with ``top``
     > 0): the move toward that kept stop instead of the best (:func:`best_candidate`)."""
     count, first, plays, discards = legal_counts(legal, g)

@@ -151,6 +151,8 @@ def test_a_broken_state_file_is_one_line_naming_the_file_and_the_field(tmp_path,
     ("td.stock_sizes=[51]", "use a number <= 50"),
     ("td.drawn_lam=0.8", "td.drawn_lam=0.8 is not allowed without td.rank_share"),
     ("td.drawn_lam=-0.1", ">= 0.0"),
+    ("td.correction_bound=1", "td.correction_bound=1.0 is not allowed with td.start=scratch"),
+    ("td.correction_bound=-1", ">= 0.0"),
 ])
 def test_a_config_the_backend_cannot_run_is_refused_naming_the_key(tmp_path, override, message):
     with pytest.raises(ConfigError, match=message):
@@ -171,7 +173,7 @@ def test_the_shipped_configs_load():
 
 
 def test_a_teacher_start_run_resumed_halfway_ends_with_the_weights_of_an_uninterrupted_one(tmp_path):
-    teacher = ["td.start=teacher", "td.budget_hands=8", "td.curve_every=4"]
+    teacher = ["td.start=teacher", "td.budget_hands=8", "td.curve_every=4", "td.correction_bound=2.5"]
     straight = train(tiny_config(tmp_path), teacher, progress=False, out=io.StringIO())
     half = train(tiny_config(tmp_path, "half.yaml"), teacher + ["td.budget_hands=4"], progress=False,
                  out=io.StringIO())
@@ -182,6 +184,7 @@ def test_a_teacher_start_run_resumed_halfway_ends_with_the_weights_of_an_uninter
     model = json.loads((resumed.run_dir / "model.json").read_text())
     assert model["format"] == "skipbo-residual/2" and model["teacher"] == "learned-2p" and model["hands"] == 8
     assert model["scales"][0] > 0 and model["scales"][2] > 0 and model["scales"][3] > 0
+    assert model["bound"] == 0.25  # td.correction_bound in r's units, kept by the resume
     curve = json.loads((resumed.run_dir / "learning_curve.json").read_text())
     assert [point["timesteps"] for point in curve["history"]] == [0, 4, 8]
     assert curve["history"][-1]["results"]["greedy"]["games"] == 2

@@ -33,11 +33,11 @@ from training.td.residual import CORRECTION_UNIT, ResidualNet, ResidualPlayer, k
 RULES = Rules(num_players=2, stock_size=30)
 
 
-def corrected_net(seed: int = 3) -> ResidualNet:
+def corrected_net(seed: int = 3, bound: float = 0.0) -> ResidualNet:
     """A residual model whose correction is not zero (its output layer set by hand) and whose numbers are not
-    their first ones."""
+    their first ones (``bound``: its ``td.correction_bound``)."""
     torch.manual_seed(seed)
-    net = ResidualNet(2, (16, 8))
+    net = ResidualNet(2, (16, 8), correction_bound=bound)
     with torch.no_grad():
         net.output.weight.normal_(0.0, 2.0)
         net.output.bias.fill_(-0.3)
@@ -48,13 +48,15 @@ def corrected_net(seed: int = 3) -> ResidualNet:
     return net
 
 
-def integer_correction(network, rows: np.ndarray) -> np.ndarray:
-    """``r`` of integer rows (inputs then features) in plain numpy: the kernels' fixed-point arithmetic."""
+def integer_correction(network, rows: np.ndarray, bound: float = 0.0) -> np.ndarray:
+    """``r`` of integer rows (inputs then features) in plain numpy: the kernels' fixed-point arithmetic, then
+    ``bound * tanh(r / bound)`` where ``bound`` > 0 (in ``r``'s units)."""
     first, first_bias, second, second_bias, output, output_bias, _ = network.arrays
     sums = rows.astype(np.int64) @ first + first_bias
     hidden = np.maximum(sums, 0) >> FIRST_SHIFT
     hidden = np.maximum(hidden @ second.T + second_bias, 0) >> SECOND_SHIFT
-    return (hidden @ output + output_bias[0]) * OUTPUT_UNIT
+    r = (hidden @ output + output_bias[0]) * OUTPUT_UNIT
+    return bound * np.tanh(r / bound) if bound > 0 else r
 
 
 @jit
@@ -101,13 +103,15 @@ def test_the_residual_bot_with_a_zero_correction_makes_the_teachers_moves():
     assert differing == []
 
 
-def test_a_corrected_stop_and_discard_are_the_formulas_and_the_float_models():
-    net = corrected_net()
+@pytest.mark.parametrize("bound", [0.0, 3.0])
+def test_a_corrected_stop_and_discard_are_the_formulas_and_the_float_models(bound):
+    net = corrected_net(bound=bound)
     network, scales = kernel_model(net)
-    a, b, a_discard, c = scales
+    a, b, a_discard, c, r_bound = scales
+    assert r_bound == bound / CORRECTION_UNIT
     parameters = teacher_parameters()
     weights = parameters[:NUM_FEATURES]
-    seen = {"stops": 0, "discards": 0, "moved": 0}
+    seen = {"stops": 0, "discards": 0, "moved": 0, "past the bound": 0}
 
     def check(engine, rows, observations, teacher):
         # the root stop: inputs (the neural bot's), features and value (the learned bot's), by their own kernels
@@ -118,7 +122,11 @@ def test_a_corrected_stop_and_discard_are_the_formulas_and_the_float_models():
             position_features(engine.games[g], engine.action_mask, g, engine.cfg, features)
             inputs[i, -NUM_FEATURES:] = np.rint(features * FEATURE_UNIT)
             value = STOCK * float(weights @ features)
-            expected = a * value + b + c * integer_correction(network, inputs[i:i + 1])[0]
+            correction = integer_correction(network, inputs[i:i + 1], r_bound)[0]
+            expected = a * value + b + c * correction
+            if bound:  # within ±bound of the teacher's units, however large r itself
+                assert abs(correction * c / a) < bound
+                seen["past the bound"] += abs(integer_correction(network, inputs[i:i + 1])[0] * c / a) > bound
             kernel = np.empty(1)
             root_logits(engine.games, engine.action_mask, engine.cfg, rows[i:i + 1], parameters, observations[i:i + 1],
                         network.arrays, scales, kernel)
@@ -126,7 +134,8 @@ def test_a_corrected_stop_and_discard_are_the_formulas_and_the_float_models():
             start = inputs[0]  # another decision's block as the turn's start: r enters as its change from there
             float_row = torch.as_tensor(np.concatenate([inputs[i], [value, 0.0], start])[None, :])
             with torch.no_grad():  # the float model adds what the search's stops share: -c r(start) + baseline
-                shared = float(net.turn_start_value(float_row)[0]) - c * integer_correction(network, start[None])[0]
+                shared = (float(net.turn_start_value(float_row)[0])
+                          - c * integer_correction(network, start[None], r_bound)[0])
                 assert float(net(float_row)[0]) == pytest.approx(expected + shared, abs=0.02)
             seen["stops"] += 1
         chosen = np.empty(len(rows), dtype=np.int64)
@@ -142,7 +151,7 @@ def test_a_corrected_stop_and_discard_are_the_formulas_and_the_float_models():
                                network.arrays, turn_ends, scores)
             legal = np.flatnonzero(engine.action_mask[g, FIRST_DISCARD:END_TURN])
             turn_ends[:, -NUM_FEATURES:] = inputs[i, -NUM_FEATURES:]
-            worth = scores[legal] + c * integer_correction(network, turn_ends[legal]) / a_discard
+            worth = scores[legal] + c * integer_correction(network, turn_ends[legal], r_bound) / a_discard
             assert chosen[i] == FIRST_DISCARD + legal[np.argmax(worth)]  # ties: the lowest id, as argmax
             # what learning records of it: the stop's and the turn end's rows, v and s
             records = np.zeros((1, 2, inputs.shape[1]), dtype=np.int64)
@@ -159,6 +168,8 @@ def test_a_corrected_stop_and_discard_are_the_formulas_and_the_float_models():
     play_checked(1, 7, check)
     assert seen["stops"] >= 100 and seen["discards"] >= 10
     assert seen["moved"] > 0  # the correction changes moves: the checks above are not the teacher's own
+    if bound:
+        assert seen["past the bound"] > 0  # the bound held where it mattered
 
 
 def test_ranking_the_teachers_best_stops_only():
@@ -189,7 +200,7 @@ def test_ranking_the_teachers_best_stops_only():
 
 def test_the_kept_stops_as_learning_reads_them_and_a_drawn_move_toward_each():
     network, scales = kernel_model(corrected_net())
-    a, b, a_discard, c = scales
+    a, b, a_discard, c, _ = scales
     parameters, top, width = teacher_parameters(), 8, network.arrays[0].shape[0]
     seen = {"decisions": 0, "discards": 0}
 
@@ -230,7 +241,7 @@ def test_the_float_model_starts_at_the_teachers_value():
     net = ResidualNet(2, (32, 8))
     rows = torch.as_tensor(np.random.default_rng(0).integers(0, 64, size=(5, net.row_width)).astype(np.float64))
     with torch.no_grad():
-        a, b, a_discard, c = net.scales()
+        a, b, a_discard, c, _ = net.scales()
         expected = a * rows[:, net.block] + b + a_discard * rows[:, net.block + 1]
         assert torch.allclose(net(rows), expected.to(torch.float32))
         assert c / a == pytest.approx(CORRECTION_UNIT)
@@ -255,7 +266,7 @@ def test_the_baseline_reads_the_turn_start_only_and_r_enters_as_its_change_from_
     at_start = rows.clone()
     at_start[:, net.block + 2:] = rows[:, :net.block]  # the position is its turn's start
     with torch.no_grad():
-        a, b, a_discard, c = net.scales()
+        a, b, a_discard, c, _ = net.scales()
         teacher = a * rows[:, net.block] + b + a_discard * rows[:, net.block + 1]
         assert torch.allclose(net(at_start), (teacher + net.turn_start_value(at_start)).to(torch.float32), atol=1e-5)
         moved = rows.clone()
@@ -277,6 +288,8 @@ def test_a_model_file_loads_through_load_policy_and_plays_on_the_batched_engine(
     assert isinstance(bot, ResidualBot) and (bot.scales == scales).all() and bot.search_top == 0
     net.search_top = 8
     assert load_policy(f"residual:model={write_model(tmp_path / 'top.json', net)}").search_top == 8
+    bounded = load_policy(f"residual:model={write_model(tmp_path / 'bound.json', corrected_net(bound=2.0))}")
+    assert bounded.scales[-1] == pytest.approx(0.2) and bot.scales[-1] == 0.0  # in r's units; 0: no bound
     assert all((a == b).all() for a, b in zip(bot.network.arrays, network.arrays))
     zero = write_model(tmp_path / "zero.json", ResidualNet(2, (16, 8)))
     result = run_tournament([f"residual:model={zero}", "pretrained-2p"], RULES, 4, 5, names=["zero", "teacher"],
@@ -323,6 +336,10 @@ def test_the_rules_engine_twin_reads_the_teachers_view_from_the_observation_and_
     ({"search_top": -1}, "search_top must be an integer from 0"),
     ({"search_top": 2.5}, "search_top must be an integer from 0"),
     ({"search_top": MAX_SEARCH_TOP + 1}, f"search_top must be an integer from 0 .every stop. to {MAX_SEARCH_TOP}"),
+    ({"bound": -0.5}, r"bound must be a number from 0 \(no bound\) to 1e\+06"),
+    ({"bound": float("inf")}, "bound must be a number from 0"),
+    ({"bound": True}, "bound must be a number from 0"),
+    ({"bound": "0.1"}, "bound must be a number from 0"),
 ])
 def test_a_model_file_that_is_not_a_residual_model_is_refused_in_one_line(tmp_path, changes, message):
     path = write_model(tmp_path / "bad.json", ResidualNet(2, (16, 8)), **changes)
@@ -335,4 +352,4 @@ def test_a_first_format_file_reads_as_a_correction_of_weight_one(tmp_path):
     document = residual_document(corrected_net())
     a, b, a_discard, _ = document["scales"]
     path = write_model(tmp_path / "first.json", corrected_net(), format="skipbo-residual/1", scales=[a, b, a_discard])
-    assert load_policy(f"residual:model={path}").scales.tolist() == [a, b, a_discard, 1.0]
+    assert load_policy(f"residual:model={path}").scales.tolist() == [a, b, a_discard, 1.0, 0.0]

@@ -47,6 +47,10 @@ class TDConfig:
                                     "first position its seat reaches after it: 1 the hand's result, below 1 more "
                                     "of the network's values of the positions that follow (less of the rest of "
                                     "the hand's luck)", min=0.0, max=1.0)
+    correction_bound: float = setting(0.0, "teacher: the most the correction may add to or take from the teacher's "
+                                           "value of a position, in the teacher's units (r enters as B tanh(r / B)): "
+                                           "the search then differs from the teacher only among stops whose values "
+                                           "are within 2 B; 0: no bound", min=0.0, max=1e6)
     hands: int = setting(64, "hands played per iteration (one batch of the engine), then fitted", min=1, max=4096)
     lam: float = setting(1.0, "λ of the returns: 1 the hand's result (Monte Carlo), 0 the network's value of the "
                               "next position", min=0.0, max=1.0)
@@ -130,6 +134,10 @@ def check(config) -> None:
     if settings.drawn_lam != 1.0 and not settings.rank_share:
         raise ConfigError(f"td.drawn_lam={settings.drawn_lam} is not allowed without td.rank_share > 0: it is the "
                           "target of the drawn moves; use td.rank_share or leave td.drawn_lam at 1")
+    if settings.correction_bound and settings.start != "teacher":
+        raise ConfigError(f"td.correction_bound={settings.correction_bound} is not allowed with "
+                          f"td.start={settings.start}: it bounds the teacher start's correction; use td.start: "
+                          "teacher or td.correction_bound: 0")
     check_files_fit(settings.hidden, players, settings.max_snapshots, settings.start, settings.turn_baseline)
     for hands, rate in settings.learning_rate_after.items():
         if not (HANDS["min"] <= hands <= HANDS["max"] and 0.0 < rate <= LEARNING_RATE.max):

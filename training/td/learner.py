@@ -118,6 +118,9 @@ class TDSettings:
     drawn_lam: float = 1.0
     """With ``rank_share``: λ of a drawn decision's target, the λ-return of the first position its seat reaches
     after it (1: the hand's result)."""
+    correction_bound: float = 0.0
+    """The teacher start: the most a position's correction may be worth, in the teacher's units (0: no bound;
+    :mod:`training.td.residual`)."""
     start: str = SCRATCH
     """``scratch``: the neural bot's network from random weights; ``teacher``: the residual over the teacher's
     value (:mod:`training.td.residual`)."""
@@ -199,7 +202,8 @@ class TDRun:
         self.settings = settings
         torch.manual_seed(settings.seed)
         if settings.start == TEACHER:
-            self.net = ResidualNet(settings.num_players, tuple(settings.hidden), settings.search_top)
+            self.net = ResidualNet(settings.num_players, tuple(settings.hidden), settings.search_top,
+                                   settings.correction_bound)
             calibration = self.net.calibration()
             layers = [p for p in self.net.parameters() if all(p is not q for q in calibration)]
             self.optimizer = torch.optim.Adam([{"params": calibration, "lr": CALIBRATION_RATE * settings.learning_rate},

@@ -7,8 +7,9 @@ the seat's first decision of the turn). Its logit is
 
     a * v + b + a_d * s + c * (r(position) - r(turn start)) + baseline(turn start)
 
-``r`` a two-layer ReLU network like the neural bot's whose output layer starts at zero, ``baseline`` another,
-``a = exp(log_a)``, ``a_d = exp(log_a_discard)`` and ``c = a * CORRECTION_UNIT`` (so all stay > 0). The kernels
+``r`` a two-layer ReLU network like the neural bot's whose output layer starts at zero (with a bound ``B`` > 0,
+``td.correction_bound``, its output ``o`` enters as ``B tanh(o / B)``), ``baseline`` another, ``a = exp(log_a)``,
+``a_d = exp(log_a_discard)`` and ``c = a * CORRECTION_UNIT`` (so all stay > 0). The kernels
 (:mod:`agents.batched.residual`) rank a decision's stops by ``v + r * CORRECTION_UNIT`` (the logit over ``a``,
 less what the stops share: all of a decision's stops have one turn start). :func:`kernel_model` rounds the model to
 what the kernels play.
@@ -23,6 +24,12 @@ So who is ahead when the turn starts is the baseline's, a network the search nev
 as the change from the turn's start to the position: it learns what the turn's plays and discard did to the
 result, which is what the search compares. And a unit of ``r`` is worth a fixed amount of the teacher's units,
 however the calibration moves, so its weight in the search grows only as its weights do, at Adam's step.
+
+**Why a bound.** Every teacher-start run whose correction spread past about one of the teacher's units in the
+search lost play, whatever fitted it and at whatever step (docs/training.md). With ``td.correction_bound`` ``B``
+(the teacher's units) a position's correction stays within ``±B``, so the search's choice can differ from the
+teacher's only among stops whose values are within ``2 B`` of each other: a wrong correction reorders near-ties
+and no more.
 """
 
 from __future__ import annotations
@@ -61,11 +68,15 @@ neither changes the play; ``training.td.learner``)."""
 
 class ResidualNet(nn.Module):
     """The residual model of a ``num_players`` table, ``r``'s hidden layers ``hidden``, played with ``r`` ranking the
-    teacher's ``search_top`` best stops of a decision (0: every stop; ``agents.batched.residual``)."""
+    teacher's ``search_top`` best stops of a decision (0: every stop; ``agents.batched.residual``); a position's
+    correction within ``±correction_bound`` of the teacher's units (0: no bound)."""
 
-    def __init__(self, num_players: int, hidden: tuple[int, int], search_top: int = 0) -> None:
+    def __init__(self, num_players: int, hidden: tuple[int, int], search_top: int = 0,
+                 correction_bound: float = 0.0) -> None:
         super().__init__()
         self.num_players, self.search_top = num_players, search_top
+        self.bound = correction_bound / CORRECTION_UNIT
+        """The bound of ``r`` in its own units (0: none)."""
         self.inputs = input_indices(num_players)
         self.first_scale = np.concatenate([INPUT_SCALE[self.inputs], np.full(NUM_FEATURES, 1.0 / FEATURE_UNIT)])
         """What one integer step of each first-layer row is worth (the inputs', then the features')."""
@@ -88,7 +99,8 @@ class ResidualNet(nn.Module):
         x = blocks.to(torch.float32) * self.scale
         x = torch.relu(self.first(x))
         x = torch.relu(self.second(x))
-        return self.output(x).squeeze(-1)
+        r = self.output(x).squeeze(-1)
+        return self.bound * torch.tanh(r / self.bound) if self.bound > 0 else r
 
     def turn_start_value(self, rows: torch.Tensor) -> torch.Tensor:
         """The baseline of recorded positions: a network of their turn start's stop block."""
@@ -126,10 +138,10 @@ class ResidualNet(nn.Module):
         return logits + centred - centred.detach()
 
     def scales(self) -> np.ndarray:
-        """``[a, b, a_d, c]`` as the kernels read them (float64)."""
+        """``[a, b, a_d, c, bound]`` as the kernels read them (float64; ``bound`` in ``r``'s units)."""
         with torch.no_grad():
             a = float(self.log_a.exp())
-            return np.array([a, float(self.b), float(self.log_a_discard.exp()), a * CORRECTION_UNIT])
+            return np.array([a, float(self.b), float(self.log_a_discard.exp()), a * CORRECTION_UNIT, self.bound])
 
     def calibration(self) -> list[nn.Parameter]:
         """The numbers fitted at the calibration's step: :data:`CALIBRATION_PARAMETERS` and the baseline's."""
@@ -138,7 +150,7 @@ class ResidualNet(nn.Module):
 
 def kernel_model(net: ResidualNet) -> tuple[Network, np.ndarray]:
     """``r`` rounded to the neural bot's integer format (its first layer: a row per input, then per feature) and
-    ``[a, b, a_d, c]``."""
+    ``[a, b, a_d, c, bound]``."""
     return quantize(net, net.first_scale), net.scales()
 
 

@@ -70,7 +70,8 @@ class TDTrainer:
                           snapshot_every=settings.snapshot_every, max_snapshots=settings.max_snapshots,
                           seed=self.config.seed, threads=self.config.threads, start=settings.start,
                           turn_baseline=settings.turn_baseline, search_top=settings.search_top,
-                          rank_share=settings.rank_share, drawn_lam=settings.drawn_lam)
+                          rank_share=settings.rank_share, drawn_lam=settings.drawn_lam,
+                          correction_bound=settings.correction_bound)
 
     # ------------------------------------------------------------------ state
     def load(self) -> tuple[TDRun, dict]:
@@ -111,6 +112,8 @@ class TDTrainer:
                  else "value network, valued from the turn's start" if settings.turn_baseline else "value network")
         drawn = (f"; {settings.rank_share:.0%} of its moves drawn among the teacher's best {settings.search_top}, "
                  f"fitted to their λ={settings.drawn_lam:g} returns" if settings.rank_share else "")
+        if settings.correction_bound:
+            model += f" within ±{settings.correction_bound:g} of its units"
         self.log.print(f"TD(λ={settings.lam:g}) from {settings.start}: a {settings.hidden[0]}x{settings.hidden[1]} "
                        f"{model}{drawn}, {settings.hands} hands an iteration ({shares}"
                        f"{'; stockpiles of ' + ', '.join(map(str, settings.stock_sizes)) + ' in turn' if settings.stock_sizes else ''}"
