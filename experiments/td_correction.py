@@ -74,7 +74,7 @@ def self_play(learner, net, hands: int, first_deal: int):
     player.net = net
     player.hands_played = first_deal
     sequences, results = player.play()
-    rows, targets = player.returns(sequences, results)
+    rows, targets, _ = player.returns(sequences, results)
     return torch.as_tensor(rows), torch.as_tensor(targets, dtype=torch.float32), [len(p) for p in sequences.values()]
 
 
@@ -123,25 +123,26 @@ def drawn_targets(learner, hands: int, first_deal: int) -> tuple[int, dict]:
         sequences, results = learner.play()
         if not learner.drawn:
             continue
-        inputs, _ = learner.returns(sequences, results)
+        _, _, chances = learner.returns(sequences, results)
         with torch.no_grad():
             predicted.append(torch.sigmoid(learner.net.drawn_logits(learner.drawn)).numpy())
         centred.extend(d.values[d.pick] - d.values.mean() for d in learner.drawn)
         for lam in DRAWN_LAMBDAS:
             learner.settings = dataclasses.replace(learner.settings, drawn_lam=lam)
-            targets[lam].append(learner.drawn_targets(sequences, results, inputs))
+            targets[lam].append(learner.drawn_targets(sequences, results, chances))
     learner.settings = original
     x = np.array(centred) / 100.0
     if len(x) < 3 or not (x * x).sum():
         return len(x), {}
-    chances = np.concatenate(predicted)
+    predictions = np.concatenate(predicted)
     measures = {}
     for lam in DRAWN_LAMBDAS:
         y = np.concatenate(targets[lam])
+        spread = float(np.std(y - predictions))
         y = y - y.mean()
         slope = float((x * y).sum() / (x * x).sum())
         error = math.sqrt(float(((y - slope * x) ** 2).sum()) / (len(x) - 2) / float((x * x).sum()))
-        measures[lam] = {"sd": float(np.std(np.concatenate(targets[lam]) - chances)), "slope": slope, "se": error}
+        measures[lam] = {"sd": spread, "slope": slope, "se": error}
     return len(x), measures
 
 

@@ -53,7 +53,7 @@ def test_an_iteration_records_two_positions_a_turn_and_fits_toward_the_results()
     assert {hand for hand, _ in sequences} == set(range(TINY.hands))
     assert all(len(positions) % 2 == 0 and len(positions) >= 2 for positions in sequences.values())
     assert set(np.unique(results)) <= {0.0, 0.5, 1.0} and (results.sum(axis=1) <= 1).all()
-    inputs, targets = run.returns(sequences, results)
+    inputs, targets, _ = run.returns(sequences, results)
     first = sorted(sequences)[0]
     assert (targets[:len(sequences[first])] == results[first]).all()  # λ = 1: every position gets the result
     assert (inputs[0] == sequences[first][0]).all() and inputs[0][-1] == 1 and inputs[1][-1] == 0  # stop, turn end
@@ -64,7 +64,7 @@ def test_an_iteration_records_two_positions_a_turn_and_fits_toward_the_results()
 def test_lambda_below_one_bootstraps_from_the_next_position():
     run = TDRun(TDSettings(**{**TINY.__dict__, "lam": 0.0}))
     sequences = {(0, 0): [np.zeros(len(run.net.inputs), dtype=np.int64)] * 3}
-    _, targets = run.returns(sequences, np.array([[1.0, 0.0]]))
+    _, targets, _ = run.returns(sequences, np.array([[1.0, 0.0]]))
     with torch.no_grad():
         chance = torch.sigmoid(run.net(torch.zeros((1, len(run.net.inputs)), dtype=torch.int64))).item()
     assert targets[2] == 1.0 and targets[:2] == pytest.approx([chance, chance], abs=1e-6)
@@ -194,7 +194,7 @@ def test_the_teacher_start_records_its_values_and_fits_the_correction_and_its_sc
     assert not run.net.output.weight.detach().any() and not run.net.output.bias.detach().any()  # r starts at zero
     sequences, results = run.play()
     assert all(len(positions) % 2 == 0 and len(positions) >= 2 for positions in sequences.values())
-    inputs, targets = run.returns(sequences, results)
+    inputs, targets, _ = run.returns(sequences, results)
     assert inputs.shape[1] == run.net.row_width and inputs.dtype == np.float64
     block = run.net.block  # the stop block (inputs, then features), v, s, then the turn start's block
     features = block - len(run.net.inputs)
@@ -250,7 +250,7 @@ def test_a_turn_baseline_records_the_turn_start_and_the_search_plays_f_alone():
     run = TDRun(TURN)
     block = run.net.block
     sequences, results = run.play()
-    inputs, targets = run.returns(sequences, results)
+    inputs, targets, _ = run.returns(sequences, results)
     assert inputs.shape[1] == 2 * block and inputs.dtype == np.int64
     position, start = inputs[:, :block], inputs[:, block:]
     assert (start[0::2] == start[1::2]).all() and (start[:, -1] == 1).all()  # one turn's start, a root stop
@@ -279,7 +279,7 @@ def test_drawn_moves_teach_the_correction_and_the_regression_leaves_it_alone():
         assert 2 <= kept <= RANKED.search_top and 0 <= decision.pick < kept
         assert decision.values.shape == (kept,) and decision.turn_start.shape == decision.blocks[0].shape
     assert len({d.pick for d in run.drawn}) > 1  # drawn, not the search's choice each time
-    inputs, targets = run.returns(sequences, results)
+    inputs, targets, _ = run.returns(sequences, results)
     with torch.no_grad():  # a correction that is not zero, so that the regression could move it
         run.net.output.weight.fill_(0.1)
     before = correction_weights(run)
@@ -290,16 +290,16 @@ def test_drawn_moves_teach_the_correction_and_the_regression_leaves_it_alone():
         rows = torch.as_tensor(np.stack([np.concatenate([d.blocks[d.pick], [d.values[d.pick], 0.0], d.turn_start])
                                          for d in run.drawn]))
         assert torch.allclose(logits, run.net(rows))
-    run.fit_drawn(run.drawn_targets(sequences, results, inputs))
+    run.fit_drawn(run.drawn_targets(sequences, results, run.chances(inputs)))
     assert any((a != b).any() for a, b in zip(before, correction_weights(run)))
 
 
 def test_a_drawn_move_is_fitted_to_the_hand_result_at_lambda_one_and_to_the_next_position_at_zero():
     run = TDRun(RANKED)
     sequences, results = run.play()
-    inputs, _ = run.returns(sequences, results)
+    inputs, _, chances = run.returns(sequences, results)
     ends = np.array([results[d.hand, d.seat] for d in run.drawn])
-    assert np.array_equal(run.drawn_targets(sequences, results, inputs), ends)
+    assert np.array_equal(run.drawn_targets(sequences, results, chances), ends)
     with torch.no_grad():  # a model whose chances differ from every result
         run.net.b.fill_(0.3)
     run.settings = TDSettings(**{**RANKED.__dict__, "drawn_lam": 0.0})
@@ -315,7 +315,7 @@ def test_a_drawn_move_is_fitted_to_the_hand_result_at_lambda_one_and_to_the_next
         at = starts[d.hand, d.seat] + d.position  # the first position after the move: its 0-return is the next one's
         last = d.position == len(sequences[d.hand, d.seat]) - 1
         expected.append(results[d.hand, d.seat] if last else chances[at + 1])
-    assert np.allclose(run.drawn_targets(sequences, results, inputs), expected)
+    assert np.allclose(run.drawn_targets(sequences, results, chances), expected)
     assert not np.allclose(expected, ends)
 
 

@@ -261,8 +261,8 @@ class TDRun:
         """Play ``settings.hands`` hands, fit the network to their λ-returns; the iteration's figures."""
         start = time.process_time()
         sequences, results = self.play()
-        inputs, targets = self.returns(sequences, results)
-        drawn_targets = self.drawn_targets(sequences, results, inputs)
+        inputs, targets, chances = self.returns(sequences, results)
+        drawn_targets = self.drawn_targets(sequences, results, chances)
         self.set_learning_rate(self.settings.learning_rate_at(self.hands_played))
         loss = self.fit(inputs, targets)
         if self.drawn:
@@ -378,17 +378,17 @@ class TDRun:
                                             turn_starts.blocks[hand].copy(), len(sequences.get((hand, seat), ()))))
         return drawn
 
-    def drawn_targets(self, sequences: dict, results: np.ndarray, inputs: np.ndarray) -> np.ndarray:
+    def drawn_targets(self, sequences: dict, results: np.ndarray, chances: np.ndarray) -> np.ndarray:
         """The target of each drawn decision (``self.drawn``): the ``drawn_lam``-return of the first position its
-        seat recorded after it (:meth:`returns`' ``inputs``, in their order), the hand's result where the hand ended
-        first. Below 1 it weighs the network's values of the positions that follow (the turn's stop, the next
+        seat recorded after it (``chances``: the network's of the recorded positions, :meth:`returns`' order), the
+        hand's result where the hand ended first. Below 1 it weighs the network's values of the positions that follow (the turn's stop, the next
         turns'), which a drawn choice moves as it moves the result, with far less of the rest of the hand's luck."""
         lam = self.settings.drawn_lam
         ends = [results[d.hand, d.seat] for d in self.drawn]
         if lam == 1.0 or not self.drawn:
             return np.array(ends)
         keys = sorted(sequences)
-        returns = lambda_returns(sequences, keys, self.chances(inputs), results, lam)
+        returns = lambda_returns(sequences, keys, chances, results, lam)
         offsets = dict(zip(keys, np.cumsum([0] + [len(sequences[key]) for key in keys])))
         return np.array([returns[offsets[d.hand, d.seat] + d.position]
                          if d.position < len(sequences.get((d.hand, d.seat), ())) else end
@@ -432,13 +432,14 @@ class TDRun:
                 controllers[hand, learner_seat[hand]] = bots.OTHER
         return controllers, learner_seat, opponent
 
-    def returns(self, sequences: dict, results: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-        """Every recorded position's inputs and its λ-return (see the module's docstring), seat by seat in the
-        order of ``sorted(sequences)``."""
+    def returns(self, sequences: dict, results: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """Every recorded position's inputs, its λ-return (see the module's docstring) and the network's chance of
+        winning there, seat by seat in the order of ``sorted(sequences)``."""
         keys = sorted(sequences)
         inputs = np.array([q for key in keys for q in sequences[key]], dtype=self.row_type).reshape(
             -1, self.row_width)
-        return inputs, lambda_returns(sequences, keys, self.chances(inputs), results, self.settings.lam)
+        chances = self.chances(inputs)
+        return inputs, lambda_returns(sequences, keys, chances, results, self.settings.lam), chances
 
     def chances(self, inputs: np.ndarray) -> np.ndarray:
         """The network's chance of winning at each recorded position."""
