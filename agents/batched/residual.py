@@ -23,7 +23,9 @@ same order, the same memo), each stop valued by the teacher and corrected by ``r
 ``v + r * c / a`` (the logit over ``a``, less the constant ``b / a``: in the teacher's units, so its margins are
 the teacher's). When stopping is best, the discard is the legal one of the highest ``s_d + r(turn end) * c / a_d``
 (the teacher's ties and margin). With ``r`` = 0 (its last layer zero: where training starts) both sums are the
-teacher's own numbers, and the bot makes exactly the teacher's moves.
+teacher's own numbers, and the bot makes exactly the teacher's moves. With a bound, a kept stop or a discard whose
+teacher's number is further below the best than ``r`` can make up (:func:`in_reach`) is not valued: where one
+choice alone is in reach, the move is the teacher's without valuing ``r`` at all.
 
 The kernels read the game's record (what the teacher reads, as :mod:`agents.batched.learned` does) and the
 observation of the seat to act (what ``r`` reads), as :mod:`agents.batched.neural_teacher` does.
@@ -73,6 +75,22 @@ def bounded(r, bound):
     """``r`` as the model enters it: ``bound * tanh(r / bound)`` (within ``±bound``, ``r`` itself near 0), or ``r``
     where ``bound`` is 0."""
     return bound * np.tanh(r / bound) if bound > 0 else r
+
+
+@jit
+def in_reach(values, legal, weight, bound):
+    """Which choices of the teacher's numbers ``values`` (those ``legal``) a correction can still make best: all but
+    those more than ``2 * bound * weight`` below the highest (``weight``: what a unit of ``r`` is worth in those
+    numbers; ``bound`` 0: all). With a bound, the rest are not valued: ``r`` cannot lift them to the best."""
+    reach = legal.copy()
+    if bound > 0:
+        highest = -np.inf
+        for k in range(values.shape[0]):
+            if legal[k]:
+                highest = max(highest, values[k])
+        for k in range(values.shape[0]):
+            reach[k] = legal[k] and values[k] + 2.0 * bound * weight >= highest
+    return reach
 
 
 @jit
@@ -344,14 +362,22 @@ def kept_stops(legal, g, needs0, hand0, piles, heights0, info, teacher, top):
 
 @jit
 def best_candidate(candidates, needs0, hand0, heights0, piles, info, teacher, model, work, pick):
-    """The first play toward the kept stop of the highest ``v + r * c / a`` (the earliest found among ties), or
-    with ``pick`` >= 0 toward the ``pick``-th kept (in the order found, modulo how many)."""
+    """The first play toward the kept stop of the highest ``v + r * c / a`` (the earliest found among ties; with a
+    bound, among those :func:`in_reach`), or with ``pick`` >= 0 toward the ``pick``-th kept (in the order found,
+    modulo how many)."""
     values, serials, firsts, kept_needs, kept_hands, kept_heights, kept_done, state = candidates
-    order = np.argsort(serials[:min(state[0], values.shape[0])])
+    kept = min(state[0], values.shape[0])
+    order = np.argsort(serials[:kept])
     if pick >= 0:
         return firsts[order[pick % order.shape[0]]]
+    scales = model[7]
+    reach = in_reach(values[:kept], np.ones(kept, dtype=np.bool_), scales[C] / scales[A], scales[BOUND])
+    if reach.sum() == 1:
+        return firsts[np.argmax(reach)]
     best_worth, best_first = -np.inf, -1
     for k in order:
+        if not reach[k]:
+            continue
         worth = residual_value(kept_needs[k], kept_hands[k], kept_heights[k], kept_done[k], needs0, hand0, heights0,
                                piles, info, teacher, model, work)
         if worth > best_worth + TIE_MARGIN:
@@ -386,18 +412,24 @@ def turn_end_correction(action, base, model):
 
 @jit
 def residual_discard(legal, g, needs, hand, piles, heights, info, chances, buffer, parameters, model):
-    """The legal discard of the highest ``s_d + r(turn end) * c / a_d`` (the teacher's margin and ties)."""
+    """The legal discard of the highest ``s_d + r(turn end) * c / a_d`` (the teacher's margin and ties; with a
+    bound, among those :func:`in_reach`)."""
     scores = np.zeros(END_TURN - FIRST_DISCARD, dtype=np.float64)
     discard_scores(legal, g, needs, hand, piles, heights, info, chances[ODDS_ROW], parameters[NUM_FEATURES:], scores)
+    scales = model[7]
+    reach = in_reach(scores, legal[g, FIRST_DISCARD:END_TURN], scales[C] / scales[A_DISCARD], scales[BOUND])
+    if reach.sum() == 1:
+        return FIRST_DISCARD + np.argmax(reach)
     units = np.empty(NUM_FEATURES, dtype=np.int64)
     root_stop(needs, hand, heights, piles, info, chances, buffer, units)
     first, a0 = model[1][0], model[2][2]
     base = a0.copy()
     add_features(base, first, units)
     for action in range(FIRST_DISCARD, END_TURN):
-        if legal[g, action]:
-            scores[action - FIRST_DISCARD] += (turn_end_correction(action, base, model) * model[7][C]
-                                               / model[7][A_DISCARD])
+        if reach[action - FIRST_DISCARD]:
+            scores[action - FIRST_DISCARD] += turn_end_correction(action, base, model) * scales[C] / scales[A_DISCARD]
+        elif legal[g, action]:
+            scores[action - FIRST_DISCARD] = -np.inf
     return best_scored_discard(legal, g, scores)
 
 

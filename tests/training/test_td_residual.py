@@ -198,11 +198,12 @@ def test_ranking_the_teachers_best_stops_only():
     assert seen["plays"] >= 100 and seen["all moved"] > 0  # the correction moves plays where every stop is ranked
 
 
-def test_the_kept_stops_as_learning_reads_them_and_a_drawn_move_toward_each():
-    network, scales = kernel_model(corrected_net())
-    a, b, a_discard, c, _ = scales
+@pytest.mark.parametrize("bound", [0.0, 3.0])
+def test_the_kept_stops_as_learning_reads_them_and_a_drawn_move_toward_each(bound):
+    network, scales = kernel_model(corrected_net(bound=bound))
+    a, b, a_discard, c, r_bound = scales
     parameters, top, width = teacher_parameters(), 8, network.arrays[0].shape[0]
-    seen = {"decisions": 0, "discards": 0}
+    seen = {"decisions": 0, "discards": 0, "out of reach": 0}
 
     def check(engine, rows, observations, teacher):
         blocks = np.zeros((len(rows), top, width), dtype=np.int64)
@@ -215,7 +216,8 @@ def test_the_kept_stops_as_learning_reads_them_and_a_drawn_move_toward_each():
                          scales, top, chosen)
         for i in np.flatnonzero(counts):
             kept = counts[i]
-            worth = values[i, :kept] + integer_correction(network, blocks[i, :kept]) * c / a
+            # the best of every kept stop: with a bound the kernel values only those r could lift to the best
+            worth = values[i, :kept] + integer_correction(network, blocks[i, :kept], r_bound) * c / a
             best = 0
             for k in range(1, kept):  # the earliest found among ties, as the kernel
                 best = k if worth[k] > worth[best] + 1e-9 else best
@@ -232,9 +234,11 @@ def test_the_kept_stops_as_learning_reads_them_and_a_drawn_move_toward_each():
             assert firsts[i, by_v] == (teacher[i] if teacher[i] < FIRST_DISCARD else -1)  # the teacher's own stop
             seen["decisions"] += 1
             seen["discards"] += int((firsts[i, :kept] < 0).any())
+            seen["out of reach"] += bound and bool((values[i, :kept] + 2 * bound < values[i, :kept].max()).any())
 
     play_checked(1, 9, check)
     assert seen["decisions"] >= 50 and seen["discards"] > 0
+    assert seen["out of reach"] > 0 if bound else seen["out of reach"] == 0  # stops the kernel did not value
 
 
 def test_the_float_model_starts_at_the_teachers_value():
