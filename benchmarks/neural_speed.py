@@ -19,7 +19,8 @@ corrected by a network ``r`` of ``td_teacher_2p``'s size, :data:`RESIDUAL_HIDDEN
 ``--residual-hands`` two-player hands (deals ``seed``, ``seed + 1``, ...), all at once: the CPU milliseconds a
 hand of its decisions with ``r`` = 0 (where training starts: the teacher's moves) and with a correction (its
 layers PyTorch's initialisation and an output layer drawn with standard deviation :data:`RANDOM_OUTPUT`, seeded by
-``--seed``), over every stop and over the teacher's best :data:`SEARCH_TOP` stops. Each then plays the same hands
+``--seed``), over every stop, over the teacher's best :data:`SEARCH_TOP` stops, and over those with the correction
+bounded (``td.correction_bound`` :data:`BOUND`: stops and discards it cannot lift to the best are not valued). Each then plays the same hands
 one at a time on the rules engine, loaded from a model file through ``agents.load_policy``: the CPU milliseconds
 of ``act`` a decision (the issue's limit: 5 ms). CPU time is this process's (``time.process_time``), so a busy machine
 slows the figures less than wall time would; the load averages before and after are printed.
@@ -49,7 +50,7 @@ from skipbo_env.encoding import observe
 from skipbo_env.game import Game
 from skipbo_env.rules import Rules
 from skipbo_env.vector import VectorGame
-from training.td.residual import ResidualNet, kernel_model
+from training.td.residual import CORRECTION_UNIT, ResidualNet, kernel_model
 
 TINY = {"hands": 4, "batch": 4, "stock_size": 5, "residual_hands": 2}
 """``--tiny``: a few short hands (seconds once the kernels are compiled)."""
@@ -60,6 +61,8 @@ SEARCH_TOP = 8
 """``td.search_top`` in ``configs/td_teacher_2p.yaml``: the teacher's best stops of a decision ``r`` ranks."""
 RANDOM_OUTPUT = 0.05
 """The standard deviation of the timed correction's output weights (its bias: a fifth of it)."""
+BOUND = 0.5
+"""``td.correction_bound`` of the bounded timed bot (the teacher's units; the bounded teacher-start branch's)."""
 
 
 def self_play(network, rules: Rules, hands: int, batch: int, seed: int) -> dict:
@@ -98,9 +101,13 @@ def residual_bots(seed: int) -> dict[str, ResidualBot]:
     with torch.no_grad():
         corrected.output.weight.normal_(0.0, RANDOM_OUTPUT)
         corrected.output.bias.fill_(RANDOM_OUTPUT / 5)
+    network, scales = kernel_model(corrected)
+    within = scales.copy()
+    within[-1] = BOUND / CORRECTION_UNIT
     return {"r = 0": ResidualBot.of(*kernel_model(ResidualNet(2, RESIDUAL_HIDDEN))),
-            "r random": ResidualBot.of(*kernel_model(corrected)),
-            f"r random, best {SEARCH_TOP}": ResidualBot.of(*kernel_model(corrected), search_top=SEARCH_TOP)}
+            "r random": ResidualBot.of(network, scales),
+            f"r random, best {SEARCH_TOP}": ResidualBot.of(network, scales, search_top=SEARCH_TOP),
+            f"r random, best {SEARCH_TOP}, within ±{BOUND:g}": ResidualBot.of(network, within, search_top=SEARCH_TOP)}
 
 
 def residual_self_play(bot: ResidualBot, stock_size: int, hands: int, seed: int) -> dict:
