@@ -20,9 +20,9 @@ corrected by a network ``r`` of ``td_teacher_2p``'s size, :data:`RESIDUAL_HIDDEN
 hand of its decisions with ``r`` = 0 (where training starts: the teacher's moves) and with a correction (its
 layers PyTorch's initialisation and an output layer drawn with standard deviation :data:`RANDOM_OUTPUT`, seeded by
 ``--seed``), over every stop, over the teacher's best :data:`SEARCH_TOP` stops, and over those with the correction
-bounded (``td.correction_bound`` :data:`BOUND`: stops and discards it cannot lift to the best are not valued). Each then plays the same hands
-one at a time on the rules engine, loaded from a model file through ``agents.load_policy``: the CPU milliseconds
-of ``act`` a decision (the issue's limit: 5 ms). CPU time is this process's (``time.process_time``), so a busy machine
+bounded (``td.correction_bound`` :data:`CORRECTION_BOUND`: stops and discards it cannot lift to the best are not
+valued). Each then plays the same hands one at a time on the rules engine, loaded from a model file through
+``agents.load_policy``: the CPU milliseconds of ``act`` a decision (the issue's limit: 5 ms). CPU time is this process's (``time.process_time``), so a busy machine
 slows the figures less than wall time would; the load averages before and after are printed.
 """
 
@@ -42,6 +42,7 @@ import torch
 from agents.batched.neural import decide_rows_valued
 from agents.neural import SHIPPED_MODELS, read_model, model_path
 from agents.loading import load_policy
+from agents.batched.residual import BOUND
 from agents.residual import ResidualBot, residual_dict
 from skipbo_cli.arguments import bounded_int
 from skipbo_cli.script import MAX_COUNT, ScriptParser, batch, count, run
@@ -61,7 +62,7 @@ SEARCH_TOP = 8
 """``td.search_top`` in ``configs/td_teacher_2p.yaml``: the teacher's best stops of a decision ``r`` ranks."""
 RANDOM_OUTPUT = 0.05
 """The standard deviation of the timed correction's output weights (its bias: a fifth of it)."""
-BOUND = 0.5
+CORRECTION_BOUND = 0.5
 """``td.correction_bound`` of the bounded timed bot (the teacher's units; the bounded teacher-start branch's)."""
 
 
@@ -103,11 +104,11 @@ def residual_bots(seed: int) -> dict[str, ResidualBot]:
         corrected.output.bias.fill_(RANDOM_OUTPUT / 5)
     network, scales = kernel_model(corrected)
     within = scales.copy()
-    within[-1] = BOUND / CORRECTION_UNIT
+    within[BOUND] = CORRECTION_BOUND / CORRECTION_UNIT
     return {"r = 0": ResidualBot.of(*kernel_model(ResidualNet(2, RESIDUAL_HIDDEN))),
             "r random": ResidualBot.of(network, scales),
             f"r random, best {SEARCH_TOP}": ResidualBot.of(network, scales, search_top=SEARCH_TOP),
-            f"r random, best {SEARCH_TOP}, within ±{BOUND:g}": ResidualBot.of(network, within, search_top=SEARCH_TOP)}
+            f"r random, best {SEARCH_TOP}, within ±{CORRECTION_BOUND:g}": ResidualBot.of(network, within, search_top=SEARCH_TOP)}
 
 
 def residual_self_play(bot: ResidualBot, stock_size: int, hands: int, seed: int) -> dict:
