@@ -20,6 +20,7 @@ TINY = {
     "benchmarks/neural_speed.py": ["--tiny"],
     "benchmarks/planner_speed.py": ["--seconds", "0.01", "--batch", "4"],
     "benchmarks/rllib_speed.py": ["--runners", "1", "--steps", "20", "--hidden", "8"],
+    "benchmarks/td_speed.py": ["--tiny"],
     "benchmarks/tournament_speed.py": ["--games", "2", "--agents", "greedy", "random"],
     "benchmarks/training_speed.py": ["--seconds", "0.01", "--paths", "vector", "--mixes", "greedy",
                                      "--networks", "quickstart", "--n-steps", "4", "--json"],

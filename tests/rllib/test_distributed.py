@@ -1,5 +1,6 @@
-"""``training.distributed`` on a local Ray instance (2 CPUs): results in input order, errors raised, and an sNES
-run whose candidate games are Ray tasks ending with the same weights as the same run in one process."""
+"""``training.distributed`` on a local Ray instance (2 CPUs): results in input order, errors raised, an sNES run
+whose candidate games are Ray tasks and a TD run whose hands are played in parts as Ray tasks, each ending with the
+same weights as the same run in one process."""
 
 from __future__ import annotations
 
@@ -9,6 +10,7 @@ import operator
 import socket
 from pathlib import Path
 
+import numpy as np
 import pytest
 
 pytest.importorskip("ray", reason="Ray is not installed: pip install -e '.[rllib]'")
@@ -18,8 +20,14 @@ from training.checkpoint import RunFolder  # noqa: E402
 from training.config import ConfigError  # noqa: E402
 from training.distributed import WorkPool  # noqa: E402
 from training.run import train  # noqa: E402
+from training.td.state import LEARNER_FILE  # noqa: E402
 
 CONFIG = Path(__file__).resolve().parents[2] / "configs" / "snes_2p.yaml"
+TD_CONFIG = CONFIG.with_name("td_teacher_2p.yaml")
+TD_SMALL = ["rules.stock_size=5", "seed=4", "td.hidden=[8, 4]", "td.search_top=4", "td.hands=8", "td.chunk=3",
+            "td.budget_hands=16", "td.snapshot_every=8", "td.checkpoint_every=8", "td.curve_every=16",
+            "td.curve_games=2", "td.curve_opponents=[greedy]", "td.final_games=2"]
+"""A teacher-start run of two iterations, each of 8 hands in parts of 3, 3 and 2."""
 SMALL = ["rules.stock_size=5", "snes.population=4", "snes.deals=3", "snes.curve_every=1", "snes.curve_deals=2",
          "snes.final_deals=2", "seed=4", "snes.generations=2"]
 
@@ -82,3 +90,27 @@ def test_a_ray_address_where_no_cluster_listens_is_refused_in_one_line(tmp_path,
     error = capsys.readouterr().err
     assert error.count("\n") == 1 and "nothing listens at 127.0.0.1" in error
     assert not list(tmp_path.iterdir())  # no empty run folder left behind
+
+
+def td_run(tmp_path: Path, name: str, *overrides: str) -> tuple[dict, dict, str]:
+    out = io.StringIO()
+    result = train(TD_CONFIG, [*TD_SMALL, f"output_dir={tmp_path / name}", *overrides], progress=False, out=out)
+    checkpoint = RunFolder(result.run_dir).latest_checkpoint()
+    with np.load(checkpoint / LEARNER_FILE) as data:
+        arrays = {name: data[name] for name in data.files}
+    return arrays, json.loads((checkpoint / "state.json").read_text()), out.getvalue()
+
+
+def test_a_td_run_whose_parts_are_ray_tasks_ends_with_the_weights_of_the_same_run_here(tmp_path):
+    here, here_state, _ = td_run(tmp_path, "here", "threads=2")
+    on_ray, ray_state, log = td_run(tmp_path, "ray", "ray.address=local", "ray.workers=2")
+    assert "self-play in parts of 3 hands: as Ray tasks on 1 node(s), 2 CPUs (local)" in log
+    assert set(on_ray) == set(here) and all(np.array_equal(on_ray[name], here[name]) for name in here)
+    assert ray_state["positions_fitted"] == here_state["positions_fitted"] > 0
+    assert ray_state["cpu_seconds"] > 0  # the tasks' CPU seconds are counted
+
+
+def test_a_td_run_on_ray_without_parts_is_refused_naming_td_chunk(tmp_path):
+    with pytest.raises(ConfigError, match="td.chunk=0 makes one part of td.hands=8: set td.chunk from 1 to 7"):
+        train(TD_CONFIG, [*TD_SMALL, "td.chunk=0", f"output_dir={tmp_path}", "ray.address=local"], progress=False,
+              out=io.StringIO())

@@ -153,6 +153,7 @@ def test_a_broken_state_file_is_one_line_naming_the_file_and_the_field(tmp_path,
     ("td.drawn_lam=-0.1", ">= 0.0"),
     ("td.correction_bound=1", "td.correction_bound=1.0 is not allowed with td.start=scratch"),
     ("td.correction_bound=-1", ">= 0.0"),
+    ("td.chunk=-1", ">= 0"),
 ])
 def test_a_config_the_backend_cannot_run_is_refused_naming_the_key(tmp_path, override, message):
     with pytest.raises(ConfigError, match=message):
@@ -173,8 +174,11 @@ def test_the_shipped_configs_load():
 
 
 def test_a_teacher_start_run_resumed_halfway_ends_with_the_weights_of_an_uninterrupted_one(tmp_path):
-    teacher = ["td.start=teacher", "td.budget_hands=8", "td.curve_every=4", "td.correction_bound=2.5"]
-    straight = train(tiny_config(tmp_path), teacher, progress=False, out=io.StringIO())
+    teacher = ["td.start=teacher", "td.budget_hands=8", "td.curve_every=4", "td.correction_bound=2.5", "td.chunk=3",
+               "threads=2"]  # each iteration's 4 hands in two parts, played on two threads
+    log = io.StringIO()
+    straight = train(tiny_config(tmp_path), teacher, progress=False, out=log)
+    assert "self-play in parts of 3 hands: on 2 thread(s) here" in log.getvalue()
     half = train(tiny_config(tmp_path, "half.yaml"), teacher + ["td.budget_hands=4"], progress=False,
                  out=io.StringIO())
     resumed = train(None, ["td.budget_hands=8"], resume=half.run_dir, progress=False, out=io.StringIO())

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import io
 import json
+import threading
 
 import numpy as np
 import pytest
@@ -27,6 +28,8 @@ TURN = TDSettings(**{**LEAGUE.__dict__, "turn_baseline": True, "lam": 0.8})
 """The scratch start valued from the turn's start, bootstrapping, with a league."""
 STEPPED = TDSettings(**{**TEACHER.__dict__, "learning_rate_after": {8: 1e-4, 12: 1e-5}})
 """The teacher start with a step schedule: Adam's step 1e-4 from 8 hands on, 1e-5 from 12."""
+CHUNKED = TDSettings(**{**RANKED.__dict__, "chunk": 3, "threads": 2})
+"""The drawn moves' run with its hands in two parts (3 and 1), each drawing from its own generator."""
 
 
 def weights(run: TDRun) -> list[np.ndarray]:
@@ -71,8 +74,9 @@ def test_lambda_below_one_bootstraps_from_the_next_position():
 
 
 @pytest.mark.parametrize("settings, before", [(TINY, 1), (LEAGUE, 3), (TEACHER, 3), (TURN, 3), (RANKED, 2),
-                                              (STEPPED, 3)],
-                         ids=["scratch", "league", "teacher", "turn-baseline", "drawn-moves", "step-schedule"])
+                                              (STEPPED, 3), (CHUNKED, 2)],
+                         ids=["scratch", "league", "teacher", "turn-baseline", "drawn-moves", "step-schedule",
+                              "parts"])
 def test_a_restored_run_has_the_weights_of_an_uninterrupted_one(tmp_path, settings, before):
     straight = TDRun(settings)
     for _ in range(before + 2):
@@ -119,6 +123,36 @@ def test_two_kernel_threads_play_the_same_hands_and_fit_the_same_weights(setting
             run.iterate()
     assert max(split) == 2  # the searches did run on two threads
     assert runs[0].positions_fitted == runs[1].positions_fitted and len(runs[1].pool) == 2
+    assert all(np.array_equal(a, b) for a, b in zip(weights(runs[0]), weights(runs[1])))
+
+
+def test_a_batch_in_parts_plays_the_hands_of_the_whole_batch():
+    assert learner.part_bounds(32, 12) == [(0, 12), (12, 24), (24, 32)] and learner.part_bounds(5, 0) == [(0, 5)]
+    settings = TDSettings(**{**TEACHER.__dict__, **BATCH, "explore": 0.0})  # nothing drawn: the parts' generators
+    whole_sequences, whole_results = TDRun(settings).play()              # do not matter
+    sequences, results = TDRun(TDSettings(**{**settings.__dict__, "chunk": 12})).play()
+    assert sorted(sequences) == sorted(whole_sequences) and max(hand for hand, _ in sequences) >= 24
+    assert all(np.array_equal(np.asarray(sequences[key]), np.asarray(whole_sequences[key])) for key in sequences)
+    assert np.array_equal(results, whole_results)
+
+
+def test_parts_on_two_threads_draw_the_same_moves_and_fit_the_same_weights(monkeypatch):
+    settings = TDSettings(**{**RANKED.__dict__, **BATCH, "chunk": 8})
+    names: list[str] = []
+    play_part = learner.play_part
+
+    def recorded(*args):
+        names.append(threading.current_thread().name)
+        return play_part(*args)
+
+    monkeypatch.setattr(learner, "play_part", recorded)
+    runs = [TDRun(TDSettings(**{**settings.__dict__, "threads": threads})) for threads in (1, 2)]
+    for run in runs:
+        for _ in range(2):  # the second against snapshots too
+            run.iterate()
+    assert len(names) == 16 and len({name[-2:] for name in names[8:]}) == 2  # four parts, two threads
+    assert runs[0].positions_fitted == runs[1].positions_fitted
+    assert [d.hand for d in runs[0].drawn] == [d.hand for d in runs[1].drawn] and max(d.hand for d in runs[0].drawn) >= 8
     assert all(np.array_equal(a, b) for a, b in zip(weights(runs[0]), weights(runs[1])))
 
 

@@ -1,7 +1,7 @@
 """``backend: td``'s config: its section (``td``: the network's size, the start, hands per iteration, λ, exploring,
 the optimiser, who sits in the other seats and the pool of past networks, the budget in hands, how often the state is saved and the curve
 measured, the curve's and the final evaluation's games and opponents) and its checks. It reads ``rules``, ``seed``,
-``threads`` and ``checkpoint.keep`` of the shared keys (:mod:`training.sections`); its resume state is
+``threads``, ``ray`` (the parts of ``chunk`` as Ray tasks) and ``checkpoint.keep`` of the shared keys (:mod:`training.sections`); its resume state is
 :mod:`training.td.state`, and its trainer refuses a spent budget itself."""
 
 from __future__ import annotations
@@ -52,6 +52,11 @@ class TDConfig:
                                            "the search then differs from the teacher only among stops whose values "
                                            "are within 2 B; 0: no bound", min=0.0, max=1e6)
     hands: int = setting(64, "hands played per iteration (one batch of the engine), then fitted", min=1, max=4096)
+    chunk: int = setting(0, "hands of a part of an iteration: the parts are played at once on `threads` threads, "
+                            "or as Ray tasks with ray.address (each draws from its own generator seeded from the "
+                            "run's, so the hands and weights are the same wherever they are played); 0: the "
+                            "iteration in one part, the engine's kernels splitting its searches among the threads",
+                     min=0, max=4096)
     lam: float = setting(1.0, "λ of the returns: 1 the hand's result (Monte Carlo), 0 the network's value of the "
                               "next position", min=0.0, max=1.0)
     explore: float = setting(0.02, "share of the learner's decisions taken uniformly at random", min=0.0, max=1.0)
@@ -139,6 +144,11 @@ def check(config) -> None:
                           f"td.start={settings.start}: it bounds the teacher start's correction; use td.start: "
                           "teacher or td.correction_bound: 0")
     check_files_fit(settings.hidden, players, settings.max_snapshots, settings.start, settings.turn_baseline)
+    if config.ray.address is not None and not 0 < settings.chunk < settings.hands:
+        raise ConfigError(f"ray.address={config.ray.address!r} plays the parts of an iteration (td.chunk hands each) "
+                          f"as Ray tasks, but td.chunk={settings.chunk} makes one part of td.hands={settings.hands}: "
+                          f"set td.chunk from 1 to {settings.hands - 1} (e.g. {max(1, settings.hands // 4)}), or "
+                          "drop ray.address")
     for hands, rate in settings.learning_rate_after.items():
         if not (HANDS["min"] <= hands <= HANDS["max"] and 0.0 < rate <= LEARNING_RATE.max):
             raise ConfigError(f"td.learning_rate_after: {hands!r}: {rate!r} is not allowed: give hands from "
@@ -168,4 +178,4 @@ def check(config) -> None:
 
 BACKEND = Backend(name="td", summary="the neural bot's value network by TD(λ) from self-play results (see the td "
                                      "section)", section="td", settings=TDConfig, check=check,
-                  trainer="training.td.trainer:TDTrainer")
+                  trainer="training.td.trainer:TDTrainer", reads_ray=True)

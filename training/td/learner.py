@@ -47,8 +47,10 @@ weights of an uninterrupted one. Reading and checking these files is :mod:`train
 from __future__ import annotations
 
 import copy
+import dataclasses
 import io
 import time
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 
 import numpy as np
@@ -105,8 +107,12 @@ class TDSettings:
     """Snapshots the pool keeps: the newest."""
     seed: int = 0
     threads: int = 1
-    """The self-play engine's kernel threads: the searches of a batch's games split among them (the same hands and
-    weights at any count)."""
+    """Threads of the self-play: the parts of an iteration's hands (``chunk``) played at once, or without parts the
+    engine's kernel threads, the searches of the batch's games split among them (the same hands and weights at
+    any count)."""
+    chunk: int = 0
+    """Hands of a part of an iteration (0: the whole iteration in one part, drawing from the run's generator; each
+    of several parts draws from its own, seeded from the run's: :meth:`TDRun.play`)."""
     turn_baseline: bool = False
     """The scratch start: value a position from its turn's start (:class:`training.td.turn_change.TurnChangeNet`).
     The teacher start always does."""
@@ -225,6 +231,11 @@ class TDRun:
         self.pool: list[Snapshot] = []
         self.drawn: list[DrawnDecision] = []
         """The decisions of the last batch of hands whose move was drawn (``rank_share``)."""
+        self.work_pool = None
+        """Where the parts of an iteration's hands are played (``chunk``): a :class:`training.distributed.WorkPool`
+        on Ray, or here on ``threads`` threads (None, or a pool in this process)."""
+        self.remote_cpu_seconds = 0.0
+        """The CPU seconds the last batch's Ray tasks took (what this process's own clock does not count)."""
 
     def player(self, net=None):
         """``net``'s weights (by default the current ones) as the kernels play them (:class:`NetworkPlayer` or
@@ -274,7 +285,7 @@ class TDRun:
         if self.settings.opponents.get(SNAPSHOTS) and crossed(before, self.hands_played, self.settings.snapshot_every):
             self.add_snapshot(self.hands_played, {name: value.detach().clone()
                                                   for name, value in self.net.state_dict().items()})
-        spent = time.process_time() - start
+        spent = time.process_time() - start + self.remote_cpu_seconds
         self.cpu_seconds += spent
         return {"iteration": self.iterations, "hands": self.hands_played, "positions": len(targets), "loss": loss,
                 "cpu_seconds": spent, "hands_per_cpu_second": self.settings.hands / max(spent, 1e-9)}
@@ -294,89 +305,39 @@ class TDRun:
     def play(self) -> tuple[dict, np.ndarray]:
         """One batch of hands: ``{(hand, seat): [rows of the stops and turn ends, in order]}`` (their inputs; at
         the teacher start also their features, ``v`` and ``s``: :class:`training.td.residual.ResidualNet`) of the
-        seats the network plays and learns from, and the results (``float[hand, seat]``: 1 a win, 0 a loss, 0.5 a draw or a
-        cut-off hand). The deals are the batched engine's seeds from ``hands_played`` on."""
-        settings = self.settings
-        player = self.player()
-        engine = VectorGame(self.iteration_rules(), settings.hands, seed=self.hands_played, auto_reset=False,
-                            threads=settings.threads)
-        controllers, learner_seat, opponent = self.seating()
-        streams = bots.new_streams(settings.hands)
-        all_rows = np.arange(settings.hands)
-        bots.seed_rows(streams, all_rows, bots.streams_for(self.hands_played + all_rows))
-        sequences: dict[tuple[int, int], list[np.ndarray]] = {}
-        self.drawn = []
-        turn_starts = TurnStarts(settings.hands)
-        actions = np.empty(settings.hands, dtype=np.int64)
-        steps = np.empty(settings.hands, dtype=np.int64)
-        while not engine.over.all():
-            rows = np.flatnonzero(~engine.over)
-            engine.run_rows(bots.play_bots, rows, (engine.games, engine.action_mask, engine.cfg, controllers, streams),
-                            (steps[:len(rows)],), min_rows=SEARCH_ROWS_PER_THREAD)
-            rows = np.flatnonzero(~engine.over)
-            if not len(rows):
-                break
-            observations, masks = engine.observe(rows), engine.action_mask[rows]
-            seats = engine.games["seat"][rows]
-            learning = (learner_seat[rows] < 0) | (seats == learner_seat[rows])
-            turn_starts.record(player, engine, rows[learning], observations[learning])
-            chosen = actions[:len(rows)]
-            if learning.all():
-                player.decide(engine, rows, observations, masks, chosen)
-            else:  # the rows grouped by who moves: the network (-1) or a snapshot of the pool
-                movers = np.where(learning, -1, opponent[rows])
-                for mover in np.unique(movers):
-                    group = np.flatnonzero(movers == mover)
-                    decided = np.empty(len(group), dtype=np.int64)
-                    mover_player = player if mover < 0 else self.pool[mover].player
-                    mover_player.decide(engine, rows[group], observations[group], masks[group], decided)
-                    chosen[group] = decided
-            drawn = self.draw_moves(player, engine, rows, observations, learning, turn_starts, sequences, chosen)
-            for i in np.flatnonzero((self.rng.random(len(rows)) < settings.explore) & learning & ~drawn):
-                chosen[i] = self.rng.choice(np.flatnonzero(masks[i]))
-            discarding = np.flatnonzero(learning & (chosen >= FIRST_DISCARD) & (chosen < END_TURN))
-            recorded = player.positions(engine, rows[discarding], observations[discarding], chosen[discarding],
-                                        turn_starts.blocks[rows[discarding]])
-            for i, pair in zip(discarding, recorded):
-                sequences.setdefault((int(rows[i]), int(seats[i])), []).extend(pair)
-            engine.step_rows(rows, chosen.copy())
-        finished = engine.finished()
-        results = np.full((settings.hands, settings.num_players), 0.5)
-        won = finished.outcome == 1
-        results[finished.rows[won]] = finished.winners[won].astype(float)
-        engine.close()
-        return sequences, results
+        seats the network plays and learns from, and the results (``float[hand, seat]``: 1 a win, 0 a loss, 0.5 a
+        draw or a cut-off hand); the drawn decisions go to ``self.drawn``. The deals are the batched engine's seeds
+        from ``hands_played`` on.
 
-    def draw_moves(self, player, engine, rows, observations, learning, turn_starts, sequences,
-                   chosen) -> np.ndarray:
-        """With ``rank_share``: at that share of the learner's decisions (``learning``) that choose among at least
-        two kept stops, the move toward one of them drawn uniformly replaces ``chosen``'s, and the decision joins
-        ``self.drawn`` (:class:`DrawnDecision`, with the count of positions ``sequences`` holds of its seat so
-        far); whether each row's move was drawn."""
-        drawn = np.zeros(len(rows), dtype=bool)
-        if not self.settings.rank_share:
-            return drawn
-        asked = np.flatnonzero(learning & (self.rng.random(len(rows)) < self.settings.rank_share))
-        blocks, values, firsts, counts = player.candidates(engine, rows[asked], observations[asked])
-        choosing = np.flatnonzero(counts >= 2)
-        if not len(choosing):
-            return drawn
-        picks = self.rng.integers(counts[choosing])
-        at = asked[choosing]
-        moves = firsts[choosing, picks]
-        stops = np.flatnonzero(moves < 0)  # a stop at the turn's start: its discard is still to choose
-        if len(stops):
-            discards = np.empty(len(stops), dtype=np.int64)
-            player.decide_drawn(engine, rows[at[stops]], observations[at[stops]], picks[stops], discards)
-            moves[stops] = discards
-        chosen[at] = moves
-        drawn[at] = True
-        seats = engine.games["seat"][rows[at]]
-        for k, (i, pick) in enumerate(zip(choosing, picks)):
-            hand, seat = int(rows[at[k]]), int(seats[k])
-            self.drawn.append(DrawnDecision(hand, seat, blocks[i, :counts[i]], values[i, :counts[i]], int(pick),
-                                            turn_starts.blocks[hand].copy(), len(sequences.get((hand, seat), ()))))
-        return drawn
+        With ``chunk`` the batch is played in parts of that many hands, each with a generator seeded from the
+        run's (:func:`play_work_item`): on ``threads`` threads here, or as Ray tasks where ``work_pool`` is on Ray
+        (their CPU seconds then go to ``remote_cpu_seconds``), with the same hands, moves and draws wherever they
+        are played. Without (one part) the part draws from the run's generator itself."""
+        settings = self.settings
+        player, pool_players, rules = self.player(), [snapshot.player for snapshot in self.pool], self.iteration_rules()
+        seating = self.seating()
+        bounds = part_bounds(settings.hands, settings.chunk)
+        self.remote_cpu_seconds = 0.0
+        if len(bounds) == 1:
+            parts = [play_part(settings, rules, player, pool_players, self.hands_played, seating, self.rng,
+                               settings.threads)]
+        else:
+            seeds = self.rng.integers(0, 2**63 - 1, size=len(bounds))
+            shared = (settings, rules, player, pool_players)
+            items = [(self.hands_played + a, tuple(array[a:b] for array in seating), int(seed))
+                     for (a, b), seed in zip(bounds, seeds)]
+            if self.work_pool is not None and self.work_pool.on_ray:
+                parts = self.work_pool.map(play_work_item, items, shared=shared)
+                self.remote_cpu_seconds = sum(part.cpu_seconds for part in parts)
+            else:
+                with ThreadPoolExecutor(min(settings.threads, len(bounds))) as threads:
+                    parts = [future.result() for future in
+                             [threads.submit(play_work_item, shared, item) for item in items]]
+        sequences, self.drawn = {}, []
+        for (first, _), part in zip(bounds, parts):
+            sequences.update({(hand + first, seat): rows for (hand, seat), rows in part.sequences.items()})
+            self.drawn.extend(dataclasses.replace(decision, hand=decision.hand + first) for decision in part.drawn)
+        return sequences, np.concatenate([part.results for part in parts])
 
     def drawn_targets(self, sequences: dict, results: np.ndarray, chances: np.ndarray) -> np.ndarray:
         """The target of each drawn decision (``self.drawn``): the ``drawn_lam``-return of the first position its
@@ -555,6 +516,128 @@ class TurnStarts:
                 self.blocks = np.zeros((len(self.turn), blocks.shape[1]), dtype=blocks.dtype)
             self.blocks[rows[first]] = blocks
             self.turn[rows[first]] = turns[first]
+
+
+def part_bounds(hands: int, chunk: int) -> list[tuple[int, int]]:
+    """The parts ``[a, b)`` of an iteration's ``hands`` played as one each: ``chunk`` hands (the last the rest), or
+    all of them in one where ``chunk`` is 0."""
+    size = chunk or hands
+    return [(a, min(a + size, hands)) for a in range(0, hands, size)]
+
+
+def play_work_item(shared: tuple, item: tuple) -> "PlayedPart":
+    """One part of an iteration's hands (the work function of :mod:`training.distributed`): ``shared`` is
+    ``(settings, rules, the network's player, the pool's players)``, ``item`` ``(the part's first deal, its
+    seating arrays, its generator's seed)``; played on one kernel thread, its CPU seconds counted."""
+    settings, rules, player, pool_players = shared
+    first_hand, seating, seed = item
+    start = time.thread_time()
+    part = play_part(settings, rules, player, pool_players, first_hand, seating, np.random.default_rng(seed), 1)
+    part.cpu_seconds = time.thread_time() - start
+    return part
+
+
+@dataclass
+class PlayedPart:
+    """What :func:`play_part` returns of its hands (numbered from 0 within the part)."""
+
+    sequences: dict
+    """``{(hand, seat): [rows of the stops and turn ends, in order]}`` of the seats learned from."""
+    results: np.ndarray
+    """``float[hand, seat]``: 1 a win, 0 a loss, 0.5 a draw or a cut-off hand."""
+    drawn: list
+    """The decisions whose move was drawn (:class:`DrawnDecision`)."""
+    cpu_seconds: float = 0.0
+    """The CPU seconds playing them took (:func:`play_work_item`)."""
+
+
+def play_part(settings: TDSettings, rules: Rules, player, pool_players: list, first_hand: int, seating: tuple,
+              rng: np.random.Generator, threads: int) -> PlayedPart:
+    """Play the hands of ``seating`` (:meth:`TDRun.seating`'s arrays for them), dealt from ``first_hand`` on, on
+    an engine of ``threads`` kernel threads: ``player`` (the network) in the seats learned from and the ``self``
+    hands, ``pool_players[k]`` for snapshot ``k``, kernel bots where ``seating`` names them; every draw
+    (exploring, ``rank_share``) from ``rng``."""
+    controllers, learner_seat, opponent = seating
+    hands = len(controllers)
+    engine = VectorGame(rules, hands, seed=first_hand, auto_reset=False, threads=threads)
+    streams = bots.new_streams(hands)
+    all_rows = np.arange(hands)
+    bots.seed_rows(streams, all_rows, bots.streams_for(first_hand + all_rows))
+    sequences: dict[tuple[int, int], list[np.ndarray]] = {}
+    drawn_decisions: list[DrawnDecision] = []
+    turn_starts = TurnStarts(hands)
+    actions = np.empty(hands, dtype=np.int64)
+    steps = np.empty(hands, dtype=np.int64)
+    while not engine.over.all():
+        rows = np.flatnonzero(~engine.over)
+        engine.run_rows(bots.play_bots, rows, (engine.games, engine.action_mask, engine.cfg, controllers, streams),
+                        (steps[:len(rows)],), min_rows=SEARCH_ROWS_PER_THREAD)
+        rows = np.flatnonzero(~engine.over)
+        if not len(rows):
+            break
+        observations, masks = engine.observe(rows), engine.action_mask[rows]
+        seats = engine.games["seat"][rows]
+        learning = (learner_seat[rows] < 0) | (seats == learner_seat[rows])
+        turn_starts.record(player, engine, rows[learning], observations[learning])
+        chosen = actions[:len(rows)]
+        if learning.all():
+            player.decide(engine, rows, observations, masks, chosen)
+        else:  # the rows grouped by who moves: the network (-1) or a snapshot of the pool
+            movers = np.where(learning, -1, opponent[rows])
+            for mover in np.unique(movers):
+                group = np.flatnonzero(movers == mover)
+                decided = np.empty(len(group), dtype=np.int64)
+                mover_player = player if mover < 0 else pool_players[mover]
+                mover_player.decide(engine, rows[group], observations[group], masks[group], decided)
+                chosen[group] = decided
+        drawn = draw_moves(settings, rng, player, engine, rows, observations, learning, turn_starts, sequences,
+                           chosen, drawn_decisions)
+        for i in np.flatnonzero((rng.random(len(rows)) < settings.explore) & learning & ~drawn):
+            chosen[i] = rng.choice(np.flatnonzero(masks[i]))
+        discarding = np.flatnonzero(learning & (chosen >= FIRST_DISCARD) & (chosen < END_TURN))
+        recorded = player.positions(engine, rows[discarding], observations[discarding], chosen[discarding],
+                                    turn_starts.blocks[rows[discarding]])
+        for i, pair in zip(discarding, recorded):
+            sequences.setdefault((int(rows[i]), int(seats[i])), []).extend(pair)
+        engine.step_rows(rows, chosen.copy())
+    finished = engine.finished()
+    results = np.full((hands, settings.num_players), 0.5)
+    won = finished.outcome == 1
+    results[finished.rows[won]] = finished.winners[won].astype(float)
+    engine.close()
+    return PlayedPart(sequences, results, drawn_decisions)
+
+
+def draw_moves(settings: TDSettings, rng: np.random.Generator, player, engine, rows, observations, learning,
+               turn_starts, sequences, chosen, drawn_decisions: list) -> np.ndarray:
+    """With ``rank_share``: at that share of the learner's decisions (``learning``) that choose among at least
+    two kept stops, the move toward one of them drawn uniformly replaces ``chosen``'s, and the decision joins
+    ``drawn_decisions`` (:class:`DrawnDecision`, with the count of positions ``sequences`` holds of its seat so
+    far); whether each row's move was drawn."""
+    drawn = np.zeros(len(rows), dtype=bool)
+    if not settings.rank_share:
+        return drawn
+    asked = np.flatnonzero(learning & (rng.random(len(rows)) < settings.rank_share))
+    blocks, values, firsts, counts = player.candidates(engine, rows[asked], observations[asked])
+    choosing = np.flatnonzero(counts >= 2)
+    if not len(choosing):
+        return drawn
+    picks = rng.integers(counts[choosing])
+    at = asked[choosing]
+    moves = firsts[choosing, picks]
+    stops = np.flatnonzero(moves < 0)  # a stop at the turn's start: its discard is still to choose
+    if len(stops):
+        discards = np.empty(len(stops), dtype=np.int64)
+        player.decide_drawn(engine, rows[at[stops]], observations[at[stops]], picks[stops], discards)
+        moves[stops] = discards
+    chosen[at] = moves
+    drawn[at] = True
+    seats = engine.games["seat"][rows[at]]
+    for k, (i, pick) in enumerate(zip(choosing, picks)):
+        hand, seat = int(rows[at[k]]), int(seats[k])
+        drawn_decisions.append(DrawnDecision(hand, seat, blocks[i, :counts[i]], values[i, :counts[i]], int(pick),
+                                             turn_starts.blocks[hand].copy(), len(sequences.get((hand, seat), ()))))
+    return drawn
 
 
 def lambda_returns(sequences: dict, keys: list, chances: np.ndarray, results: np.ndarray, lam: float) -> np.ndarray:

@@ -35,6 +35,7 @@ from training.common import (
     training_seed, write_evaluation,
 )
 from training.config import TrainConfig
+from training.distributed import WorkPool
 from training.schema import SNAPSHOTS, ConfigError
 from training.state_checks import read_json_object
 from training.td.learner import TDRun, TDSettings, crossed
@@ -63,7 +64,7 @@ class TDTrainer:
         rules = self.rules
         return TDSettings(num_players=rules.num_players, stock_size=rules.stock_size, decks=rules.decks,
                           max_turns=rules.max_turns, stock_sizes=tuple(settings.stock_sizes),
-                          hidden=tuple(settings.hidden), hands=settings.hands, lam=settings.lam,
+                          hidden=tuple(settings.hidden), hands=settings.hands, chunk=settings.chunk, lam=settings.lam,
                           explore=settings.explore, learning_rate=settings.learning_rate,
                           learning_rate_after=dict(settings.learning_rate_after), epochs=settings.epochs,
                           minibatch=settings.minibatch, opponents=dict(settings.opponents),
@@ -120,6 +121,10 @@ class TDTrainer:
                        f"{pool if settings.opponents.get(SNAPSHOTS) else ''}"
                        f"); budget {budget:,} hands, "
                        f"{learner.hands_played:,} played")
+        learner.work_pool = WorkPool(self.config.ray.address, self.config.ray.workers)
+        if settings.chunk and settings.chunk < settings.hands:
+            self.log.print(f"self-play in parts of {settings.chunk} hands: "
+                           f"{learner.work_pool.describe() if learner.work_pool.on_ray else f'on {self.config.threads} thread(s) here'}")
         bar = self.log.bar = progress_bar(budget, "hands (budget)", "hand", learner.hands_played, self.progress,
                                           self.log.out)
         try:
@@ -146,6 +151,7 @@ class TDTrainer:
             raise
         finally:
             self.log.close_bar()
+            learner.work_pool.close()
         self.write_curve(state)
         self.summary(learner, state)
         return TrainResult(self.folder.path, self.folder.path / MODEL_FILE, learner.hands_played, state["evaluation"],
