@@ -1,8 +1,9 @@
 """``backend: td``'s config: its section (``td``: the network's size, the start, hands per iteration, λ, exploring,
 the optimiser, who sits in the other seats and the pool of past networks, the budget in hands, how often the state is saved and the curve
 measured, the curve's and the final evaluation's games and opponents) and its checks. It reads ``rules``, ``seed``,
-``threads``, ``ray`` (the parts of ``chunk`` as Ray tasks) and ``checkpoint.keep`` of the shared keys (:mod:`training.sections`); its resume state is
-:mod:`training.td.state`, and its trainer refuses a spent budget itself."""
+``threads``, ``ray`` (the parts of ``chunk`` as Ray tasks) and ``checkpoint.keep`` of the shared keys
+(:mod:`training.sections`); its resume state is :mod:`training.td.state`, and its trainer refuses a spent budget
+itself."""
 
 from __future__ import annotations
 

@@ -123,8 +123,9 @@ class TDTrainer:
                        f"{learner.hands_played:,} played")
         learner.work_pool = WorkPool(self.config.ray.address, self.config.ray.workers)
         if settings.chunk and settings.chunk < settings.hands:
-            self.log.print(f"self-play in parts of {settings.chunk} hands: "
-                           f"{learner.work_pool.describe() if learner.work_pool.on_ray else f'on {self.config.threads} thread(s) here'}")
+            where = (learner.work_pool.describe() if learner.work_pool.on_ray
+                     else f"on {self.config.threads} thread(s) here")
+            self.log.print(f"self-play in parts of {settings.chunk} hands: {where}")
         bar = self.log.bar = progress_bar(budget, "hands (budget)", "hand", learner.hands_played, self.progress,
                                           self.log.out)
         try:
