@@ -118,9 +118,10 @@ RAY_NAMED_ADDRESSES = ("local", "auto")
 
 @dataclasses.dataclass
 class RayConfig:
-    address: Optional[str] = setting(None, "where backend: snes and backend: neural play their games: null: in "
-                                            "this process; 'local': a Ray instance started here (127.0.0.1, "
-                                            "ray.workers CPUs); 'auto': the Ray cluster this machine joined; "
+    address: Optional[str] = setting(None, "where backend: snes, backend: neural and backend: td (with "
+                                            "td.chunk) play their games: null: in this process; 'local': a Ray "
+                                            "instance started here (127.0.0.1, ray.workers CPUs); 'auto': the Ray "
+                                            "cluster this machine joined; "
                                             "HOST:PORT: the cluster of that head (ray start --head); the result for "
                                             "a seed is the same")
     workers: Optional[int] = setting(None, "CPUs of the Ray instance ray.address=local starts (null: the "
@@ -270,8 +271,9 @@ def check_ray(config: SharedSettings, readers: list[str], own_section: str) -> N
     backend, section = config.backend, getattr(config, own_section)
     if backend not in readers:
         hint = f"; backend: {backend} has {own_section}.address" if hasattr(section, "address") else ""
-        raise ConfigError(f"ray.address is read by {' and '.join(f'backend: {name}' for name in readers)}, not "
-                          f"backend: {backend}{hint}")
+        names = [f"backend: {name}" for name in readers]
+        listed = " and ".join([", ".join(names[:-1]), names[-1]] if len(names) > 1 else names)
+        raise ConfigError(f"ray.address is read by {listed}, not backend: {backend}{hint}")
     host, _, port = address.rpartition(":")
     if address not in RAY_NAMED_ADDRESSES and not (host and port.isdigit() and 0 < int(port) < 65536):
         raise ConfigError(f"ray.address={address!r} is not allowed: use local, auto or HOST:PORT (ray start --head "

@@ -152,9 +152,11 @@ def test_configs_the_sNES_trainer_cannot_run_are_refused_in_one_line(override, m
     (["ray.workers=2"], "ray.workers=2 sizes the Ray instance ray.address=local starts: set ray.address=local"),
     (["ray.address=auto", "ray.workers=2"], "ray.workers=2 sizes the Ray instance ray.address=local starts"),
     (["ray.address=local", "ray.workers=0"], "ray.workers=0 is not allowed: use a number >= 1"),
-    (["ray.address=local", "backend=sb3"], "ray.address is read by backend: snes and backend: neural, not backend: sb3"),
-    (["ray.address=local", "backend=rllib", "ppo.batch_size=64"], "ray.address is read by backend: snes and backend: neural, not backend: "
-                                                                  "rllib; backend: rllib has rllib.address"),
+    (["ray.address=local", "backend=sb3"], "ray.address is read by backend: snes, backend: neural and backend: td, not "
+                                            "backend: sb3"),
+    (["ray.address=local", "backend=rllib", "ppo.batch_size=64"], "ray.address is read by backend: snes, backend: neural "
+                                                                  "and backend: td, not backend: rllib; backend: "
+                                                                  "rllib has rllib.address"),
     (["ray.adress=local"], "unknown key ray.adress: allowed keys in ray are address, workers"),
 ])
 def test_ray_settings_the_trainer_cannot_use_are_refused_in_one_line(overrides, message):
