@@ -156,6 +156,18 @@ def test_parts_on_two_threads_draw_the_same_moves_and_fit_the_same_weights(monke
     assert all(np.array_equal(a, b) for a, b in zip(weights(runs[0]), weights(runs[1])))
 
 
+def test_a_part_handed_read_only_arrays_as_ray_does_plays_them_on_the_kernels_compiled_for_writeable_ones():
+    from agents.batched.residual import residual_actions
+
+    run = TDRun(TDSettings(**{**TEACHER.__dict__, "chunk": 2}))
+    player, seating = run.player(), run.seating()
+    for array in [*player.bot.network.arrays, player.bot.scales, player.bot.parameters, *seating]:
+        array.setflags(write=False)
+    part = learner.play_work_item((run.settings, run.rules, player, []), (0, seating, 7))
+    assert part.sequences and part.cpu_seconds > 0
+    assert not any("readonly" in str(kind) for signature in residual_actions.signatures for kind in signature)
+
+
 def test_a_snapshot_share_seats_the_network_once_and_a_snapshot_in_the_other_seats(monkeypatch):
     run = TDRun(LEAGUE)
     assert run.settings.tables() == ["self", "self", "snapshots", "snapshots"]

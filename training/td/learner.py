@@ -531,6 +531,8 @@ def play_work_item(shared: tuple, item: tuple) -> "PlayedPart":
     seating arrays, its generator's seed)``; played on one kernel thread, its CPU seconds counted."""
     settings, rules, player, pool_players = shared
     first_hand, seating, seed = item
+    # Ray hands a task its arrays read-only, which numba compiles kernels for anew: copies are writeable
+    player, pool_players, seating = copy.deepcopy((player, pool_players, seating))
     start = time.thread_time()
     part = play_part(settings, rules, player, pool_players, first_hand, seating, np.random.default_rng(seed), 1)
     part.cpu_seconds = time.thread_time() - start
