@@ -45,12 +45,16 @@ wheel-smoke: $(STAMP)
 # and RLlib training, `skipbo benchmark --ray` against one process, the examples, the notebook, the CLI's train and import-sb3, a Ray address that is
 # no Ray head, rllib_speed at a tiny size), one file per xdist worker (each file of tests/rllib starts its own Ray instances), then a real Ray cluster of
 # two nodes on 127.0.0.1 (.ci/rllib_smoke.sh: RLlib training, evaluate --ray, sNES candidate games
-# on both nodes). `make test-rllib RLLIB_TESTS=tests` runs the whole suite there.
+# on both nodes). `make test-rllib RLLIB_TESTS=tests RLLIB_SKIP=` runs the whole suite there.
 RLLIB_TESTS ?= tests/rllib tests/envs tests/training tests/examples tests/test_notebook.py \
 	tests/cli/test_cli.py tests/cli/test_import_sb3.py tests/evaluation/test_ray_address.py \
 	"tests/benchmarks/test_scripts.py::test_a_script_runs_at_a_tiny_size[benchmarks/rllib_speed.py]"
+# the training tests of code that imports neither gymnasium, SB3 nor Ray (sNES checkpoints, the neural and
+# td backends, the value fits) run in `make test` only; their Ray runs are in tests/rllib
+RLLIB_SKIP ?= $(addprefix --ignore=tests/training/,test_checkpoints.py test_neural_training.py \
+	test_td_backend.py test_td_learner.py test_td_residual.py test_teacher_lists.py test_value_fit.py)
 test-rllib: $(RLLIB_STAMP)
-	$(RLLIB_VENV)/bin/python -m pytest -n 2 --dist loadfile $(RLLIB_TESTS)
+	$(RLLIB_VENV)/bin/python -m pytest -n 2 --dist loadfile $(RLLIB_SKIP) $(RLLIB_TESTS)
 	.ci/rllib_smoke.sh
 
 bench: $(STAMP)
