@@ -154,10 +154,16 @@ def test_a_broken_state_file_is_one_line_naming_the_file_and_the_field(tmp_path,
     ("td.correction_bound=1", "td.correction_bound=1.0 is not allowed with td.start=scratch"),
     ("td.correction_bound=-1", ">= 0.0"),
     ("td.chunk=-1", ">= 0"),
+    ("td.hidden=[1024, 1024]", r"its model file takes up to \d+\.\d MiB \(at most 16 MiB\)"),
 ])
 def test_a_config_the_backend_cannot_run_is_refused_naming_the_key(tmp_path, override, message):
     with pytest.raises(ConfigError, match=message):
         load_config(tiny_config(tmp_path), [override])
+
+
+def test_a_pool_whose_checkpoints_a_resume_could_not_read_is_refused(tmp_path):
+    with pytest.raises(ConfigError, match=r"a checkpoint 1\d\d\.\d MiB \(at most 64 MiB, with td.max_snapshots=1000\)"):
+        load_config(tiny_config(tmp_path), ["td.start=teacher", "td.max_snapshots=1000"])
 
 
 def test_the_teacher_start_is_refused_at_another_table_size(tmp_path):

@@ -12,7 +12,10 @@ import numpy as np
 import pytest
 import torch
 
+from skipbo_env.vector import VectorGame
+from training.state_checks import CheckpointError
 from training.td import learner
+from training.td.config import file_sizes
 from training.td.learner import TDRun, TDSettings
 from training.td.state import LEARNER_FILE, read_learner_arrays
 
@@ -30,6 +33,8 @@ STEPPED = TDSettings(**{**TEACHER.__dict__, "learning_rate_after": {8: 1e-4, 12:
 """The teacher start with a step schedule: Adam's step 1e-4 from 8 hands on, 1e-5 from 12."""
 CHUNKED = TDSettings(**{**RANKED.__dict__, "chunk": 3, "threads": 2})
 """The drawn moves' run with its hands in two parts (3 and 1), each drawing from its own generator."""
+UNDRAWN = TDSettings(**{**RANKED.__dict__, "rank_share": 1e-9})
+"""The drawn moves' run that draws none: Adam has not stepped the correction when the state is saved."""
 
 
 def weights(run: TDRun) -> list[np.ndarray]:
@@ -74,9 +79,9 @@ def test_lambda_below_one_bootstraps_from_the_next_position():
 
 
 @pytest.mark.parametrize("settings, before", [(TINY, 1), (LEAGUE, 3), (TEACHER, 3), (TURN, 3), (RANKED, 2),
-                                              (STEPPED, 3), (CHUNKED, 2)],
+                                              (STEPPED, 3), (CHUNKED, 2), (UNDRAWN, 1)],
                          ids=["scratch", "league", "teacher", "turn-baseline", "drawn-moves", "step-schedule",
-                              "parts"])
+                              "parts", "nothing-drawn-yet"])
 def test_a_restored_run_has_the_weights_of_an_uninterrupted_one(tmp_path, settings, before):
     straight = TDRun(settings)
     for _ in range(before + 2):
@@ -99,6 +104,49 @@ def test_a_restored_run_has_the_weights_of_an_uninterrupted_one(tmp_path, settin
     assert resumed.hands_played == straight.hands_played == (before + 2) * settings.hands
     assert [s.hands for s in resumed.pool] == [s.hands for s in straight.pool]
     assert len(data) < 1_000_000
+
+
+def test_a_state_saved_before_adam_stepped_the_correction_is_read_and_a_partial_set_of_moments_is_not(tmp_path):
+    run = TDRun(UNDRAWN)
+    run.iterate()
+    arrays = dict(np.load(io.BytesIO(run.state_arrays())))
+    stepped = {name.split(".")[1] for name in arrays if name.startswith("optimizer.")}
+    assert not run.drawn and 0 < len(stepped) < len(list(run.net.parameters()))
+    path = tmp_path / LEARNER_FILE
+    path.write_bytes(run.state_arrays())
+    assert set(read_learner_arrays(path, TDRun(UNDRAWN), len(run.pool))) == set(arrays)
+    del arrays["optimizer.0.exp_avg"]
+    np.savez(path.open("wb"), **arrays)
+    with pytest.raises(CheckpointError, match=r"'optimizer\.0\.exp_avg' is missing"):
+        read_learner_arrays(path, TDRun(UNDRAWN), len(run.pool))
+
+
+@pytest.mark.parametrize("settings", [LEAGUE, RANKED], ids=["scratch", "teacher"])
+def test_a_checkpoints_arrays_take_no_more_than_the_config_check_counts(settings):
+    run = TDRun(settings)
+    for _ in range(3):
+        run.iterate()
+    assert len(run.pool) == settings.max_snapshots and len(run.optimizer.state_dict()["state"]) == len(
+        list(run.net.parameters()))
+    _, bound = file_sizes(list(settings.hidden), settings.num_players, settings.max_snapshots, settings.start,
+                          settings.turn_baseline)
+    assert len(run.state_arrays()) <= bound
+
+
+@pytest.mark.parametrize("start", ["scratch", "teacher"])
+def test_a_part_whose_snapshots_move_first_in_every_hand_records_only_the_learners_turns(start):
+    settings = TDSettings(**{**(TEACHER if start == "teacher" else LEAGUE).__dict__, "opponents": {"snapshots": 1.0}})
+    run = TDRun(settings)
+    run.add_snapshot(0, {name: value.clone() for name, value in run.net.state_dict().items()})
+    controllers, learner_seat, opponent = run.seating()
+    first_hand = 0
+    rules = run.iteration_rules()
+    starting = VectorGame(rules, settings.hands, seed=first_hand, auto_reset=False).games["seat"].copy()
+    learner_seat[:] = (starting + 1) % settings.num_players  # the snapshot moves first in every hand
+    part = learner.play_part(settings, rules, run.player(), [run.pool[0].player], first_hand,
+                             (controllers, learner_seat, opponent), np.random.default_rng(0), 1)
+    assert all(seat == learner_seat[hand] for hand, seat in part.sequences)
+    assert {hand for hand, _ in part.sequences} == set(range(settings.hands))
 
 
 BATCH = {"hands": 32, "opponents": {"self": 0.5, "greedy": 0.25, "snapshots": 0.25}}

@@ -24,6 +24,10 @@ MAX_STOCK = 50
 stockpile already leaves few cards to draw at two seats)."""
 MAX_LEARNER_BYTES = 64 * 2**20
 """The largest checkpoint ``learner.npz`` a resume reads back (:mod:`training.td.state`)."""
+NETWORK_ARRAYS_ROOM = 16 * 2**10
+"""What the config check keeps in ``learner.npz`` beside one copy of the network's floats (the weights, a snapshot's,
+each of Adam's moments): its arrays' headers in the ``.npz``, about 275 bytes each for 13 arrays at the teacher
+start, and Adam's step counts. Torch's generator (5 KB) fits in the same room once more."""
 
 
 @dataclasses.dataclass
@@ -94,14 +98,12 @@ class TDConfig:
                                PLAYED_GAMES, min=2)
 
 
-def check_files_fit(hidden: list[int], players: int, snapshots: int, start: str = "scratch",
-                    turn_baseline: bool = False) -> None:
-    """Refuse layers whose files a resume could not read back: the model file (``agents.neural.MAX_MODEL_BYTES``,
-    each weight at its widest) or a checkpoint's ``learner.npz`` (the weights, a turn baseline's among them,
-    Adam's two moments and ``snapshots`` past copies of the weights, float32, at most
-    ``training.td.state.MAX_LEARNER_BYTES``)."""
+def file_sizes(hidden: list[int], players: int, snapshots: int, start: str = "scratch",
+               turn_baseline: bool = False) -> tuple[int, int]:
+    """Bounds of the bytes of a network's model file (each weight at its widest) and of a checkpoint's
+    ``learner.npz`` (the weights, a turn baseline's among them, Adam's two moments and ``snapshots`` past copies of
+    the weights, float32, with :data:`NETWORK_ARRAYS_ROOM` a copy for the headers)."""
     from agents.batched.neural import input_indices
-    from agents.neural import MAX_MODEL_BYTES
     from training.neural.config import WEIGHT_CHARS
 
     from agents.learned_parameters import NUM_FEATURES
@@ -111,13 +113,22 @@ def check_files_fit(hidden: list[int], players: int, snapshots: int, start: str 
     rows = len(input_indices(players)) + (NUM_FEATURES if start == "teacher" else 0)  # the residual reads features
     weights = rows * first + first + first * second + second + second + 1 + (3 if start == "teacher" else 0)
     baseline = (rows + 2) * BASELINE_HIDDEN + 1 if start == "teacher" or turn_baseline else 0
-    model, learner = weights * WEIGHT_CHARS, (weights + baseline) * 4 * (3 + snapshots)
+    copies = 3 + snapshots  # the weights, Adam's two moments, the snapshots
+    return weights * WEIGHT_CHARS, (weights + baseline) * 4 * copies + NETWORK_ARRAYS_ROOM * (copies + 1)
+
+
+def check_files_fit(hidden: list[int], players: int, snapshots: int, start: str = "scratch",
+                    turn_baseline: bool = False) -> None:
+    """Refuse layers whose files (:func:`file_sizes`) a resume could not read back: the model file at most
+    ``agents.neural.MAX_MODEL_BYTES``, a checkpoint's ``learner.npz`` at most :data:`MAX_LEARNER_BYTES`."""
+    from agents.neural import MAX_MODEL_BYTES
+
+    model, learner = file_sizes(hidden, players, snapshots, start, turn_baseline)
     if model > MAX_MODEL_BYTES or learner > MAX_LEARNER_BYTES:
-        raise ConfigError(f"td.hidden={hidden!r} is not allowed at {players} seats: a network of {weights:,} weights "
-                          f"takes up to {model / 2**20:.1f} MiB in a model file (at most {MAX_MODEL_BYTES / 2**20:g} "
-                          f"MiB) and {learner / 2**20:.1f} MiB in a checkpoint (at most "
-                          f"{MAX_LEARNER_BYTES / 2**20:g} MiB, with td.max_snapshots={snapshots}): use smaller layers "
-                          "or fewer snapshots")
+        raise ConfigError(f"td.hidden={hidden!r} is not allowed at {players} seats: its model file takes up to "
+                          f"{model / 2**20:.1f} MiB (at most {MAX_MODEL_BYTES / 2**20:g} MiB) and a checkpoint "
+                          f"{learner / 2**20:.1f} MiB (at most {MAX_LEARNER_BYTES / 2**20:g} MiB, with "
+                          f"td.max_snapshots={snapshots}): use smaller layers or fewer snapshots")
 
 
 def check(config) -> None:

@@ -597,10 +597,11 @@ def play_part(settings: TDSettings, rules: Rules, player, pool_players: list, fi
         for i in np.flatnonzero((rng.random(len(rows)) < settings.explore) & learning & ~drawn):
             chosen[i] = rng.choice(np.flatnonzero(masks[i]))
         discarding = np.flatnonzero(learning & (chosen >= FIRST_DISCARD) & (chosen < END_TURN))
-        recorded = player.positions(engine, rows[discarding], observations[discarding], chosen[discarding],
-                                    turn_starts.blocks[rows[discarding]])
-        for i, pair in zip(discarding, recorded):
-            sequences.setdefault((int(rows[i]), int(seats[i])), []).extend(pair)
+        if len(discarding):  # none before a seat learned from has decided (a snapshot may move first everywhere)
+            recorded = player.positions(engine, rows[discarding], observations[discarding], chosen[discarding],
+                                        turn_starts.blocks[rows[discarding]])
+            for i, pair in zip(discarding, recorded):
+                sequences.setdefault((int(rows[i]), int(seats[i])), []).extend(pair)
         engine.step_rows(rows, chosen.copy())
     finished = engine.finished()
     results = np.full((hands, settings.num_players), 0.5)

@@ -60,10 +60,13 @@ def read_learner_arrays(path: Path, run: TDRun, snapshots: int) -> dict[str, np.
         raise CheckpointError(f"cannot resume: {path} is not a readable arrays file ({type(error).__name__}: "
                               f"{' '.join(str(error).split())[:200]})") from None
     expected = expected_arrays(run, snapshots)
-    moments = {name for name in expected if name.startswith("optimizer.")}
     present = set(arrays)
-    if present != set(expected) and present != set(expected) - moments:
-        missing, extra = sorted(set(expected) - present - moments), sorted(present - set(expected))
+    # Adam keeps moments only for the parameters it has stepped (r's wait for the first drawn decision's fit):
+    # a parameter's step and moments are all there or none
+    stepped = {name.split(".")[1] for name in present if name.startswith("optimizer.")}
+    unstepped = {name for name in expected if name.startswith("optimizer.") and name.split(".")[1] not in stepped}
+    if present != set(expected) - unstepped:
+        missing, extra = sorted(set(expected) - present - unstepped), sorted(present - set(expected))
         raise CheckpointError(f"cannot resume from {path}: it must hold the arrays {sorted(expected)}"
                               f"{f'; {missing[0]!r} is missing' if missing else ''}"
                               f"{f'; {extra[0]!r} is not one' if extra else ''}")
