@@ -48,19 +48,13 @@ def restored(checkpoint: Path):
     """The learner of the run whose checkpoint folder is ``checkpoint``, with that checkpoint's weights."""
     from training.checkpoint import RunFolder
     from training.config import load_config
-    from training.state_checks import read_json_object
-    from training.td.state import LEARNER_FILE, checked_state, read_learner_arrays
-    from training.td.learner import TDRun
     from training.td.trainer import TDTrainer
 
     folder = RunFolder.open(checkpoint.parent.parent)
     config = load_config(folder.config_path)
     if config.backend != "td" or config.td.start != "teacher":
         raise ValueError(f"{folder.path}: not a td.start: teacher run (its correction is what this measures)")
-    learner = TDRun(TDTrainer(config, folder, False, sys.stdout).learner_settings())
-    state = checked_state(read_json_object(checkpoint / "state.json"), checkpoint, config.td.max_snapshots)
-    learner.restore(read_learner_arrays(checkpoint / LEARNER_FILE, learner, len(state["snapshot_hands"])), state)
-    return learner
+    return TDTrainer(config, folder, False, sys.stdout).load(checkpoint)[0]
 
 
 def self_play(learner, net, hands: int, first_deal: int):

@@ -156,7 +156,7 @@ def emptied_share(hand, model):
 
 
 @jit
-def rank_share(rank, need, need0, model):
+def building_share(rank, need, need0, model):
     """The share of building pile rank ``rank`` needing ``need`` (the root: ``need0``)."""
     x, net, root, view_piles, view_heights0, info, view_heights, scales, layers, scratch, parts = model
     _, q, a0, expected, changed_at, changed_by, _, _ = root
@@ -235,7 +235,7 @@ def residual_value(needs, hand, heights, done, needs0, hand0, heights0, piles, i
         need = order[rank]
         if need != order0[rank]:
             if not ranks_known[rank, need]:
-                rank_share(rank, need, order0[rank], model)
+                building_share(rank, need, order0[rank], model)
             for h in range(width):
                 sums[h] += ranks_share[rank, need, h]
         completed += needs[rank] < needs0[rank]

@@ -243,19 +243,19 @@ class TDRun:
         net = self.net if net is None else net
         if self.settings.start == TEACHER:
             return ResidualPlayer(net)
-        return NetworkPlayer(quantize(searched(net)).arrays, self.settings.turn_baseline)
+        return NetworkPlayer(quantize(search_network(net)).arrays, self.settings.turn_baseline)
 
     def bot(self):
         """A player of the current weights for the tournaments (the curve, the final evaluation)."""
         if self.settings.start == TEACHER:
             return ResidualBot.of(*kernel_model(self.net), label="the run's model", search_top=self.net.search_top)
-        return NeuralBot.of(quantize(searched(self.net)), label="the run's network")
+        return NeuralBot.of(quantize(search_network(self.net)), label="the run's network")
 
     def model_dict(self) -> dict:
         """The current weights as a model file's numbers (the neural bot's format, or the residual model's)."""
         if self.settings.start == TEACHER:
             return residual_document(self.net)
-        return quantize(searched(self.net)).to_dict()
+        return quantize(search_network(self.net)).to_dict()
 
     def rules_of(self, stock_size: int) -> Rules:
         settings = self.settings
@@ -658,7 +658,7 @@ def lambda_returns(sequences: dict, keys: list, chances: np.ndarray, results: np
     return targets
 
 
-def searched(net):
+def search_network(net):
     """The network the scratch start's search ranks stops by: ``net`` itself, or a turn-change model's ``f``."""
     return net.value if isinstance(net, TurnChangeNet) else net
 

@@ -24,7 +24,9 @@ on none of them, so a run resumed from any checkpoint ends with the weights of o
 
 from __future__ import annotations
 
+import dataclasses
 import time
+from pathlib import Path
 from typing import TextIO
 
 from skipbo_env.files import write_bytes_atomically, write_json_atomically
@@ -60,25 +62,22 @@ class TDTrainer:
         self.rules = config.make_rules()
 
     def learner_settings(self) -> TDSettings:
-        settings = self.settings
-        rules = self.rules
-        return TDSettings(num_players=rules.num_players, stock_size=rules.stock_size, decks=rules.decks,
-                          max_turns=rules.max_turns, stock_sizes=tuple(settings.stock_sizes),
-                          hidden=tuple(settings.hidden), hands=settings.hands, chunk=settings.chunk, lam=settings.lam,
-                          explore=settings.explore, learning_rate=settings.learning_rate,
-                          learning_rate_after=dict(settings.learning_rate_after), epochs=settings.epochs,
-                          minibatch=settings.minibatch, opponents=dict(settings.opponents),
-                          snapshot_every=settings.snapshot_every, max_snapshots=settings.max_snapshots,
-                          seed=self.config.seed, threads=self.config.threads, start=settings.start,
-                          turn_baseline=settings.turn_baseline, search_top=settings.search_top,
-                          rank_share=settings.rank_share, drawn_lam=settings.drawn_lam,
-                          correction_bound=settings.correction_bound)
+        """The learner's settings: the ``td`` section's of the same names (lists as tuples, dicts copied), the
+        rules', the run's seed and threads."""
+        rules, section = self.rules, self.settings
+        named = {item.name: getattr(section, item.name) for item in dataclasses.fields(TDSettings)
+                 if hasattr(section, item.name)}
+        named = {name: tuple(value) if isinstance(value, list) else dict(value) if isinstance(value, dict) else value
+                 for name, value in named.items()}
+        return TDSettings(**named, num_players=rules.num_players, stock_size=rules.stock_size, decks=rules.decks,
+                          max_turns=rules.max_turns, seed=self.config.seed, threads=self.config.threads)
 
     # ------------------------------------------------------------------ state
-    def load(self) -> tuple[TDRun, dict]:
-        """The learner and the run's state: from the last checkpoint (``--resume``), every value checked, or fresh."""
+    def load(self, checkpoint: Path | None = None) -> tuple[TDRun, dict]:
+        """The learner and the run's state: from ``checkpoint`` (a checkpoint folder of the run; by default its
+        last: ``--resume``), every value checked, or fresh where the run has none."""
         learner = TDRun(self.learner_settings())
-        checkpoint = self.folder.latest_checkpoint()
+        checkpoint = checkpoint or self.folder.latest_checkpoint()
         if checkpoint is None:
             return learner, {"wall_seconds": 0.0, "history": [], "best": None, "evaluation": None}
         state = checked_state(read_json_object(checkpoint / "state.json"), checkpoint, self.settings.max_snapshots)
