@@ -18,7 +18,8 @@ what it measured.
 The summary (of this run, or of the ``--json`` files of several runs side by side) estimates one improvement
 step over ``pretrained-2p`` by split samples (:func:`improvement_step`: at each decision the best action on one
 half of the copies, scored against the bot's own on the other half; issue 38's direct measure of the headroom),
-and the spread of
+its ceiling (the measured best action's win rate minus the bot's own: on average at least what choosing the truly
+best action would gain, since the mean of a maximum is at least the maximum of the means), and the spread of
 the actions' true win chances: the variance of the measured win rates across a decision's actions is the
 true variance plus ``(1 - rho)`` times the sampling variance ``p (1 - p) / samples``, where ``rho`` is the
 correlation of two actions' results on one copy (read off how often they agree), and a bootstrap over the
@@ -216,11 +217,14 @@ def improvement_step(records: list[dict]) -> dict | None:
         halves = [np.array(half) for half in r["half_rates"]]
         gains.append(np.mean([scoring[np.argmax(choosing)] - scoring[0]
                               for choosing, scoring in (halves, halves[::-1])]))
-    if not gains:
-        return None
-    mean = float(np.mean(gains))
-    se = float(np.std(gains, ddof=1) / np.sqrt(len(gains))) if len(gains) > 1 else float("nan")
-    return {"decisions": len(gains), "gain": mean, "se": se, "ci95": [mean - 1.96 * se, mean + 1.96 * se]}
+    return mean_with_interval(gains) if gains else None
+
+
+def mean_with_interval(values: list[float]) -> dict:
+    """The mean of ``values`` (one a decision), its standard error and 95% interval (``nan`` from one value)."""
+    mean = float(np.mean(values))
+    se = float(np.std(values, ddof=1) / np.sqrt(len(values))) if len(values) > 1 else float("nan")
+    return {"decisions": len(values), "gain": mean, "se": se, "ci95": [mean - 1.96 * se, mean + 1.96 * se]}
 
 
 def summarize(records: list[dict]) -> dict:
@@ -251,11 +255,11 @@ def summarize(records: list[dict]) -> dict:
     needed = float("inf") if upper == 0 else 2 * WORST_CASE_VARIANCE * (1 - rho) * (2 / upper) ** 2
     return {"decisions": len(records), "actions_per_decision": float(np.mean([len(r["win_rates"]) for r in records])),
             "sampling_sd": float(np.mean(sampling_sd)), "correlation": rho, "true_spread": spread, "true_spread_upper": upper,
-            "best_minus_own": float(np.mean(gaps)), "own_minus_others": float(np.mean(leads)),
+            "own_minus_others": float(np.mean(leads)),
             "own_minus_others_se": float(np.std(leads, ddof=1) / np.sqrt(len(leads))) if len(leads) > 1 else float("nan"),
             "own_percentile": float(np.mean(ranks)), "above_own": beaten, "compared": compared, "games_per_action_to_resolve_spread": needed,
             "cpu_seconds_per_game": (sum(r["cpu_seconds"] for r in records) / games) if games else None,
-            "improvement_step": improvement_step(records)}
+            "improvement_step": improvement_step(records), "ceiling": mean_with_interval(gaps)}
 
 
 def print_summary(summary: dict, command: str) -> None:
@@ -266,7 +270,7 @@ def print_summary(summary: dict, command: str) -> None:
           f"sampling sd of a win rate {summary['sampling_sd']:.4f}; correlation of two actions' results "
           f"{summary['correlation']:.2f}")
     print(f"estimated sd of the actions' true win chances: {summary['true_spread']:.4f} (95% bootstrap upper "
-          f"bound {summary['true_spread_upper']:.4f}); measured best minus own: {summary['best_minus_own']:.4f}")
+          f"bound {summary['true_spread_upper']:.4f})")
     se = summary["own_minus_others_se"]
     print(f"the bot's own action: {summary['own_minus_others']:+.4f} "
           f"({f'se {se:.4f}' if math.isfinite(se) else 'no standard error from one decision'}) "
@@ -278,12 +282,20 @@ def print_summary(summary: dict, command: str) -> None:
           + (f"at least {needed:.0f}" if math.isfinite(needed) else "no number of games (the measured spread is 0)"))
     step = summary["improvement_step"]
     if step is not None:
-        interval = (f"95% interval [{step['ci95'][0]:+.4f}, {step['ci95'][1]:+.4f}]" if math.isfinite(step["se"])
-                    else "no interval from one decision")
         print(f"one improvement step (the best action on half of the copies, scored against the bot's own on the "
-              f"other half): {step['gain']:+.4f} a decision ({interval}; {step['decisions']} decisions)")
+              f"other half): {step['gain']:+.4f} a decision ({interval(step)}; {step['decisions']} decisions)")
+    ceiling = summary["ceiling"]
+    print(f"the ceiling of one step (the measured best action minus the bot's own, on average at least what the "
+          f"truly best action would gain): {ceiling['gain']:+.4f} a decision ({interval(ceiling)})")
     if summary["cpu_seconds_per_game"] is not None:
         print(f"{summary['cpu_seconds_per_game'] * 1000:.1f} ms of CPU a game played out")
+
+
+def interval(estimate: dict) -> str:
+    """The 95% interval of a :func:`mean_with_interval`, in words."""
+    low, high = estimate["ci95"]
+    return (f"95% interval [{low:+.4f}, {high:+.4f}]" if math.isfinite(estimate["se"])
+            else "no interval from one decision")
 
 
 RECORD_FIELDS = ("win_rates", "samples", "agreement", "games", "cpu_seconds")

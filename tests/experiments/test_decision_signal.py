@@ -87,7 +87,8 @@ def test_a_tiny_run_measures_the_bots_own_action_first_and_summarizes(tmp_path, 
     assert decision_signal.main(["--summarize", str(out)]) == 0
     printed = capsys.readouterr().out
     assert "1 decisions" in printed and "ms of CPU a game played out" in printed and "the bot's own action" in printed
-    assert "one improvement step" in printed and len(record["half_rates"]) == 2
+    assert "one improvement step" in printed and "the ceiling of one step" in printed
+    assert len(record["half_rates"]) == 2
 
 
 def test_the_summary_counts_the_alternatives_measurably_above_the_bots_own():
@@ -98,6 +99,8 @@ def test_the_summary_counts_the_alternatives_measurably_above_the_bots_own():
     assert (summary["above_own"], summary["compared"]) == (1, 3)
     assert summary["own_percentile"] == pytest.approx((0 + 1) / 2)
     assert summary["own_minus_others"] == pytest.approx(((0.5 - 0.56) + 0.05) / 2)
+    assert summary["ceiling"]["gain"] == pytest.approx(((0.6 - 0.5) + 0.0) / 2)
+    assert summary["ceiling"]["ci95"][0] < summary["ceiling"]["gain"] < summary["ceiling"]["ci95"][1]
     assert summary["cpu_seconds_per_game"] is None
 
 
