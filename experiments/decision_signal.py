@@ -256,7 +256,7 @@ def summarize(records: list[dict]) -> dict:
     return {"decisions": len(records), "actions_per_decision": float(np.mean([len(r["win_rates"]) for r in records])),
             "sampling_sd": float(np.mean(sampling_sd)), "correlation": rho, "true_spread": spread, "true_spread_upper": upper,
             "own_minus_others": float(np.mean(leads)),
-            "own_minus_others_se": float(np.std(leads, ddof=1) / np.sqrt(len(leads))) if len(leads) > 1 else float("nan"),
+            "own_minus_others_se": mean_with_interval(leads)["se"],
             "own_percentile": float(np.mean(ranks)), "above_own": beaten, "compared": compared, "games_per_action_to_resolve_spread": needed,
             "cpu_seconds_per_game": (sum(r["cpu_seconds"] for r in records) / games) if games else None,
             "improvement_step": improvement_step(records), "ceiling": mean_with_interval(gaps)}
