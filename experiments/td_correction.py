@@ -177,7 +177,7 @@ def main(argv: list[str] | None = None) -> int:
     rows, targets, lengths = self_play(learner, zeroed, args.hands, args.seed + args.spread_hands)
     mean, error = gain(learner.net, zeroed, rows, targets, lengths)
     print(f"cross-entropy with r less without, on {len(rows):,} positions of {args.hands} hands of the teacher's "
-          f"moves: {mean:+.5f} nats (se {error:.5f}, over {len(lengths)} seat-hands)")
+          f"moves: {mean:+.2e} nats (se {error:.1e}, over {len(lengths)} seat-hands)")
     if args.drawn_hands:
         drawn, measures = drawn_targets(learner, args.drawn_hands, args.seed)
         print(f"drawn moves: {drawn:,} in {args.drawn_hands:,} hands of its training play" + ("; too few to measure"
