@@ -2,7 +2,8 @@
 
 With ``pytest -n 2`` (``make test``) each worker would otherwise compile the same numba kernels
 at the same time on a fresh clone, and write the same cache files concurrently. Compiled here,
-in the controlling process, they are written once, and every worker loads them from the cache.
+before the workers start (the kernel bots in a second process meanwhile, so both cores work), they are
+written once, and every worker loads them from the cache.
 """
 
 from __future__ import annotations
@@ -14,4 +15,4 @@ def pytest_sessionstart(session) -> None:
         return  # an xdist worker, or a single-process run that compiles what it uses
     from agents.batched import compile_kernels
 
-    compile_kernels()
+    compile_kernels(on_two_cores=True)

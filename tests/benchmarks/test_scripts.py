@@ -14,7 +14,7 @@ import pytest
 ROOT = Path(__file__).resolve().parents[2]
 SCRIPTS = sorted(p for folder in ("benchmarks", "experiments") for p in (ROOT / folder).glob("*.py"))
 TINY = {
-    "benchmarks/compile_time.py": ["--tables", "2:1"],
+    "benchmarks/compile_time.py": ["--tables", "2:1", "--engine-only"],
     "benchmarks/engine_speed.py": ["--seconds", "0.01", "--players", "2", "--json"],
     "benchmarks/env_speed.py": ["--games", "1", "--repeat", "1", "--players", "2", "--without-uno", "--json"],
     "benchmarks/neural_speed.py": ["--tiny"],
