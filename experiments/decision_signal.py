@@ -2,7 +2,7 @@
 
     python experiments/decision_signal.py [--kind discards|plays] [--decisions 20] [--samples 400] [--seed 0]
                                          [--share 0.08] [--json OUT]
-    python experiments/decision_signal.py --summarize OUT [OUT ...]
+    python experiments/decision_signal.py --summarize OUT [OUT ...] [--kind plays --hands 200]
 
 Not a speed benchmark: it measures the signal that every outcome-driven way of improving on ``pretrained-2p``
 (Monte-Carlo rollouts, expert iteration, Monte-Carlo or TD value fits, an evolution strategy) has to find.
@@ -27,11 +27,16 @@ decisions gives its 95% upper bound. It prints how far the bot's own action is a
 mean, the share of them it beats: half when its choice is no better than another's, and how many are more than
 two standard errors of a difference above it: 2.3% of them by chance when all are equal), how many games per
 action would tell apart two actions the bound apart (at two standard errors: a lower bound), and the CPU
-seconds a game played out takes, with the command, the versions and the load.
+seconds a game played out takes, with the command, the versions and the load. With ``--hands`` it also counts the
+decisions of ``--kind`` a seat meets in a hand and sums the step and its ceiling over them: by the
+performance-difference identity, a policy's gain in win rate is the sum of its advantages over the bot along the
+hand (to first order: they are measured where the bot plays), so a small gain a decision can still add up to
+a large one a hand, and a per-decision interval that looks narrow may bound nothing a hand.
 """
 
 from __future__ import annotations
 
+import itertools
 import json
 import math
 import os
@@ -164,28 +169,61 @@ def alternatives(engine: VectorGame, own: int, kind: str) -> list[int]:
     return out
 
 
+def self_play(rollouts: Rollouts, deals, kind: str):
+    """``pretrained-2p`` plays itself in row 0 of ``rollouts`` on each of ``deals``: at each decision yields the
+    deal and the bot's action with its alternatives of ``kind`` (:func:`alternatives`), then makes the action."""
+    e = rollouts.engine
+    row = np.zeros(1, dtype=np.int64)
+    for deal in deals:
+        e.deal(row, np.array([deal]))
+        while e.games["outcome"][0] == RUNNING:
+            action = rollouts.bot_action()
+            yield deal, alternatives(e, action, kind)
+            e.step_rows(row, np.array([action], dtype=np.int64))
+
+
 def measure(decisions: int, samples: int, seed: int, share: float, kind: str = "discards",
             save=lambda records: None) -> list[dict]:
     """One record a measured decision (see the module docstring); ``save(records)`` after each."""
     rollouts = Rollouts(samples)
-    e = rollouts.engine
     rng = np.random.default_rng(seed)
     records: list[dict] = []
-    deal = seed * 1000
-    while len(records) < decisions:
-        e.deal(np.zeros(1, dtype=np.int64), np.array([deal]))
-        while e.games["outcome"][0] == RUNNING and len(records) < decisions:
-            action = rollouts.bot_action()
-            actions = alternatives(e, action, kind)
-            if len(actions) > 1 and rng.random() < share:
-                games, cpu = rollouts.games_played, rollouts.cpu
-                wins = rollouts.outcomes(actions, rng)
-                records.append(record(deal, e, actions, wins, rollouts.games_played - games, rollouts.cpu - cpu))
-                print_record(records[-1])
-                save(records)
-            e.step_rows(np.zeros(1, dtype=np.int64), np.array([action], dtype=np.int64))
-        deal += 1
+    for deal, actions in self_play(rollouts, itertools.count(seed * 1000), kind):
+        if len(actions) > 1 and rng.random() < share:
+            games, cpu = rollouts.games_played, rollouts.cpu
+            wins = rollouts.outcomes(actions, rng)
+            records.append(record(deal, rollouts.engine, actions, wins, rollouts.games_played - games,
+                                  rollouts.cpu - cpu))
+            print_record(records[-1])
+            save(records)
+            if len(records) == decisions:
+                break
     return records
+
+
+def decisions_a_hand(hands: int, seed: int, kind: str) -> np.ndarray:
+    """``counts[hand, seat]``: the decisions with an alternative of ``kind`` (those :func:`measure` draws from)
+    that each seat meets in ``hands`` hands of ``pretrained-2p`` self-play from the deals ``seed * 1000`` on."""
+    rollouts = Rollouts(0)
+    counts = np.zeros((hands, RULES.num_players), dtype=np.int64)
+    for deal, actions in self_play(rollouts, range(seed * 1000, seed * 1000 + hands), kind):
+        if len(actions) > 1:
+            counts[deal - seed * 1000, int(rollouts.engine.games["seat"][0])] += 1
+    return counts
+
+
+def over_a_hand(estimate: dict, counts: np.ndarray) -> dict:
+    """A per-decision ``estimate`` (:func:`mean_with_interval`) summed over the decisions a seat meets in a hand:
+    by the performance-difference identity (to first order: the advantages are measured where the bot plays),
+    the change in the seat's win rate from taking that step at every one of them. Its standard error combines
+    both (delta method), the count's from the spread of the hands' per-seat means."""
+    per_hand = counts.mean(axis=1)
+    count = float(per_hand.mean())
+    count_se = float(per_hand.std(ddof=1) / np.sqrt(len(per_hand))) if len(per_hand) > 1 else 0.0
+    gain = count * estimate["gain"]
+    se = float(np.sqrt((count * estimate["se"]) ** 2 + (estimate["gain"] * count_se) ** 2))
+    return {"decisions": count, "decisions_se": count_se, "gain": gain, "se": se,
+            "ci95": [gain - 1.96 * se, gain + 1.96 * se]}
 
 
 def record(deal: int, engine: VectorGame, actions: list[int], wins: np.ndarray, games: int, cpu: float) -> dict:
@@ -291,6 +329,20 @@ def print_summary(summary: dict, command: str) -> None:
         print(f"{summary['cpu_seconds_per_game'] * 1000:.1f} ms of CPU a game played out")
 
 
+def print_over_a_hand(summary: dict, counts: np.ndarray, kind: str) -> None:
+    """The summary's step and ceiling summed over the decisions of ``kind`` a seat meets in a hand (``counts``)."""
+    ceiling = over_a_hand(summary["ceiling"], counts)
+    print(f"a seat meets {ceiling['decisions']:.1f} decisions with an alternative ({kind}) a hand (se "
+          f"{ceiling['decisions_se']:.1f}; {len(counts)} hands of pretrained-2p self-play): a point of win rate a "
+          f"hand is {0.01 / ceiling['decisions']:.5f} a decision. Summed over them (the performance-difference "
+          f"identity, to first order; figures beyond +-1 say only that the measure cannot bound a hand's change), "
+          f"the change in the seat's win rate over a hand:")
+    if summary["improvement_step"] is not None:
+        step = over_a_hand(summary["improvement_step"], counts)
+        print(f"  one improvement step at every one: {step['gain']:+.4f} ({interval(step)})")
+    print(f"  its ceiling: {ceiling['gain']:+.4f} ({interval(ceiling)})")
+
+
 def interval(estimate: dict) -> str:
     """The 95% interval of a :func:`mean_with_interval`, in words."""
     low, high = estimate["ci95"]
@@ -361,6 +413,9 @@ def main(argv: list[str] | None = None) -> int:
                         help="the decisions measured: turn-end discards, or plays (default discards)")
     parser.add_argument("--json", help="write the records to this file (a new file)")
     parser.add_argument("--summarize", nargs="+", metavar="JSON", help="summarize the records of earlier runs")
+    parser.add_argument("--hands", type=count, help="also count the decisions of --kind a seat meets in a hand, "
+                        "over this many hands of pretrained-2p self-play from the deals seed*1000 on, and sum the "
+                        "step and its ceiling over them (with --summarize, give the records' --kind)")
     args = parser.parse_args(argv)
     command = " ".join(["python experiments/decision_signal.py", *(argv if argv is not None else sys.argv[1:])])
     if args.summarize:
@@ -374,7 +429,10 @@ def main(argv: list[str] | None = None) -> int:
                 write_json_atomically(args.json, {"command": command, "records": records})
 
         records = measure(args.decisions, args.samples, args.seed, args.share, args.kind, save)
-    print_summary(summarize(records), command)
+    summary = summarize(records)
+    print_summary(summary, command)
+    if args.hands:
+        print_over_a_hand(summary, decisions_a_hand(args.hands, args.seed, args.kind), args.kind)
     return 0
 
 

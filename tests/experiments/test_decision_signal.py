@@ -89,6 +89,27 @@ def test_a_tiny_run_measures_the_bots_own_action_first_and_summarizes(tmp_path, 
     assert "1 decisions" in printed and "ms of CPU a game played out" in printed and "the bot's own action" in printed
     assert "one improvement step" in printed and "the ceiling of one step" in printed
     assert len(record["half_rates"]) == 2
+    assert decision_signal.main(["--summarize", str(out), "--kind", kind, "--hands", "1"]) == 0
+    printed = capsys.readouterr().out
+    assert f"decisions with an alternative ({kind}) a hand" in printed and "one improvement step at every one" in printed
+
+
+def test_a_step_a_decision_sums_over_the_decisions_of_a_hand_with_both_uncertainties():
+    counts = np.array([[10, 20], [30, 40]])  # per-hand means 15 and 35: 25 decisions a seat, se 10
+    summed = decision_signal.over_a_hand({"gain": 0.01, "se": 0.002}, counts)
+    assert summed["decisions"] == 25 and summed["decisions_se"] == pytest.approx(10)
+    assert summed["gain"] == pytest.approx(0.25)
+    assert summed["se"] == pytest.approx(np.hypot(25 * 0.002, 0.01 * 10))
+    assert summed["ci95"] == pytest.approx([0.25 - 1.96 * summed["se"], 0.25 + 1.96 * summed["se"]])
+
+
+def test_the_decisions_counted_a_hand_are_those_measure_draws_from(monkeypatch):
+    # the games played out do not matter here: every copy is scored a loss, so the whole hand takes a second
+    monkeypatch.setattr(decision_signal.Rollouts, "outcomes",
+                        lambda self, actions, rng: np.zeros((self.samples, len(actions))))
+    counts = decision_signal.decisions_a_hand(1, 7, "plays")
+    records = decision_signal.measure(int(counts.sum()) + 1, 2, 7, 1.0, "plays")
+    assert [r["deal"] for r in records] == [7000] * int(counts.sum()) + [7001]
 
 
 def test_the_summary_counts_the_alternatives_measurably_above_the_bots_own():
