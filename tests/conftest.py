@@ -8,6 +8,8 @@ written once, and every worker loads them from the cache.
 
 from __future__ import annotations
 
+import pytest
+
 
 def pytest_sessionstart(session) -> None:
     config = session.config
@@ -16,3 +18,12 @@ def pytest_sessionstart(session) -> None:
     from agents.batched import compile_kernels
 
     compile_kernels(on_two_cores=True)
+
+
+@pytest.fixture(scope="session", autouse=True)
+def sb3_logs_in_a_temporary_folder_of_the_session(tmp_path_factory):
+    """A Stable-Baselines3 model that learns without a logger of its own makes a folder in the system's temporary
+    folder (``SB3-<date>``), one a test: ``$SB3_LOGDIR`` puts them in the session's, which pytest cleans up."""
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setenv("SB3_LOGDIR", str(tmp_path_factory.mktemp("sb3-logs")))
+        yield
