@@ -413,9 +413,10 @@ def main(argv: list[str] | None = None) -> int:
                         help="the decisions measured: turn-end discards, or plays (default discards)")
     parser.add_argument("--json", help="write the records to this file (a new file)")
     parser.add_argument("--summarize", nargs="+", metavar="JSON", help="summarize the records of earlier runs")
-    parser.add_argument("--hands", type=count, help="also count the decisions of --kind a seat meets in a hand, "
-                        "over this many hands of pretrained-2p self-play from the deals seed*1000 on, and sum the "
-                        "step and its ceiling over them (with --summarize, give the records' --kind)")
+    parser.add_argument("--hands", type=bounded_int(1, 1000), help="also count the decisions of --kind a seat "
+                        "meets in a hand, over this many hands (1-1000) of pretrained-2p self-play from the deals "
+                        "seed*1000 on, and sum the step and its ceiling over them (with --summarize, give the "
+                        "records' --kind)")
     args = parser.parse_args(argv)
     command = " ".join(["python experiments/decision_signal.py", *(argv if argv is not None else sys.argv[1:])])
     if args.summarize:
