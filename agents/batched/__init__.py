@@ -23,16 +23,14 @@ def __getattr__(name: str):
     raise AttributeError(f"module 'agents.batched' has no attribute {name!r}")
 
 
-def compile_kernels(decks: int = 1, bots: tuple[str, ...] | None = None, with_neural: bool = True,
-                    on_two_cores: bool = False) -> None:
+def compile_kernels(decks: int = 1, bots: tuple[str, ...] | None = None, with_neural: bool = True) -> None:
     """Compile (or load from numba's cache) every kernel a batch of ``decks``-deck hands uses: the
     deal, the rules, the mask, the observation, the kernel ``bots`` (all of
     ``agents.registry.KERNEL_BOTS`` by default) and, ``with_neural``, the neural bot's search
-    (:func:`agents.batched.neural.warm_up`). A few seconds from a warm cache; from a cold one about two
-    minutes of one core for the bots (``benchmarks/compile_time.py``) and most of one more for the rest.
-    ``on_two_cores``: the bots compile in a second process (:func:`start_compiling_bots`) while this one
-    compiles the neural bot's search, then load here from the cache. The test suite calls it once, that way,
-    before its workers start, so they load the kernels instead of each compiling them."""
+    (:func:`agents.batched.neural.warm_up`). A few seconds from a warm
+    cache; about a minute of one core from a cold one (``benchmarks/compile_time.py``). The test
+    suite calls it once before its workers start, so they load the kernels instead of each
+    compiling them."""
     import numpy as np
 
     from skipbo_env.rules import Rules
@@ -43,21 +41,16 @@ def compile_kernels(decks: int = 1, bots: tuple[str, ...] | None = None, with_ne
     from agents.batched.seating import Seating
 
     bots = registry.KERNEL_BOTS if bots is None else bots
-    helper = start_compiling_bots(decks) if on_two_cores else None
-    try:
-        engine = VectorGame(Rules(num_players=2, decks=decks, stock_size=3), 4, seed=0, threads=1)
-        rows = np.arange(4)
-        if with_neural:
-            neural.warm_up(engine.observe(rows), engine.action_mask[rows].copy())
-    finally:
-        if helper is not None:
-            helper.wait()
+    engine = VectorGame(Rules(num_players=2, decks=decks, stock_size=3), 4, seed=0, threads=1)
     seating = Seating(engine, [batch_policy(name) for name in bots])
+    rows = np.arange(4)
     seating.assign(rows, np.array([[row % len(bots), (row + 1) % len(bots)] for row in rows]))
     seating.advance(rows)
     engine.reset(1)
     engine.observe(rows)
     engine.step(engine.action_mask.argmax(axis=1))
+    if with_neural:
+        neural.warm_up(engine.observe(rows), engine.action_mask[rows].copy())
 
 
 def start_compiling_bots(decks: int = 1):
