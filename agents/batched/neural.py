@@ -46,7 +46,7 @@ from skipbo_env.cards import HAND_SIZE, NUM_BUILDING_PILES, NUM_DISCARD_PILES, N
 from skipbo_env.encoding import (
     DISCARD_DEPTH, GLOBAL_OFFSETS, MAX_SEATS, OBS_SIZE, SCALE, SEAT_BLOCK, SEAT_OFFSETS, SEAT_START, table_inputs,
 )
-from skipbo_env.vector.jit import discard_value_of, jit, pile_of, source_of
+from skipbo_env.vector.jit import discard_value_of, exact_sum_jit, jit, pile_of, source_of
 from agents.batched.search import (
     EMPTY, I_CAN_DRAW, I_EITHER, I_HAND_SIZE, I_PARTNER_SEAT, I_PARTNER_SIZE, I_PARTNER_TOP, I_PARTNERS,
     I_PILE_CARDS, I_SHARED, I_STOCK_SIZE, I_STOCK_TOP, MAX_MOVES, MEMO_START, TIE_MARGIN, cards_in, legal_counts,
@@ -196,20 +196,97 @@ def float_value(sums, net, weights, exact_below, outputs, totals, work):
     return out * OUTPUT_UNIT
 
 
+BLOCK = 4
+"""Positions :func:`network_values` runs through the second layer together (:func:`block_logits`'s four sums a
+unit), each weight read once for all."""
+
+
 @jit
-def network_values(sums, count, net, values):
-    """``values[i]`` := the logit of the first-layer sums ``sums[i]``, for the first ``count`` rows: a batch of
-    positions valued in one call, as :func:`network_value` values one. The second layer runs in float64 where
-    that is exact: its weights and the first layer's outputs are integers, and when no sum of their products
-    (its bias included) can reach :data:`EXACT_FLOAT`, every float64 sum is the integer sum (the rows that
-    could go past it are valued in integers)."""
-    second = net[2]
+def unit_layers(net):
+    """What :func:`network_values` needs of a network: the second layer's weights as float64, a row a unit, its
+    bias and the output layer's weights, each with a unit of zeros added when their count is odd (it sums two
+    units at a time); and the first-layer output below which its float64 sums are exact (:func:`float_layers`)."""
     weights, exact_below = float_layers(net)
+    second_bias, output = net[3], net[4]
+    units = weights.shape[1] + weights.shape[1] % 2
+    by_unit = np.zeros((units, weights.shape[0]), dtype=np.float64)
+    bias = np.zeros(units, dtype=np.int64)
+    out = np.zeros(units, dtype=np.int64)
+    by_unit[:weights.shape[1]] = weights.T
+    bias[:weights.shape[1]] = second_bias
+    out[:weights.shape[1]] = output
+    return by_unit, bias, out, exact_below
+
+
+@jit
+def network_values(sums, count, net, layers, values):
+    """``values[i]`` := the logit of the first-layer sums ``sums[i]``, for the first ``count`` rows: a batch of
+    positions valued in one call, as :func:`network_value` values one (``layers``: :func:`unit_layers` of
+    ``net``, worked out once for many decisions). The second layer runs in float64 where
+    that is exact: its weights and the first layer's outputs are integers, and when no sum of their products
+    (its bias included) can reach :data:`EXACT_FLOAT`, every float64 sum, in any order, is the integer sum (a
+    block with a row that could go past it is valued in integers). It runs :data:`BLOCK` rows and two
+    second-layer units at a time, each a dot product over the first layer's outputs: eight sums that read each
+    weight once for four rows and each output once for two units."""
+    first, first_bias, second, second_bias, output, output_bias, input_of = net
+    by_unit, unit_bias, unit_output_weights, exact_below = layers
+    outputs = np.zeros((BLOCK, sums.shape[1]), dtype=np.float64)
     work = np.empty(second.shape[0], dtype=np.int64)
-    totals = np.empty(second.shape[0], dtype=np.float64)
-    outputs = np.empty(second.shape[1], dtype=np.int64)
-    for i in range(count):
-        values[i] = float_value(sums[i], net, weights, exact_below, outputs, totals, work)
+    for start in range(0, count, BLOCK):
+        rows = min(BLOCK, count - start)
+        if not block_outputs(sums, start, rows, exact_below, outputs):
+            for i in range(start, start + rows):
+                values[i] = network_value(sums[i], second, second_bias, output, output_bias[0], work)
+            continue
+        logits = block_logits(outputs, by_unit, unit_bias, unit_output_weights, output_bias[0])
+        for k in range(rows):
+            values[start + k] = logits[k] * OUTPUT_UNIT
+
+
+@jit
+def block_outputs(sums, start, rows, exact_below, outputs):
+    """``outputs[k]`` := the first layer's outputs of row ``start + k`` of ``sums`` as float64 (rows past
+    ``rows``: zeros); whether every one is below ``exact_below`` (the block's float sums are then exact)."""
+    largest = 0
+    for k in range(rows):
+        for h in range(sums.shape[1]):
+            output = max(sums[start + k, h], 0) >> FIRST_SHIFT
+            largest = max(largest, output)
+            outputs[k, h] = output
+    outputs[rows:] = 0
+    return largest < exact_below
+
+
+@exact_sum_jit
+def block_logits(outputs, by_unit, second_bias, output, output_bias):
+    """The integer logits of the :data:`BLOCK` rows of first-layer outputs ``outputs``, two second-layer units at
+    a time (:func:`unit_layers`: ``by_unit[j]`` unit ``j``'s weights, an even count of units)."""
+    l0 = l1 = l2 = l3 = output_bias
+    for j in range(0, by_unit.shape[0], 2):
+        s0 = s1 = s2 = s3 = t0 = t1 = t2 = t3 = 0.0
+        for h in range(by_unit.shape[1]):
+            v, w = by_unit[j, h], by_unit[j + 1, h]
+            a0, a1, a2, a3 = outputs[0, h], outputs[1, h], outputs[2, h], outputs[3, h]
+            s0 += v * a0
+            s1 += v * a1
+            s2 += v * a2
+            s3 += v * a3
+            t0 += w * a0
+            t1 += w * a1
+            t2 += w * a2
+            t3 += w * a3
+        l0 += unit_output(s0, t0, j, second_bias, output)
+        l1 += unit_output(s1, t1, j, second_bias, output)
+        l2 += unit_output(s2, t2, j, second_bias, output)
+        l3 += unit_output(s3, t3, j, second_bias, output)
+    return l0, l1, l2, l3
+
+
+@jit
+def unit_output(s, t, j, second_bias, output):
+    """Units ``j`` and ``j + 1``'s share of a logit, from their float sums ``s`` and ``t`` (exact integers)."""
+    return (output[j] * (max(np.int64(s) + second_bias[j], 0) >> SECOND_SHIFT)
+            + output[j + 1] * (max(np.int64(t) + second_bias[j + 1], 0) >> SECOND_SHIFT))
 
 
 @jit
@@ -694,18 +771,19 @@ def search_stops(legal, g, needs0, hand0, piles, heights0, info, net, root):
                                    changed_at, changed_by, net_steps, touched, deltas[kind])
                         known[kind] = True
                     before = stop_at[d - 1]
-                    for h in range(width):
-                        sums[stops, h] = sums[before, h] + deltas[kind, h]
                     slot = pile_of(play)
                     need = needs[d - 1, slot]
                     raised = raised_rank(needs[d - 1], need)
                     at = BUILDING_NEXT_AT + TOP_VALUE * raised
                     off, on, size = input_of[at + need - 1], input_of[at + need], input_of[BUILDING_SIZE_AT + raised]
                     if (need < TOP_VALUE and (need < needs0[slot]) == (need + 1 < needs0[slot])
-                            and min(off, on, size) >= 0):
+                            and min(off, on, size) >= 0):  # the building pile's change: three rows, in one pass
                         for h in range(width):
-                            sums[stops, h] += first[on, h] - first[off, h] + first[size, h]
+                            sums[stops, h] = (sums[before, h] + deltas[kind, h] + first[on, h] - first[off, h]
+                                              + first[size, h])
                     else:
+                        for h in range(width):
+                            sums[stops, h] = sums[before, h] + deltas[kind, h]
                         building_delta(d, needs, needs0, x, input_of, first, q, changed_at, changed_by, sums[stops])
                     wins[stops] = False
                     stop_at[d] = stops
@@ -743,7 +821,7 @@ def search_stops(legal, g, needs0, hand0, piles, heights0, info, net, root):
 
 
 @jit
-def best_first_play(legal, g, needs0, hand0, piles, heights0, info, net, root):
+def best_first_play(legal, g, needs0, hand0, piles, heights0, info, net, layers, root):
     """The planner's ``best_first_play`` with the network's valuation: the first play of the best sequence, -1
     when stopping (discarding) is best; and how many stops were valued. The stops are found first
     (:func:`search_stops`), valued in one batch, and the best value reachable from each is then carried back
@@ -752,7 +830,7 @@ def best_first_play(legal, g, needs0, hand0, piles, heights0, info, net, root):
     sums, count, wins, links, link_count, choices, choice_count = search_stops(legal, g, needs0, hand0, piles,
                                                                                heights0, info, net, root)
     values = np.empty(count, dtype=np.float64)
-    network_values(sums, count, net, values)
+    network_values(sums, count, net, layers, values)
     stop_value = values[0]
     for s in range(1, count):
         if wins[s] and WIN > values[s]:
@@ -787,7 +865,7 @@ def decision_arrays(x, net):
 
 
 @jit
-def best_discard(mask, g, needs, hand, piles, heights, info, net, root):
+def best_discard(mask, g, needs, hand, piles, heights, info, net, layers, root):
     """The legal discard whose turn end the network values most (ties: the lowest id), -1 if none is legal; and
     how many turn ends were valued (in one batch)."""
     first, first_bias, second, second_bias, output, output_bias, input_of = net
@@ -806,7 +884,7 @@ def best_discard(mask, g, needs, hand, piles, heights, info, net, root):
         actions[count] = action
         count += 1
     values = np.empty(count, dtype=np.float64)
-    network_values(sums, count, net, values)
+    network_values(sums, count, net, layers, values)
     best, best_value = -1, 0.0
     for k in range(count):
         if best < 0 or values[k] > best_value:
@@ -828,20 +906,21 @@ def turn_end_inputs(action, needs, hand, piles, heights, info, net, root, out):
 
 
 @jit
-def decide_valued(x, mask, g, net):
-    """:func:`decide`'s action, and how many positions (stops and turn ends) the network valued to choose it."""
+def decide_valued(x, mask, g, net, layers):
+    """:func:`decide`'s action, and how many positions (stops and turn ends) the network valued to choose it
+    (``layers``: :func:`unit_layers` of ``net``)."""
     count, first_legal, plays, discards = legal_counts(mask, g)
     if count <= 1:
         return first_legal, 0
     needs, hand, piles, heights, info, root = decision_arrays(x, net)
     valued = 0
     if plays:
-        best, valued = best_first_play(mask, g, needs, hand, piles, heights, info, net, root)
+        best, valued = best_first_play(mask, g, needs, hand, piles, heights, info, net, layers, root)
         if best >= 0:
             return best, valued
     if not discards:
         return (END_TURN if mask[g, END_TURN] else first_legal), valued
-    best, turn_ends = best_discard(mask, g, needs, hand, piles, heights, info, net, root)
+    best, turn_ends = best_discard(mask, g, needs, hand, piles, heights, info, net, layers, root)
     return best, valued + turn_ends
 
 
@@ -850,15 +929,16 @@ def decide(x, mask, g, net):
     """The neural bot's action for observation ``x`` with legal mask ``mask[g]``; -1 when nothing is legal.
     ``net``: ``(first, first_bias, second, second_bias, output, output_bias, input_of)``, the quantized network
     (``first[input, hidden]``) and each observation index's input (-1 for a value it does not read)."""
-    return decide_valued(x, mask, g, net)[0]
+    return decide_valued(x, mask, g, net, unit_layers(net))[0]
 
 
 @jit
 def decide_rows_valued(observations, masks, net, out, valued):
     """``out[i]`` = the neural bot's action for ``observations[i]`` and ``masks[i]``; ``valued[i]`` = the
     positions its network valued to choose it."""
+    layers = unit_layers(net)
     for i in range(observations.shape[0]):
-        out[i], valued[i] = decide_valued(observations[i], masks, i, net)
+        out[i], valued[i] = decide_valued(observations[i], masks, i, net, layers)
 
 
 @jit

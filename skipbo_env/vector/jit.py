@@ -124,6 +124,11 @@ jit = nb.njit(cache=True, nogil=True, error_model="numpy")
 """Kernels use numpy's error model (a division by zero gives a value, not an exception): numba
 then needs no clean-up paths, which would otherwise cost more than the rules themselves."""
 
+exact_sum_jit = nb.njit(cache=True, nogil=True, error_model="numpy", fastmath={"reassoc", "contract"})
+""":data:`jit` for kernels whose float sums are of integers that float64 holds exactly, however they are
+grouped: the compiler may then reorder and fuse the additions (vector partial sums, fused multiply-adds) and
+every order gives the same value."""
+
 
 def named_jit(function, name: str):
     """``function``, a closure a kernel factory makes, compiled as a kernel named ``name``: numba names a kernel

@@ -53,7 +53,23 @@ def test_a_batch_is_valued_as_each_position_alone(magnitude):
     rng = np.random.default_rng(3)
     sums = rng.integers(-magnitude, magnitude, size=(50, first.shape[1]), dtype=np.int64)
     values = np.empty(len(sums))
-    kernels.network_values(sums, len(sums), net, values)
+    kernels.network_values(sums, len(sums), net, kernels.unit_layers(net), values)
     work = np.empty(second.shape[0], dtype=np.int64)
     alone = [kernels.network_value(row, second, second_bias, output, output_bias[0], work) for row in sums]
     assert values.tolist() == alone and len(set(alone)) > 40
+
+
+def test_a_batch_with_an_odd_second_layer_and_rows_past_exact_floats_is_valued_as_each_position_alone():
+    """The batch sums two second-layer units at a time (an odd width gets a unit of zeros) and four rows at a
+    time (a block with one row past float64's exact integers is valued in integers, the others in floats)."""
+    first, first_bias, second, second_bias, output, output_bias, input_of = read_model(model_path("neural-2p")).arrays
+    net = (first, first_bias, np.ascontiguousarray(second[:31]), second_bias[:31].copy(), output[:31].copy(),
+           output_bias, input_of)
+    rng = np.random.default_rng(4)
+    sums = rng.integers(-2 ** 24, 2 ** 24, size=(23, first.shape[1]), dtype=np.int64)
+    sums[5, 7] = 2 ** 58
+    values = np.empty(len(sums))
+    kernels.network_values(sums, len(sums), net, kernels.unit_layers(net), values)
+    work = np.empty(31, dtype=np.int64)
+    alone = [kernels.network_value(row, net[2], net[3], net[4], output_bias[0], work) for row in sums]
+    assert values.tolist() == alone and len(set(alone)) > 20
