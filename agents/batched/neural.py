@@ -151,24 +151,26 @@ EXACT_FLOAT = 2 ** 52
 
 
 @jit
-def float_layers(net):
-    """What :func:`float_value` needs of a network, worked out once: the second layer's weights as float64,
-    transposed (a first-layer output's row), and the first-layer output below which float64 sums are exact
-    (see :func:`network_values`)."""
-    first, first_bias, second, second_bias, output, output_bias, input_of = net
-    width, second_width = second.shape[1], second.shape[0]
-    weights = np.empty((width, second_width), dtype=np.float64)
+def exact_below_of(second, second_bias):
+    """The first-layer output below which every float64 sum of the second layer (``second[unit, input]``, its
+    bias ``second_bias``) is an exact integer, in any order (see :func:`network_values`)."""
     widest = 0  # the largest sum of a second-layer unit's weight magnitudes
     largest_bias = 0
-    for j in range(second_width):
+    for j in range(second.shape[0]):
         total = 0
-        for h in range(width):
-            weights[h, j] = second[j, h]
+        for h in range(second.shape[1]):
             total += abs(second[j, h])
         widest = max(widest, total)
         largest_bias = max(largest_bias, abs(second_bias[j]))
-    exact_below = (EXACT_FLOAT - largest_bias) // max(widest, 1) if largest_bias < EXACT_FLOAT else 0
-    return weights, exact_below
+    return (EXACT_FLOAT - largest_bias) // max(widest, 1) if largest_bias < EXACT_FLOAT else 0
+
+
+@jit
+def float_layers(net):
+    """What :func:`float_value` needs of a network, worked out once: the second layer's weights as float64,
+    transposed (a first-layer output's row), and :func:`exact_below_of` it."""
+    second, second_bias = net[2], net[3]
+    return np.ascontiguousarray(second.T.astype(np.float64)), exact_below_of(second, second_bias)
 
 
 @jit
@@ -205,17 +207,17 @@ unit), each weight read once for all."""
 def unit_layers(net):
     """What :func:`network_values` needs of a network: the second layer's weights as float64, a row a unit, its
     bias and the output layer's weights, each with a unit of zeros added when their count is odd (it sums two
-    units at a time); and the first-layer output below which its float64 sums are exact (:func:`float_layers`)."""
-    weights, exact_below = float_layers(net)
-    second_bias, output = net[3], net[4]
-    units = weights.shape[1] + weights.shape[1] % 2
-    by_unit = np.zeros((units, weights.shape[0]), dtype=np.float64)
+    units at a time); and :func:`exact_below_of` the second layer."""
+    second, second_bias, output = net[2], net[3], net[4]
+    count = second.shape[0]
+    units = count + count % 2
+    by_unit = np.zeros((units, second.shape[1]), dtype=np.float64)
     bias = np.zeros(units, dtype=np.int64)
     out = np.zeros(units, dtype=np.int64)
-    by_unit[:weights.shape[1]] = weights.T
-    bias[:weights.shape[1]] = second_bias
-    out[:weights.shape[1]] = output
-    return by_unit, bias, out, exact_below
+    by_unit[:count] = second
+    bias[:count] = second_bias
+    out[:count] = output
+    return by_unit, bias, out, exact_below_of(second, second_bias)
 
 
 @jit
