@@ -1,5 +1,17 @@
-# The two set-up commands of the README. Each creates .venv and installs what it needs;
-# the CPU build of torch is pinned first so no multi-GB CUDA build is pulled in.
+# The two set-up commands of the README. Each creates .venv and installs what it needs, torch first:
+# torch==2.13.0 from the PyTorch CPU wheel index (download.pytorch.org/whl/cpu), falling back to the
+# configured index when that one is out of reach (on Linux, PyPI's torch is the multi-GB CUDA build), and it
+# says which build it got.
+TORCH := torch==2.13.0
+TORCH_CPU_INDEX := https://download.pytorch.org/whl/cpu
+# $(call install_torch,PYTHON): the CPU build where the PyTorch index answers, else the configured index's
+define install_torch
+	$(1) -m pip install -q --retries 0 --timeout 30 --index-url $(TORCH_CPU_INDEX) $(TORCH) 2>/dev/null \
+		|| { echo "$(TORCH_CPU_INDEX) is out of reach: $(TORCH) from the configured index"; \
+		     $(1) -m pip install -q $(TORCH); }
+	$(1) -W ignore -c "import torch; print('installed torch', torch.__version__, '(CUDA ' + torch.version.cuda + ' build)' if torch.version.cuda else '(CPU build)')"
+endef
+
 VENV := .venv
 PY := $(VENV)/bin/python
 STAMP := $(VENV)/.installed
@@ -12,7 +24,7 @@ RLLIB_STAMP := $(RLLIB_VENV)/.installed
 $(STAMP): pyproject.toml
 	python3 -m venv $(VENV)
 	$(PY) -m pip install -q --upgrade pip
-	$(PY) -m pip install -q torch==2.13.0
+	$(call install_torch,$(PY))
 	$(PY) -m pip install -q -e '.[dev,web]'
 	touch $(STAMP)
 
@@ -20,9 +32,13 @@ $(STAMP): pyproject.toml
 $(RLLIB_STAMP): pyproject.toml
 	python3 -m venv $(RLLIB_VENV)
 	$(RLLIB_VENV)/bin/python -m pip install -q --upgrade pip
-	$(RLLIB_VENV)/bin/python -m pip install -q torch==2.13.0
+	$(call install_torch,$(RLLIB_VENV)/bin/python)
 	$(RLLIB_VENV)/bin/python -m pip install -q -e '.[dev,web,rllib]'
 	touch $(RLLIB_STAMP)
+
+# `make .venv`: the environment alone (`source .venv/bin/activate` then puts `skipbo` on the PATH)
+$(VENV): $(STAMP)
+	@:
 
 train: $(STAMP)
 	$(VENV)/bin/skipbo train quickstart

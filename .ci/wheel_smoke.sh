@@ -17,7 +17,9 @@ git ls-files -z | tar --null -T - -cf - | (mkdir "$WORK/src" && tar -xf - -C "$W
 WHEEL=$(ls "$WORK"/dist/skipbo_lab-*.whl)
 python3 -m venv "$WORK/venv"
 "$WORK/venv/bin/python" -m pip install -q --upgrade pip
-"$WORK/venv/bin/python" -m pip install -q torch==2.13.0
+# the CPU build as the Makefile installs it: the PyTorch CPU index first, the configured index where it is out of reach
+"$WORK/venv/bin/python" -m pip install -q --retries 0 --timeout 30 --index-url https://download.pytorch.org/whl/cpu \
+    torch==2.13.0 2>/dev/null || "$WORK/venv/bin/python" -m pip install -q torch==2.13.0
 "$WORK/venv/bin/python" -m pip install -q "$WHEEL"
 BIN="$WORK/venv/bin"
 
