@@ -23,7 +23,11 @@ Reading it: a correction that predicts the teacher's own results better (a gain)
 ``pretrained-2p`` falls is right where the data is and wrong where the search takes it: on the stops the teacher
 did not choose, which no result checks.
 
-    python experiments/td_correction.py long_runs/td-teacher-2p-20261205-031743/checkpoints/step_000016384
+    python experiments/td_correction.py long_runs/td-teacher-2p-bound05-20261206-055800/checkpoints/step_001500032-2
+
+(a kept run's one checkpoint: ``checkpoints/latest.json`` names it; a finished run's checkpoints are in the history,
+``long_runs/REMOVED.md``, e.g. ``git archive 17c08b277a long_runs/td-teacher-2p-20261205-031743 | tar -x -C /tmp``
+for the third teacher run's, read as ``/tmp/long_runs/td-teacher-2p-20261205-031743/checkpoints/step_000016384``)
 """
 
 from __future__ import annotations

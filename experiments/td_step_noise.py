@@ -11,7 +11,12 @@ changed decision on, so consecutive points differ about as much as points on fre
 as strong at every point, their standard deviation would be about the binomial one, sqrt(p(1 - p) / games)
 (printed beside it); well above it, each few iterations' updates move the strength itself.
 
-    python experiments/td_step_noise.py long_runs/td-scratch-2p-20261204-215721 --learning-rates 1e-3 3e-4 1e-4
+    python experiments/td_step_noise.py RUN --learning-rates 1e-3 3e-4 1e-4
+
+RUN a run without ``td.turn_baseline`` (the script plays a plain value network), such as the first
+``td_scratch_2p`` long run, whose checkpoints are in the history (``long_runs/REMOVED.md``:
+``git archive 17c08b277a long_runs/td-scratch-2p-20261204-215721 | tar -x -C /tmp``, then RUN is
+``/tmp/long_runs/td-scratch-2p-20261204-215721``).
 """
 
 from __future__ import annotations
