@@ -9,6 +9,7 @@ point, so ``gymnasium.make("skipbo/SkipBo-v1", opponents="greedy", num_players=3
 from __future__ import annotations
 
 from agents.loading import load_policy
+from skipbo_env.envs.single_agent import SingleAgentEnv, opponents_for
 
 
 def single_agent_env(opponents="random", **kwargs):
@@ -17,8 +18,6 @@ def single_agent_env(opponents="random", **kwargs):
     ``opponents``: one policy or ``agents.load_policy`` spec for every other seat (one instance
     each), or a list with one per other seat; the other keywords go to the environment.
     """
-    from skipbo_env.envs.single_agent import SingleAgentEnv, opponents_for
-
     rules = SingleAgentEnv.rules_of(kwargs)
     specs = opponents_for(opponents, rules.num_players - 1)
     return SingleAgentEnv(opponents=[load_policy(spec) if isinstance(spec, str) else spec for spec in specs], **kwargs)

@@ -46,11 +46,13 @@ from skipbo_cli.script import MAX_COUNT, ScriptParser, parallel, positive_second
 import skipbo_env
 from skipbo_env import Rules
 from agents.batched import bots
-from agents.batched import batch_opponents
+from agents.batched.seating import batch_opponents
 from skipbo_env.envs.vec_env import SkipBoVecEnv
 from skipbo_env.vector import VectorGame
 from agents.batched.bots import mixed_chooser
 from skipbo_env.vector.check import differential_run
+from agents import load_policy
+from skipbo_env import SingleAgentEnv
 
 BATCH_SIZES = (1, 64, 1024, 4096)
 VERIFY_VARIANTS = (
@@ -122,9 +124,6 @@ def _uniform_legal(masks: np.ndarray, rng: np.random.Generator) -> np.ndarray:
 def measure_training(seconds: float, seed: int, threads: int | None) -> dict:
     from sb3_contrib import MaskablePPO
     from stable_baselines3.common.vec_env import DummyVecEnv
-
-    from agents import load_policy
-    from skipbo_env import SingleAgentEnv
 
     def aec_env():
         return SingleAgentEnv(opponents=load_policy("greedy"), rules=Rules())

@@ -19,7 +19,7 @@ import numpy as np
 import torch
 from torch import nn
 
-from agents.batched import batch_opponents
+from agents.batched.seating import batch_opponents
 from agents.saved_model import save_model
 from skipbo_env import Rules
 from skipbo_env.actions import NUM_ACTIONS

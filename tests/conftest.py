@@ -12,6 +12,6 @@ def pytest_sessionstart(session) -> None:
     config = session.config
     if hasattr(config, "workerinput") or not getattr(config.option, "numprocesses", None):
         return  # an xdist worker, or a single-process run that compiles what it uses
-    from agents.batched import compile_kernels
+    from agents.batched.seating import compile_kernels
 
     compile_kernels()

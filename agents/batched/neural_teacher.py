@@ -24,7 +24,7 @@ from skipbo_env.vector.jit import jit
 from agents.batched.expert import ODDS_ROW, planned_discard
 from agents.batched.learned import SHIPPED, learned_view, stop_value as teacher_value
 from agents.batched.neural import decision_arrays, root_inputs, stop_input_changes, turn_end_inputs
-from agents.batched.search import legal_counts, turn_search
+from agents.batched.search import legal_counts, turn_search, view_heights_of
 from agents.learned_parameters import NUM_FEATURES
 
 MAX_DISCARDS = NUM_DISCARD_PILES * HAND_SIZE
@@ -38,19 +38,6 @@ def next_draw(state):
     """The next number of the generator in ``state[1]``, from 0 to 2**31 - 1."""
     state[1] = state[1] * MULTIPLIER + INCREMENT
     return (state[1] >> 33) & 0x7FFFFFFF
-
-
-@jit
-def view_heights_of(heights, heights0, view_heights0, out):
-    """``out`` := the observation's discard pile heights (root: ``view_heights0``) at the search position of pile
-    heights ``heights`` (root: ``heights0``); False when its plays took a card the observation does not show."""
-    for side in range(2):
-        for p in range(NUM_DISCARD_PILES):
-            left = view_heights0[side, p] - (heights0[side, p] - heights[side, p])
-            if left < 0:
-                return False
-            out[side, p] = left
-    return True
 
 
 @jit

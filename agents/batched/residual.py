@@ -51,10 +51,10 @@ from agents.batched.neural import (
     float_value, hand_changes, num_players_of, one_hot_value, pending_change, raw, read_observation, read_piles,
     seat_base, stock_changes, stop_input_changes, turn_end_inputs,
 )
-from agents.batched.neural_teacher import view_heights_of
 from agents.batched.search import (
     I_CAN_DRAW, I_OPPONENT_TOP, I_OPPONENTS, I_PARTNERS, I_STALLED, I_SWITCHES, SEAT_WEIGHTS, TIE_MARGIN, cards_in,
     legal_counts, play_into, position_arrays, root_rank, search_room, sorted_needs, subtree_search, turn_search,
+    view_heights_of,
 )
 from agents.learned_parameters import NUM_FEATURES, NUM_PARAMETERS
 from agents.planner_weights import WIN

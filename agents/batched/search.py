@@ -78,6 +78,19 @@ def read_visible_piles(r, seat, piles, heights):
 
 
 @jit
+def view_heights_of(heights, heights0, view_heights0, out):
+    """``out`` := the observation's discard pile heights (root: ``view_heights0``) at the search position of pile
+    heights ``heights`` (root: ``heights0``); False when its plays took a card the observation does not show."""
+    for side in range(2):
+        for p in range(NUM_DISCARD_PILES):
+            left = view_heights0[side, p] - (heights0[side, p] - heights[side, p])
+            if left < 0:
+                return False
+            out[side, p] = left
+    return True
+
+
+@jit
 def read_position(r, cfg, needs, hand, piles, heights, info):
     """What the planner's and the expert's searches read from the record (as ``agents.planner._Turn``
     from the observation): the needs, the hand, the visible discard piles (mine and the partner's),

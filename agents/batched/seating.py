@@ -8,13 +8,17 @@ asked for a batch of actions once per round, one forward pass per policy), or th
 
 from __future__ import annotations
 
+import subprocess
+import sys
+
 import numpy as np
 
 from skipbo_env.game import IllegalActionError
-from skipbo_env.rules import MAX_PLAYERS
+from skipbo_env.rules import MAX_PLAYERS, Rules
 from skipbo_env.vector.engine import SEARCH_ROWS_PER_THREAD, VectorGame
 from skipbo_env.vector.layout import CALLER
-from agents.batched import bots
+from agents import registry
+from agents.batched import bots, neural
 from agents.batched.policies import KernelBot, batch_policy, checked_actions
 
 
@@ -98,3 +102,34 @@ def batch_opponents(specs, seed: int = 0) -> BatchOpponents:
     if not specs:
         raise ValueError("batch_opponents needs at least one player: one for all other seats, or one per seat")
     return BatchOpponents([batch_policy(spec, seed=seed + k) for k, spec in enumerate(specs)])
+
+
+def compile_kernels(decks: int = 1, bots: tuple[str, ...] | None = None, with_neural: bool = True) -> None:
+    """Compile (or load from numba's cache) every kernel a batch of ``decks``-deck hands uses: the
+    deal, the rules, the mask, the observation, the kernel ``bots`` (all of
+    ``agents.registry.KERNEL_BOTS`` by default) and, ``with_neural``, the neural bot's search
+    (:func:`agents.batched.neural.warm_up`). A few seconds from a warm
+    cache; about a minute of one core from a cold one (``benchmarks/compile_time.py``). The test
+    suite calls it once before its workers start, so they load the kernels instead of each
+    compiling them."""
+    bots = registry.KERNEL_BOTS if bots is None else bots
+    engine = VectorGame(Rules(num_players=2, decks=decks, stock_size=3), 4, seed=0, threads=1)
+    seating = Seating(engine, [batch_policy(name) for name in bots])
+    rows = np.arange(4)
+    seating.assign(rows, np.array([[row % len(bots), (row + 1) % len(bots)] for row in rows]))
+    seating.advance(rows)
+    engine.reset(1)
+    engine.observe(rows)
+    engine.step(engine.action_mask.argmax(axis=1))
+    if with_neural:
+        neural.warm_up(engine.observe(rows), engine.action_mask[rows].copy())
+
+
+def start_compiling_bots(decks: int = 1):
+    """Start compiling (or loading) the kernel bots and the engine, as :func:`compile_kernels` without the
+    neural bot, in a second process; returns it (``subprocess.Popen``: ``wait()`` for it). The caller compiles
+    its own kernels meanwhile, on the other core, and then loads these from numba's cache: on two cores that
+    halves the wait of a cold start. Its output is dropped; should it fail, the caller compiles the bots itself
+    when it first plays them."""
+    code = f"from agents.batched.seating import compile_kernels; compile_kernels(decks={int(decks)}, with_neural=False)"
+    return subprocess.Popen([sys.executable, "-c", code], stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)

@@ -57,7 +57,7 @@ class SkipBoVecEnv(VecEnv):
     object with ``count`` (how many players it has) and ``seat(engine)``, which returns a seating
     of the batch: ``assign(rows, players)`` gives seat ``s`` of game ``rows[i]`` to player
     ``players[i, s]`` (``CALLER``, -1, for the learner) and ``advance(rows)`` plays every seat
-    but the learner's until the learner is to act. ``agents.batched.batch_opponents("greedy")``
+    but the learner's until the learner is to act. ``agents.batched.seating.batch_opponents("greedy")``
     (or a list with one spec per other seat: bot names, networks, SB3 models, callables) builds
     one; player ``k % count`` sits ``k + 1`` places to the learner's left (so one player plays every
     other seat, and ``num_players - 1`` players one seat each). ``learner_seat``: a fixed seat, or
@@ -77,7 +77,7 @@ class SkipBoVecEnv(VecEnv):
         n = self.rules.num_players
         if not (hasattr(opponents, "seat") and hasattr(opponents, "count")):
             raise ValueError(f"opponents={opponents!r} is not a set of batch players: build one with "
-                             "agents.batched.batch_opponents(spec or [spec per other seat])")
+                             "agents.batched.seating.batch_opponents(spec or [spec per other seat])")
         if learner_seat is not None and not (isinstance(learner_seat, int) and 0 <= learner_seat < n):
             raise ValueError(f"learner_seat={learner_seat!r} is not a seat: use 0 to {n - 1}, or None to rotate")
         self.learner_seat = learner_seat

@@ -8,7 +8,8 @@ import numpy as np
 import pytest
 
 from agents import BOTS, load_policy
-from agents.batched import batch_policy, bots
+from agents.batched import bots
+from agents.batched.policies import batch_policy
 from agents.batched.bots import kernel_bot_code
 from agents.batched.codes import TABLE_CODES
 from agents.batched.policies import KernelBot

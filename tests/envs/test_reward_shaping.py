@@ -6,7 +6,7 @@ import numpy as np
 import pytest
 
 from agents import load_policy
-from agents.batched import batch_opponents
+from agents.batched.seating import batch_opponents
 from skipbo_env import Game, Rules
 from skipbo_env.envs.common import game_potential, stockpile_potential
 from skipbo_env.envs.single_agent import SingleAgentEnv

@@ -7,7 +7,7 @@ import pytest
 
 from skipbo_env import IllegalActionError, Rules
 from skipbo_env.encoding import OBS_SIZE, encode_observation
-from agents.batched import batch_opponents
+from agents.batched.seating import batch_opponents
 from skipbo_env.envs.vec_env import SkipBoVecEnv
 
 
@@ -92,7 +92,7 @@ def test_an_illegal_learner_action_is_refused(env):
 
 
 def test_the_environment_takes_players_not_names():
-    with pytest.raises(ValueError, match="not a set of batch players: build one with agents.batched.batch_opponents"):
+    with pytest.raises(ValueError, match="not a set of batch players: build one with agents.batched.seating.batch_opponents"):
         SkipBoVecEnv(Rules(), num_envs=2, opponents="greedy")
 
 

@@ -69,6 +69,13 @@ from agents.loading import short_name
 from training.common import RunLog, TrainResult, clock, print_summary, progress_bar, write_evaluation
 from training.snes.trainer import mirrored_noise, snes_step
 from training.neural.value_games import ListData, Seat, play_list_games
+from agents.neural import model_path, read_model
+from training.learning_curve import draw_learning_curve
+from agents.batched import neural_teacher
+from agents.batched.seating import start_compiling_bots
+from agents.batched.neural import warm_up as network_warm_up
+from skipbo_env.vector import VectorGame
+from evaluation.tournament import agent_names, run_tournament
 
 MODEL_FILE = "model.json"
 """The run's network (``agents.load_policy("neural:model=RUN/model.json")`` plays it)."""
@@ -227,7 +234,6 @@ class NeuralTrainer:
 
     def _start(self, state: dict):
         """Generation 0 of a run with ``neural.start``: the float network of that model file."""
-        from agents.neural import model_path, read_model
         from training.neural.value_net import dequantize
 
         network = read_model(model_path(self.settings.start))
@@ -461,8 +467,6 @@ class NeuralTrainer:
                 old.unlink(missing_ok=True)
 
     def _finish(self, state: dict) -> None:
-        from training.learning_curve import draw_learning_curve
-
         references = {name: stats["win_rate"] for name, stats in (state["teacher"] or {}).items()}
         draw_learning_curve(state["history"], state["evaluation"], state["games"], self.folder.curve_path,
                             title=f"{self.config.name}: the neural bot's win rate (95% intervals)",
@@ -485,9 +489,6 @@ class NeuralTrainer:
         """Compile (or load) the kernels before anything is timed: the kernel bots in a second process, the
         network's and the teacher's here meanwhile, then a tiny hand of every kind the run plays."""
         begin = time.perf_counter()
-        from agents.batched import neural_teacher, start_compiling_bots
-        from agents.batched.neural import warm_up as network_warm_up
-        from skipbo_env.vector import VectorGame
         from training.neural.value_net import zero_network
 
         helper = start_compiling_bots(self.rules.decks)
@@ -539,8 +540,6 @@ def play_table(player, name: str, opponent: str, rules: Rules, games: int, seed:
                seat_orders: str):
     """The tournament of ``games`` duplicate games on the batched engine between ``player`` (named ``name``) and
     ``opponent``: one bot, or a table of the other seats (``planner+greedy+greedy``, :func:`table_seats`)."""
-    from evaluation.tournament import agent_names, run_tournament
-
     others = table_seats(opponent)
     return run_tournament([player, *others], rules, games=games, seed=seed, engine="vector", workers=threads,
                           names=[name, *agent_names(others)], seat_orders=seat_orders)

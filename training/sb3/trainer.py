@@ -59,6 +59,10 @@ from training.common import (
 from training.config import TrainConfig
 from training.sb3.config import SB3_STATE, STATE_COUNTERS, STOPPED_BY
 from training.sb3.selfplay import OpponentPool, PoolOpponent, SelfPlayEnv
+from agents.batched.seating import compile_kernels
+from agents.batched.bots import kernel_bot_code
+from training.sb3.pretrain import clone_teacher, collect_teacher_games, concatenate
+from skipbo_env.envs.single_agent import SingleAgentEnv
 
 PROGRESS_WINDOW = 200
 """Hands per opponent kind in the progress bar's training win rate."""
@@ -210,9 +214,6 @@ class Trainer:
     def _compile_kernels(self) -> None:
         """Compile the batched engine and the kernel bots the run uses before any clock starts (on a first
         run about a minute of one core, then numba's cache), so the time budgets go to learning."""
-        from agents.batched import compile_kernels
-        from agents.batched.bots import kernel_bot_code
-
         config = self.config
         specs = [*config.opponents.mix, *config.evaluation.opponents, *config.evaluation.final_opponents]
         if config.pretrain.enabled:
@@ -226,9 +227,6 @@ class Trainer:
                        "on the first run, then read from the cache)")
 
     def _pretrain(self) -> None:
-        from agents.batched.bots import kernel_bot_code
-        from training.sb3.pretrain import collect_teacher_games, concatenate
-
         settings = self.config.pretrain
         gamma, shaping = self.config.ppo.gamma, self.config.env.shaping
         start = time.perf_counter()
@@ -272,8 +270,6 @@ class Trainer:
             bar.close()
 
     def _clone(self, data, epochs: int, deadline: float | None):
-        from training.sb3.pretrain import clone_teacher
-
         settings = self.config.pretrain
         return clone_teacher(
             self.model.policy, data, epochs, settings.batch_size, settings.learning_rate, settings.value,
@@ -509,8 +505,6 @@ def env_factory(config: TrainConfig, rules, index: int, seed: int):
     network = (list(config.network.hidden), config.network.activation)
 
     def make():
-        from skipbo_env.envs.single_agent import SingleAgentEnv
-
         pool = OpponentPool(config.opponents.mix, config.opponents.max_snapshots, network)
         opponents = [PoolOpponent(pool, training_seed(seed, index, seat), load_policy)
                      for seat in range(rules.num_players - 1)]
