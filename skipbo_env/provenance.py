@@ -13,6 +13,8 @@ import subprocess
 from importlib import metadata
 from pathlib import Path
 
+from skipbo_env import __version__
+
 LIBRARIES = ("numpy", "numba", "torch", "gymnasium", "pettingzoo", "stable-baselines3", "sb3-contrib", "openskill",
              "ray", "rlcard")
 """The distributions reported when installed; a missing one is left out."""
@@ -20,8 +22,6 @@ LIBRARIES = ("numpy", "numba", "torch", "gymnasium", "pettingzoo", "stable-basel
 
 def versions() -> dict:
     """``{"skipbo-lab", "python", <library>: version..., "git": short commit or None}``."""
-    from skipbo_env import __version__
-
     found = {"skipbo-lab": __version__, "python": platform.python_version()}
     for name in LIBRARIES:
         try:

@@ -18,6 +18,7 @@ LAYERS = (
     ("skipbo_env.encoding", 1),   # observation and action encoding
     ("skipbo_env.vector", 1),     # the batched engine (rules and encoding as kernels)
     ("skipbo_env.envs", 2),       # PettingZoo, Gymnasium and SB3 environments
+    ("skipbo_env.skipbo_v1", 2),  # the AEC environment by PettingZoo's versioned name (from skipbo_env import skipbo_v1)
     ("agents", 3),                # policies, bots, model files, batched players
     ("evaluation", 4),            # tournaments
     ("training", 5),              # self-play training (may use evaluation, never the reverse)

@@ -9,7 +9,7 @@ from pettingzoo.test import api_test, seed_test
 from pettingzoo.utils import wrappers
 
 import skipbo_env
-from skipbo_env import IllegalActionError, decode_observation
+from skipbo_env import IllegalActionError, decode_observation, skipbo_v1
 from skipbo_env.actions import END_TURN, FIRST_DISCARD, discard_action, hand_play_action, play_action
 from tests.positions import position
 
@@ -221,7 +221,7 @@ def test_env_is_pettingzoos_wrapper_stack_around_raw_env():
     assert isinstance(environment, wrappers.OrderEnforcingWrapper)
     assert isinstance(environment.env, wrappers.AssertOutOfBoundsWrapper)
     assert isinstance(environment.env.env, wrappers.TerminateIllegalWrapper)
-    assert isinstance(environment.env.env.env, skipbo_env.raw_env)
+    assert isinstance(environment.env.env.env, skipbo_v1.raw_env)
     assert environment.unwrapped is environment.env.env.env
     assert isinstance(environment.action_space("player_0"), spaces.Discrete)
 
