@@ -20,6 +20,7 @@ import socket
 import tempfile
 from typing import Sequence
 
+from agents.saved_model import read_model_bytes
 from evaluation.python_runner import chunks, init_worker, play_chunk
 
 LOCAL = "local"
@@ -136,8 +137,6 @@ def run_on_ray(specs, names: Sequence[str], agents: Sequence, rules, address: st
 
 def _model_files(agents: Sequence) -> dict[int, tuple[str, bytes]]:
     """Agent index -> (file name, bytes) of every agent given as the path of a model file."""
-    from agents.saved_model import read_model_bytes
-
     files = {}
     for index, agent in enumerate(agents):
         if isinstance(agent, str) and os.path.isfile(agent):

@@ -23,6 +23,7 @@ from skipbo_env.rules import Rules
 from agents.loading import load_policy, short_name
 from evaluation.errors import AgentError, EngineError
 from evaluation.python_runner import PolicyTable, run_here, run_in_workers
+from evaluation.ray_runner import run_on_ray
 from evaluation.results import TournamentResult
 from evaluation.schedule import schedule, seatings
 from evaluation.vector_runner import choose_engine, is_batch_player, run_vector
@@ -161,8 +162,6 @@ def _play(specs, names, agents, policies, rules: Rules, seed: int, save_dir: str
     if result.engine == "vector":
         run_vector(specs, names, agents, policies, rules, workers, seed, result, bar)
     elif ray_address is not None:
-        from evaluation.ray_runner import run_on_ray
-
         run_on_ray(specs, names, agents, rules, ray_address, workers, result, bar)
     elif workers == 1:
         run_here(specs, PolicyTable(names, agents), rules, save_dir, result, bar)

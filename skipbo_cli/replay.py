@@ -36,6 +36,7 @@ from rich.text import Text
 
 from skipbo_env import Game
 from skipbo_env.explain import move_words, outcome_sentence
+from skipbo_env.files import check_creatable, write_bytes_atomically
 from skipbo_env.saved_games import MAX_FILE_BYTES, GameFileRefused, SavedHand, load_hands
 from skipbo_cli.table_view import Snapshot, move_effects, render_table, seat_name
 
@@ -180,8 +181,7 @@ def _answer_target(answer: str, index: int, total: int):
 
 def write_picture(hand: SavedHand, path: str, moves: int | None, seat: int | None) -> int:
     """Write a PNG of the table after ``moves`` moves of ``hand`` (all of them when ``None``)."""
-    from skipbo_env.envs.picture import png_bytes
-    from skipbo_env.files import check_creatable, write_bytes_atomically
+    from skipbo_env.envs.picture import png_bytes  # matplotlib, loaded only for a picture
 
     actions = hand.record["actions"]
     if moves is not None and not 0 <= moves <= len(actions):

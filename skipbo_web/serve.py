@@ -19,6 +19,8 @@ from __future__ import annotations
 import argparse
 from pathlib import Path
 
+from skipbo_web.guard import is_loopback
+
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--host", default="127.0.0.1", help="address to listen on (default 127.0.0.1: this machine only)")
@@ -37,7 +39,6 @@ def run(args: argparse.Namespace) -> int:
     try:
         import uvicorn
         from skipbo_web.app import create_app
-        from skipbo_web.guard import is_loopback
     except ModuleNotFoundError as error:
         raise SystemExit(f"skipbo serve: error: {error.name} is not installed: "
                          "pip install -e '.[web]' (starlette and uvicorn)") from None
