@@ -23,16 +23,16 @@ import time
 
 from skipbo_cli.arguments import bounded_int, seed
 from skipbo_cli.script import ScriptParser, count, parallel, run
+from training.config import load_config
+from evaluation.ray_runner import connect_ray
+from training.rllib.seating import SeatDrawer
+from training.rllib.trainer import build_algorithm_config
 
 MAX_WIDTH = 4096
 """The widest layer --hidden takes."""
 
 
 def measure(runners: int, steps: int, opponents: list[str], hidden: list[int], seed: int) -> float:
-    from training.config import load_config
-    from training.rllib.seating import SeatDrawer
-    from training.rllib.trainer import build_algorithm_config
-
     mix = ",".join(f"{kind}: 1" for kind in opponents)
     config = load_config("rllib_2p", [
         f"rllib.num_env_runners={runners}", f"opponents.mix={{{mix}}}", f"network.hidden={hidden}",
@@ -68,7 +68,6 @@ def main(argv: list[str] | None = None) -> int:
     import ray
     import torch
 
-    from evaluation.ray_runner import connect_ray
     from training.rllib.env import register
 
     print("$ python benchmarks/rllib_speed.py " + " ".join(map(shlex.quote, sys.argv[1:] if argv is None else argv)))

@@ -32,6 +32,9 @@ sys.path.insert(0, str(ROOT))
 from skipbo_cli.arguments import bounded_int  # noqa: E402
 from skipbo_cli.script import ScriptParser, count, run  # noqa: E402
 from skipbo_env.provenance import header  # noqa: E402
+from training.checkpoint import RunFolder  # noqa: E402
+from training.config import load_config  # noqa: E402
+from training.distributed import WorkPool  # noqa: E402
 
 TINY = {"overrides": ["td.hands=8", "rules.stock_size=5"], "iterations": 1, "threads": [1, 2], "chunks": [0, 4]}
 """``--tiny``: one timed iteration of 8 five-card hands per cell (seconds once the kernels are compiled)."""
@@ -41,8 +44,6 @@ MAX_THREADS = 64
 
 def learner_of(args, threads: int, chunk: int):
     """The learner of the cell: from the config or the run's last checkpoint, with ``threads`` and ``chunk``."""
-    from training.checkpoint import RunFolder
-    from training.config import load_config
     from training.td.learner import TDRun
     from training.td.trainer import TDTrainer
 
@@ -119,8 +120,6 @@ def main(argv: list[str] | None = None) -> int:
             first = first or cell["hands"] / cell["wall"]
             print_cell(f"threads {threads}, chunk {chunk}", cell, args.iterations, first)
     if args.ray_workers:
-        from training.distributed import WorkPool
-
         with WorkPool("local", args.ray_workers) as pool:
             for chunk in [chunk for chunk in args.chunks if 0 < chunk < settings.hands]:
                 cell = timed_cell(args, 1, chunk, pool)

@@ -43,6 +43,9 @@ import numpy as np
 
 from skipbo_cli.arguments import bounded_int, seed
 from skipbo_cli.script import MAX_COUNT, ScriptParser, count, run
+from training.checkpoint import RunFolder
+from training.config import load_config
+from skipbo_env.provenance import machine, versions
 
 FRESH_DEALS = 10_000_000
 """The first deal of the measurement hands by default: far beyond the deals of any run's training."""
@@ -50,8 +53,6 @@ FRESH_DEALS = 10_000_000
 
 def restored(checkpoint: Path):
     """The learner of the run whose checkpoint folder is ``checkpoint``, with that checkpoint's weights."""
-    from training.checkpoint import RunFolder
-    from training.config import load_config
     from training.td.trainer import TDTrainer
 
     folder = RunFolder.open(checkpoint.parent.parent)
@@ -146,8 +147,6 @@ def drawn_targets(learner, hands: int, first_deal: int) -> tuple[int, dict]:
 
 def main(argv: list[str] | None = None) -> int:
     import torch
-
-    from skipbo_env.provenance import machine, versions
 
     parser = ScriptParser(prog="td_correction.py", description=__doc__.splitlines()[0])
     parser.add_argument("checkpoint", help="a checkpoint folder of a td.start: teacher run (RUN/checkpoints/step_N)")

@@ -29,14 +29,17 @@ import numpy as np
 
 from skipbo_cli.arguments import bounded_float, seed
 from skipbo_cli.script import ScriptParser, count, run
+from agents.neural import NeuralBot
+from training.common import evaluate_policy
+from training.config import load_config
+from skipbo_env.provenance import machine, versions
+from training.checkpoint import RunFolder
 
 learning_rate = bounded_float(lambda value: 0 < value <= 1, "a learning rate above 0, at most 1")
 
 
 def measure(learner, opponent: str, rules, games: int, deal_seed: int) -> float:
     """The learner's network's win rate against ``opponent`` on the duplicate deals of ``deal_seed``."""
-    from agents.neural import NeuralBot
-    from training.common import evaluate_policy
     from training.neural.value_net import quantize
 
     bot = NeuralBot.of(quantize(learner.net), label="the run's network")
@@ -46,7 +49,6 @@ def measure(learner, opponent: str, rules, games: int, deal_seed: int) -> float:
 def trace(folder, rate: float, args) -> dict:
     """Train on from the run's latest checkpoint at ``rate``; the win rates at the start and every ``args.every``
     iterations."""
-    from training.config import load_config
     from training.td.trainer import TDTrainer
 
     config = load_config(folder.config_path, [f"td.learning_rate={rate}"])
@@ -65,9 +67,6 @@ def trace(folder, rate: float, args) -> dict:
 
 def main(argv: list[str] | None = None) -> int:
     import torch
-
-    from skipbo_env.provenance import machine, versions
-    from training.checkpoint import RunFolder
 
     parser = ScriptParser(prog="td_step_noise.py", description=__doc__.splitlines()[0])
     parser.add_argument("run_folder", help="a backend: td run folder with at least one checkpoint")

@@ -24,6 +24,9 @@ from agents.loading import short_name, tag_name
 from skipbo_env.files import write_bytes_atomically, write_json_atomically
 from skipbo_env.provenance import versions
 from skipbo_env.seeds import derived_seed
+from evaluation import run_tournament
+from training.learning_curve import draw_learning_curve
+from skipbo_env.encoding import OBS_SIZE
 
 EVALUATION_FORMAT = "skipbo-train-evaluation/1"
 """The ``format`` of a run's ``evaluation.json``."""
@@ -61,8 +64,6 @@ def evaluate_policy(policy, opponents: list[str], rules, games: int, seed: int) 
     the shipped bots, game for game the same result as the python engine, about 25 times faster
     against ``planner``), else on the python engine.
     """
-    from evaluation import run_tournament
-
     results = {}
     for opponent in opponents:
         tournament = run_tournament([policy, opponent], rules, games, seed, names=["learner", opponent],
@@ -144,8 +145,6 @@ def print_summary(log: "RunLog", evaluation: dict, title: str, files: list[tuple
 def print_ppo_summary(log: "RunLog", name: str, state: dict, folder, evaluation: dict, wall_seconds: float) -> None:
     """The end of a PPO run (SB3 or RLlib): its learning curve drawn, the final results table, where its files are
     and how to play them, and the best periodic evaluation's policy when it is not the final one."""
-    from training.learning_curve import draw_learning_curve
-
     model_path = folder.model_path
     draw_learning_curve(state["history"], evaluation, state["timesteps"], folder.curve_path,
                         title=f"{name}: win rate of the learner (95% intervals)")
@@ -161,8 +160,6 @@ def print_ppo_summary(log: "RunLog", name: str, state: dict, folder, evaluation:
 def ppo_model_metadata(config, rules, state: dict, trained_with: str, **fields) -> dict:
     """The metadata of a PPO backend's model file (``agents.saved_model``): the network, rules, seed, step, config,
     versions, the last evaluation, how it was trained, and the backend's ``fields`` (which win over these)."""
-    from skipbo_env.encoding import OBS_SIZE
-
     return {
         "obs_size": OBS_SIZE, "hidden": list(config.network.hidden), "activation": config.network.activation,
         "rules": rules.to_dict(), "seed": config.seed, "timesteps": state["timesteps"], "config": config.to_dict(),

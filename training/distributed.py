@@ -48,6 +48,7 @@ refused before ``ray.init`` (:func:`evaluation.ray_runner.check_port_answers`), 
 from __future__ import annotations
 
 from typing import Any, Callable, Iterable
+from evaluation.ray_runner import connect_ray
 
 
 class WorkPool:
@@ -60,8 +61,6 @@ class WorkPool:
         self._task = None
         self._started_ray = False
         if address is not None:
-            from evaluation.ray_runner import connect_ray
-
             self._started_ray = connect_ray(address, num_cpus=workers)
             import ray
 

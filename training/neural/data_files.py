@@ -15,6 +15,7 @@ import numpy as np
 
 from training.neural.value_games import ListData
 from training.state_checks import CheckpointError, Field, read_npz
+from agents.batched.neural_teacher import MAX_DISCARDS
 
 DATA_DIR = "data"
 """The folder of the data files in the run folder."""
@@ -58,8 +59,6 @@ def max_data_bytes(hands: int, list_size: int, width: int) -> int:
     """The most bytes the arrays of a data file of ``hands`` hands may declare: each recorded decision a stop list
     of at most ``list_size`` rows, a discard list of at most ``MAX_DISCARDS``, its position and their counts; also
     the cap of the file's size (its arrays are deflated, never larger)."""
-    from agents.batched.neural_teacher import MAX_DISCARDS
-
     decision = (list_size + MAX_DISCARDS + 1) * width * 2 + list_size * 4 + 3 * 2 + 4
     return hands * (MAX_DECISIONS_A_HAND * decision + 4) + 2**20
 
@@ -101,8 +100,6 @@ def shapes_problem(shapes: dict, width: int) -> str | None:
 
 def list_data_problem(arrays: dict, width: int, list_size: int) -> str | None:
     """What is wrong with a data file's arrays, ``None`` when nothing is (each problem names its array)."""
-    from agents.batched.neural_teacher import MAX_DISCARDS
-
     stops, discards = arrays["stop_lengths"].astype(np.int64), arrays["discard_lengths"].astype(np.int64)
     for name, lengths, most in (("stop_lengths", stops, list_size), ("discard_lengths", discards, MAX_DISCARDS)):
         if ((lengths < 1) | (lengths > most)).any():

@@ -27,6 +27,7 @@ from ray.rllib.core.rl_module.torch import TorchRLModule
 
 from agents.network import parameter_shapes
 from skipbo_env.encoding import OBS_SIZE
+from agents.loading import load_policy
 
 FIRST_LAYER = "policy_net.0.weight"
 """The policy's input layer, ``[hidden[0], observation size]`` (the layout of :mod:`agents.network`)."""
@@ -114,8 +115,6 @@ class BotModule(RLModule):
     """
 
     def setup(self) -> None:
-        from agents.loading import load_policy
-
         self.spec = self.model_config["spec"]
         self.policy = load_policy(self.spec, seed=self.model_config.get("seed"))
 

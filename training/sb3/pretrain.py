@@ -47,6 +47,7 @@ from skipbo_env.envs.common import check_shaping, game_potential
 from skipbo_env.game import Game
 from skipbo_env.rules import Rules
 from skipbo_env.vector.layout import WIN
+from skipbo_env.vector.engine import VectorGame
 
 BATCH_GAMES = 256
 """Games the batched engine plays at once while collecting (as many as are asked for, at most this)."""
@@ -127,8 +128,6 @@ def collect_batched_games(code: int, rules: Rules, games: int, seed: int, gamma:
     draws from a generator seeded from that deal (``bots.streams_for``); the student (a policy with
     ``logits``, e.g. ``NetworkPolicy``, playing its argmax) takes a seat drawn from the same generator.
     """
-    from skipbo_env.vector.engine import VectorGame
-
     rng = np.random.default_rng(seed)
     hand_seeds = rng.integers(0, bots.MAX_SEED, size=games)
     student_seats = rng.integers(rules.num_players, size=games) if student is not None else np.full(games, -1)

@@ -12,6 +12,8 @@ from agents.registry import KERNEL_SPECS
 from training.schema import (
     GENERATIONS, PAST, PLAYED_GAMES, POPULATION, SELF, SPREAD, Backend, ConfigError, is_kernel_bot, setting,
 )
+from training.state_checks import MAX_STATE_BYTES
+from agents.learned_parameters import NUM_PARAMETERS, read_parameters
 
 
 @dataclasses.dataclass
@@ -65,8 +67,6 @@ def state_bytes(settings) -> int:
     """The most bytes a checkpoint's ``state.json`` of a run of ``settings`` may take: the archive of every
     generation's mean (and the mean and spread), each generation's log entry, a curve point every
     ``snes.curve_every`` generations (and one at each end) and the final evaluation."""
-    from agents.learned_parameters import NUM_PARAMETERS
-
     generations = int(generation_limit(settings))
     names = sum(len(table_name) + 40 for table_name in map("+".join, settings.tables))
     point = POINT_BYTES + sum(TABLE_STATS_BYTES + 2 * len("+".join(table)) + sum(len(spec) + 40 for spec in table)
@@ -78,8 +78,6 @@ def state_bytes(settings) -> int:
 def check_state_fits(settings) -> None:
     """Refuse a config whose checkpoints' ``state.json`` a resume could not read back (at most
     ``training.state_checks.MAX_STATE_BYTES``, :func:`state_bytes`)."""
-    from training.state_checks import MAX_STATE_BYTES
-
     state = state_bytes(settings)
     if state > MAX_STATE_BYTES:
         generations = "the most generations allowed" if settings.generations is None else \
@@ -101,8 +99,6 @@ def check(config) -> None:
         raise ConfigError("backend: snes needs budget.max_minutes or snes.generations: give one, e.g. "
                           "budget.max_minutes=60")
     if settings.start is not None:
-        from agents.learned_parameters import read_parameters
-
         try:
             read_parameters(settings.start)
         except ValueError as error:

@@ -56,6 +56,8 @@ from training.snes.config import generation_limit
 from training.distributed import WorkPool
 from training.state_checks import (COUNT, MAPPING, SECONDS, finite_numbers, generator_state, list_of, optional,
                                    read_json_object, read_state, record)
+from evaluation.ray_runner import RayConnectionError
+from training.learning_curve import draw_learning_curve
 
 FIXED = PARAMETERS.index("stock_cards")
 """The parameter held at 1 (the unit the others are measured in)."""
@@ -352,8 +354,6 @@ class SNESTrainer:
 
     def candidate_pool(self) -> WorkPool:
         """Where the candidates' games run: this process, or the Ray instance or cluster of ``ray.address``."""
-        from evaluation.ray_runner import RayConnectionError
-
         try:
             return WorkPool(self.config.ray.address, self.config.ray.workers)
         except RayConnectionError as error:
@@ -452,8 +452,6 @@ class SNESTrainer:
         self.folder.save_checkpoint(state["generation"], {MODEL_FILE: weights}, state, self.config.checkpoint.keep)
 
     def _finish(self, state: dict) -> None:
-        from training.learning_curve import draw_learning_curve
-
         draw_learning_curve(state["history"], state["evaluation"], state["games"], self.folder.curve_path,
                             title=f"{self.config.name}: the sNES mean's win rate (95% intervals)",
                             x_label="training games (wall time in minutes on top)")

@@ -42,6 +42,7 @@ from training.schema import SNAPSHOTS, ConfigError
 from training.state_checks import read_json_object
 from training.td.learner import TDRun, TDSettings, crossed
 from training.td.state import LEARNER_FILE, checked_state, read_learner_arrays
+from training.learning_curve import draw_learning_curve
 
 MODEL_FILE = "model.json"
 """The run's network, the neural bot's format."""
@@ -203,8 +204,6 @@ class TDTrainer:
 
     def write_curve(self, state: dict) -> None:
         """``learning_curve.json`` (every point: hands, CPU-hours, win rates with 95% intervals) and its picture."""
-        from training.learning_curve import draw_learning_curve
-
         periodic = [point for point in state["history"] if not point.get("final")]
         write_json_atomically(self.folder.path / CURVE_FILE, {
             "format": CURVE_FORMAT, "x": ["timesteps (hands played)", "cpu_hours (of training)"],
