@@ -20,9 +20,8 @@ from concurrent.futures import ProcessPoolExecutor, as_completed
 from concurrent.futures.process import BrokenProcessPool
 from typing import Sequence
 
-import numpy as np
 
-from skipbo_env.actions import NUM_ACTIONS
+from skipbo_env.actions import NUM_ACTIONS, action_id, safe_repr
 from skipbo_env.encoding import observe
 from skipbo_env.files import write_text_atomically
 from skipbo_env.game import Game
@@ -93,13 +92,13 @@ def _decide(policy, game: Game, seat: int, spec: GameSpec, table: PolicyTable) -
     except Exception as error:  # the agent's own bug: reported with where it happened
         raise AgentError(f"{where} raised {type(error).__name__}: {error}") from error
     seconds = time.perf_counter() - start
-    if isinstance(action, np.integer):
-        action = int(action)
-    if not isinstance(action, int) or isinstance(action, bool) or not 0 <= action < NUM_ACTIONS:
-        raise AgentError(f"{where} returned {action!r}, which is not an action id (0 to {NUM_ACTIONS - 1})")
-    if action not in game.legal_actions():
-        raise AgentError(f"{where} returned the illegal action {action}; legal: {game.legal_actions()}")
-    return action, seconds
+    index = action_id(action)  # by value: the policy's own __eq__ never decides what is legal
+    if index is None or not 0 <= index < NUM_ACTIONS:
+        raise AgentError(f"{where} returned {safe_repr(action)}, which is not an action id: an int or numpy integer "
+                         f"from 0 to {NUM_ACTIONS - 1}")
+    if not game.legal_mask()[index]:
+        raise AgentError(f"{where} returned the illegal action {index}; legal: {game.legal_actions()}")
+    return index, seconds
 
 
 def _save_game(game: Game, result: GameResult, names: list[str], save_dir: str) -> None:

@@ -36,6 +36,28 @@ FIRST_DISCARD = NUM_SOURCES * NUM_BUILDING_PILES  # 92
 END_TURN = 144
 
 
+def action_id(action: object) -> int | None:
+    """``action`` as a plain ``int`` when it is an exact ``int`` or a numpy integer (never a ``bool``), else
+    ``None``. The value is read, never asked for: an object's own ``__eq__``, ``__index__`` or ``__int__`` is not
+    called, so a subclass of ``int`` that lies about itself is no action id. Whether it is in range and legal is
+    the caller's question (``Game.step`` and the tournament runners ask it of this plain ``int``)."""
+    if type(action) is int:
+        return action
+    if isinstance(action, np.integer) and type(action).__module__ == "numpy":
+        return int(action)
+    return None
+
+
+def safe_repr(value: object, limit: int = 60) -> str:
+    """A value for a message: the ``repr`` of a plain ``int``, ``float``, ``str``, ``bool``, ``None`` or numpy value
+    (cut to ``limit`` characters); of any other object only its type's name, since its own ``__repr__`` may be
+    anything."""
+    if type(value) in (int, float, str, bool, type(None)) or type(value).__module__ == "numpy":
+        text = repr(value)
+        return text if len(text) <= limit else text[:limit - 3] + "..."
+    return f"an object of type {type(value).__name__}"
+
+
 def play_action(source: int, pile: int) -> int:
     return source * NUM_BUILDING_PILES + pile
 

@@ -7,7 +7,6 @@ the web table and the replays tell moves with :func:`move_words`.
 
 from __future__ import annotations
 
-import numpy as np
 
 from skipbo_env.actions import (
     END_TURN,
@@ -15,12 +14,14 @@ from skipbo_env.actions import (
     NUM_ACTIONS,
     PARTNER_STOCK_SOURCE,
     STOCK_SOURCE,
+    action_id,
     describe_action,
     discard_pile,
     discard_value,
     play_action,
     play_pile,
     play_source,
+    safe_repr,
     source_kind,
     source_words,
 )
@@ -30,9 +31,11 @@ from skipbo_env.cards import TOP_VALUE, WILD, canonical_slots, card_name
 def why_illegal(game, action) -> str:
     """Why ``action`` is not legal in ``game``'s position, in a player's words (the message of
     :class:`~skipbo_env.game.IllegalActionError`)."""
-    if isinstance(action, bool) or not isinstance(action, (int, np.integer)) or not 0 <= action < NUM_ACTIONS:
-        return f"{action!r} is not an action id: use an integer from 0 to {NUM_ACTIONS - 1}"
-    action = int(action)
+    index = action_id(action)
+    if index is None or not 0 <= index < NUM_ACTIONS:
+        return (f"{safe_repr(action)} is not an action id: use an int (or a numpy integer) from 0 to "
+                f"{NUM_ACTIONS - 1}")
+    action = index
     what = f"action {action} ({describe_action(action)}) is not legal"
     if game.outcome is not None:
         return f"{what}: the hand is over ({game.outcome})"

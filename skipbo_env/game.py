@@ -32,6 +32,7 @@ from skipbo_env.actions import (
     PARTNER_DISCARD_SOURCE,
     PARTNER_STOCK_SOURCE,
     STOCK_SOURCE,
+    action_id,
     discard_action,
     discard_pile,
     discard_value,
@@ -244,15 +245,13 @@ class Game:
     def step(self, action: int) -> None:
         """Take one action for the seat to act; draws and recycling follow as chance events.
 
-        Raises :class:`IllegalActionError` (the game unchanged) when the id is not legal.
+        Raises :class:`IllegalActionError` (the game unchanged) when the id is not legal, or not an exact ``int``
+        or numpy integer (:func:`~skipbo_env.actions.action_id`).
         """
-        if type(action) is int and 0 <= action < NUM_ACTIONS:
-            legal = self.legal_mask()[action]
-        else:
-            legal = not isinstance(action, bool) and action in self.legal_actions()
-        if not legal:
+        index = action_id(action)  # read by value: an object's own __eq__ never decides what is legal
+        if index is None or not 0 <= index < NUM_ACTIONS or not self.legal_mask()[index]:
             raise IllegalActionError(why_illegal(self, action))
-        action = int(action)
+        action = index
         self._actions.append(action)
         self._legal = self._mask = None
         if action < FIRST_DISCARD:

@@ -278,3 +278,29 @@ def test_progress_in_a_terminal_is_a_bar_with_the_label():
     bar.update(5)
     bar.close()
     assert "g vs r (vector engine)" in stream.getvalue() and "5/5" in stream.getvalue()
+
+
+LYING_BOT = """
+    import numpy as np
+
+
+    class AlwaysEqual(int):
+        def __eq__(self, other):
+            return True
+
+        __hash__ = int.__hash__
+
+
+    class Cheater:
+        def act(self, observation):
+            illegal = np.flatnonzero(np.asarray(observation["action_mask"]) == 0)
+            return AlwaysEqual(int(illegal[0]))
+"""
+
+
+def test_a_policy_whose_action_equals_everything_is_stopped_not_obeyed(tmp_path):
+    path = tmp_path / "cheat.py"
+    path.write_text(textwrap.dedent(LYING_BOT))
+    result = run_tournament([f"{path}:Cheater", "random"], SMALL, games=2, seed=0)
+    assert not result.complete and not result.games
+    assert "Cheater" in result.error and "an object of type AlwaysEqual, which is not an action id" in result.error
