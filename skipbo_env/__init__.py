@@ -10,7 +10,7 @@ the retired ``v0`` names are refused with a message naming ``v1``.
 
 from skipbo_env.actions import NUM_ACTIONS, ActionParts, decode_action, describe_action
 from skipbo_env.encoding import OBS_SIZE, decode_observation, encode_observation, observe
-from skipbo_env.envs.registration import register_when_gymnasium_loads
+from skipbo_env.envs.registration import AEC_ENV_NAME, register_when_gymnasium_loads
 from skipbo_env.game import Game, IllegalActionError
 from skipbo_env.match import Match
 from skipbo_env.rules import Rules
@@ -20,8 +20,6 @@ __version__ = "0.1.0"
 register_when_gymnasium_loads()  # "skipbo/SkipBo-v1" for gymnasium.make, without importing Gymnasium here
 
 _LAZY = {"env": "skipbo_env.envs.aec", "raw_env": "skipbo_env.envs.aec", "SingleAgentEnv": "skipbo_env.envs.single_agent"}
-AEC_ENV_NAME = "skipbo_v1"
-"""The PettingZoo environment's versioned name: ``from skipbo_env import skipbo_v1``."""
 RETIRED_AEC_ENV_NAMES = ("skipbo_v0",)
 
 

@@ -162,6 +162,7 @@ from skipbo_env.encoding import STATE_HIGH, encode_state
 from skipbo_env.envs.common import (RENDER_MODES, check_render_mode, check_reward_mode, check_shaping, hand_info,
                                     hand_potential, hand_rewards, observation_space, render_in_mode, start_hand,
                                     table_rules)
+from skipbo_env.envs.registration import AEC_ENV_NAME
 from skipbo_env.game import Game
 from skipbo_env.rules import Rules
 from skipbo_env.vector.single import OVER, CompiledHand
@@ -355,7 +356,7 @@ class ActionSpace(spaces.Discrete):
 class raw_env(AECEnv):  # noqa: N801 - PettingZoo's naming convention
     """Skip-Bo without wrappers: illegal actions raise :class:`IllegalActionError`."""
 
-    metadata = {"name": "skipbo_v1", "render_modes": list(RENDER_MODES), "is_parallelizable": False,
+    metadata = {"name": AEC_ENV_NAME, "render_modes": list(RENDER_MODES), "is_parallelizable": False,
                 "render_fps": 1}
 
     def __init__(self, render_mode: str | None = None, reward: str = "win", rules: Rules | None = None,

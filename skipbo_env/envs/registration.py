@@ -21,7 +21,14 @@ import importlib.abc
 import importlib.machinery
 import sys
 
-ENV_ID = "skipbo/SkipBo-v1"
+ENV_VERSION = 1
+"""The environments' version, the one constant every versioned name is built from (:data:`ENV_ID`,
+:data:`AEC_ENV_NAME`); it moves whenever what an agent sees or may do changes (the version history is in
+:mod:`skipbo_env.envs.aec`)."""
+ENV_ID = f"skipbo/SkipBo-v{ENV_VERSION}"
+"""Gymnasium's id of the single-agent environment."""
+AEC_ENV_NAME = f"skipbo_v{ENV_VERSION}"
+"""The PettingZoo environment's versioned name: ``from skipbo_env import skipbo_v1``."""
 ENTRY_POINT = "agents.environments:single_agent_env"
 MAX_EPISODE_STEPS = 10_000
 """Learner actions in one episode before Gymnasium's ``TimeLimit`` truncates it: far above a hand's
@@ -29,7 +36,7 @@ length under the default ``max_turns=1000`` (two-player hands end in under 170 t
 
 
 def register_envs() -> None:
-    """Register ``"skipbo/SkipBo-v1"`` with Gymnasium (imports Gymnasium; safe to call again)."""
+    """Register :data:`ENV_ID` with Gymnasium (imports Gymnasium; safe to call again)."""
     import gymnasium
 
     if ENV_ID not in gymnasium.registry:

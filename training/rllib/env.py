@@ -7,7 +7,8 @@
   When a hand ends every agent's info also holds ``turns``, the hand's length in turns, and
   ``illegal_move``: whether an illegal id ended it (PettingZoo's ``TerminateIllegalWrapper``
   ends the hand without an outcome; a masked policy never does that).
-- ``"skipbo/SkipBo-v0"``: the single-agent Gymnasium environment under its Gymnasium id. An
+- :data:`SINGLE_AGENT_ID` (``skipbo_env.envs.registration.ENV_ID``, ``"skipbo/SkipBo-v1"``): the single-agent
+  Gymnasium environment under its Gymnasium id. An
   env runner resolves a name in RLlib's registry before Gymnasium's, so the id works there even
   though Gymnasium knows it only in a process that imported ``skipbo_env.envs.single_agent``.
 
@@ -19,9 +20,10 @@ from __future__ import annotations
 
 from ray.rllib.env.wrappers.pettingzoo_env import PettingZooEnv
 from ray.tune.registry import register_env
+from skipbo_env.envs.registration import ENV_ID
 
 ENV_NAME = "skipbo"
-SINGLE_AGENT_ID = "skipbo/SkipBo-v1"
+SINGLE_AGENT_ID = ENV_ID
 
 
 class SkipBoMultiAgentEnv(PettingZooEnv):
