@@ -9,7 +9,7 @@ discard pile. All randomness comes from the seeded generator (``reset(seed)``).
 
 from __future__ import annotations
 
-from agents.policy import Bot, kernel_opponents, legal_actions
+from agents.policy import Bot, legal_actions
 from skipbo_env.actions import DISCARD_SOURCE, END_TURN, FIRST_DISCARD, PARTNER_STOCK_SOURCE, STOCK_SOURCE
 from skipbo_env.cards import NUM_BUILDING_PILES
 from skipbo_env.encoding import decode_hand
@@ -30,8 +30,6 @@ class GreedyBot(Bot):
     """Stockpile first, then discard tops, then hand cards; a random discard when stuck."""
 
     name = "greedy"
-    compiled_opponents = staticmethod(kernel_opponents)
-    """Its kernel twin plays it in ``SingleAgentEnv`` (:mod:`agents.batched.table`)."""
 
     def act(self, observation: dict) -> int:
         legal = legal_actions(observation)

@@ -14,6 +14,7 @@ plays unchanged in the AEC environment, the single-agent wrapper and the tournam
 
 from __future__ import annotations
 
+import importlib
 from typing import Protocol, runtime_checkable
 
 import numpy as np
@@ -39,12 +40,16 @@ def reset_policy(policy: object, seed: int | None) -> None:
         reset(seed)
 
 
-def kernel_opponents(rules, opponents: list):
-    """``SingleAgentEnv``'s ``compiled_opponents`` hook, offered by the bots whose kernel twins make the same
-    moves draw for draw (``GreedyBot``, ``RandomBot``): :func:`agents.batched.table.kernel_opponents`."""
-    from agents.batched.table import kernel_opponents as compiled
+KERNEL_TABLE = "agents.batched.table"
+"""The module that plays kernel bots as a ``SingleAgentEnv``'s opponents, named rather than imported: it asks
+``agents.registry`` which class a kernel plays, and the registry imports the bots, which import this module."""
 
-    return compiled(rules, opponents)
+
+def kernel_opponents(rules, opponents: list):
+    """``SingleAgentEnv``'s ``compiled_opponents`` hook, offered by every :class:`Bot`: the opponents' kernel
+    player, ``None`` unless ``agents.registry`` gives every opponent's exact class a kernel twin the table plays
+    (:func:`agents.batched.table.kernel_opponents`)."""
+    return importlib.import_module(KERNEL_TABLE).kernel_opponents(rules, opponents)
 
 
 class Bot:
@@ -55,6 +60,8 @@ class Bot:
     """
 
     name = "bot"
+    compiled_opponents = staticmethod(kernel_opponents)
+    """``SingleAgentEnv`` asks it for a kernel player of its opponents; the registry decides which bots have one."""
 
     def __init__(self, seed: int | None = None) -> None:
         self.rng = np.random.default_rng(seed)

@@ -5,7 +5,9 @@ more file, its kernel twin ``agents/batched/<bot>.py``, which the line names (``
 kernel bot", walks it through). Everything that lists bots reads them here: ``agents.load_policy``
 (:data:`BOTS`), the kernel bots' codes, spec parser and dispatch (:mod:`agents.batched.bots`: each kernel bot
 takes a block of codes, in the order of :data:`REGISTRY`), the players of the batched engine
-(:mod:`agents.batched.policies`, :func:`agents.batched.compile_kernels`) and the training config's checks.
+(:mod:`agents.batched.policies`, :func:`agents.batched.compile_kernels`), the training config's checks and the
+kernel-played opponents of a ``SingleAgentEnv`` (:mod:`agents.batched.table`, through :func:`kernel_of`: only the exact
+class a line names is played by its kernel).
 """
 
 from __future__ import annotations
@@ -58,3 +60,10 @@ KERNEL_BOTS = tuple(bot.name for bot in REGISTRY if bot.kernel is not None)
 """The bots the kernels play themselves."""
 KERNEL_SPECS = ", ".join(bot.kernel_spec for bot in REGISTRY if bot.kernel is not None)
 """The kernel bots as help and error texts name them: ``random, greedy, planner[:options], ...``."""
+
+
+def kernel_of(kind: type) -> str | None:
+    """The module of the kernel twin that plays objects of exactly the class ``kind`` (a line of :data:`REGISTRY`
+    names that class and a kernel), else ``None``: the one place a class is matched to a kernel. A subclass is not
+    its parent's bot (it may change any method), so a subclass without a line of its own is played in Python."""
+    return next((bot.kernel for bot in REGISTRY if bot.policy is kind and bot.kernel is not None), None)

@@ -2,19 +2,24 @@
 up to the learner's next turn in one compiled call on the environment's
 :class:`~skipbo_env.vector.single.CompiledHand`.
 
-A ``GreedyBot`` or ``RandomBot`` opponent offers this (``compiled_opponents``, the hook the module
-docstring of :mod:`skipbo_env.envs.single_agent` describes): its kernel twin (:mod:`.greedy`, :mod:`.random_bot`) makes
-the same moves draw for draw from the same generator. At the start of a hand each bot is reset in the
-kernels: its twin's generator is seeded as ``Bot.reset(seed)`` seeds the bot's (opponents that are one
-object share one generator, as they do in Python, the last seed winning). When the hand ends the
-kernels' states are copied into the bots' generators, so the bots are left as if they had played in
-Python (during a hand, and after one left unfinished, a bot's own generator is not used and not renewed).
+Every ``agents.policy.Bot`` offers this (``compiled_opponents``, the hook the module docstring of
+:mod:`skipbo_env.envs.single_agent` describes); the registry decides who takes it: an opponent is played here only
+when ``agents.registry.kernel_of`` gives its exact class a kernel twin this module plays (:data:`TABLE_KERNELS`:
+:mod:`.greedy`, :mod:`.random_bot`), which makes the same moves draw for draw from the same generator. Any other
+opponent, a subclass of a registered class included, leaves the whole table to Python.
+
+At the start of a hand each bot is reset in the kernels: its twin's generator is seeded as ``Bot.reset(seed)``
+seeds the bot's (opponents that are one object share one generator, as they do in Python, the last seed winning).
+When the hand ends the kernels' states are copied into the bots' generators, so the bots are left as if they had
+played in Python (during a hand, and after one left unfinished, a bot's own generator is not used and not renewed).
 """
 
 from __future__ import annotations
 
 import numpy as np
 
+from agents import registry
+from agents.batched import greedy, random_bot
 from agents.batched.codes import OTHER
 from agents.batched.greedy import greedy_choice
 from agents.batched.random_bot import random_choice
@@ -29,9 +34,9 @@ from skipbo_env.vector.kernels import step_game
 from skipbo_env.vector.layout import RUNNING
 from skipbo_env.vector.single import FULL_LOG, ILLEGAL, OVER, compiled_entry, hand_row, hand_status, rules_config
 
-RANDOM_TWIN, GREEDY_TWIN = 0, 1
-"""Who plays a seat in this module's own ``controllers`` (a table of its own: the kernel bots' codes of
-:mod:`.bots` are not used here, and this module never imports the registry, which imports the Python bots)."""
+RANDOM_KERNEL, GREEDY_KERNEL = 0, 1
+"""Who plays a seat in this module's own ``controllers`` (codes of its own: the kernel bots' codes of :mod:`.bots`
+are not used here, and only these two kernels are compiled into :func:`_bots_move`)."""
 NO_ACTION = -2
 """The learner's action of a call that only lets the bots move (the start of a hand, or going on)."""
 MOVED = 16
@@ -46,7 +51,7 @@ def _bots_move(r, legal, cfg, g, controllers, stream_of_seat, streams, log, coun
     ids; their ids go into ``log`` from ``count`` on; returns how many ids ``log`` then holds."""
     while r.outcome == RUNNING and controllers[r.seat] != OTHER and count < end:
         generator = streams[stream_of_seat[r.seat]]
-        if controllers[r.seat] == GREEDY_TWIN:
+        if controllers[r.seat] == GREEDY_KERNEL:
             action = greedy_choice(r, legal, g, generator)
         else:
             action = random_choice(legal, g, generator)
@@ -83,35 +88,28 @@ def _step_and_move(games, legal, config, scale, obs, log, table, streams, logged
     return hand_status(r, cfg, scale, obs, g) + MOVED * (count - logged)
 
 
-TWIN_CODES = {"greedy": GREEDY_TWIN, "random": RANDOM_TWIN}
-"""The bots whose kernel twins play them draw for draw here, by their class's ``name``."""
+TABLE_KERNELS = {random_bot.__name__: RANDOM_KERNEL, greedy.__name__: GREEDY_KERNEL}
+"""The kernel twins this module plays (module -> its code here); which class each one plays is the registry's."""
 
 
 def kernel_opponents(rules, opponents: list):
-    """A :class:`KernelOpponents` for ``opponents`` when every one is a plain ``GreedyBot`` or ``RandomBot``
-    (a subclass with its own ``act`` or ``reset`` has no kernel twin), else ``None``.
-
-    A bot is recognised by the class that offers the hook (``compiled_opponents`` in its own body, see
-    :func:`agents.policy.kernel_opponents`) and that class's ``name``: this module never imports the
-    Python bots, which import it."""
-    kinds = [twin_code(type(policy)) for policy in opponents]
+    """A :class:`KernelOpponents` for ``opponents`` when every one is played by a kernel of :data:`TABLE_KERNELS`
+    (:func:`table_code`), else ``None`` (the opponents are then asked ``act`` in Python)."""
+    kinds = [table_code(type(policy)) for policy in opponents]
     if None in kinds:
         return None
     return KernelOpponents(opponents, kinds)
 
 
-def twin_code(kind: type) -> int | None:
-    """The kernel code of a bot class whose ``act`` and ``reset`` are those of a class of :data:`TWIN_CODES`."""
-    owner = next((cls for cls in kind.__mro__ if "compiled_opponents" in vars(cls)), None)
-    code = TWIN_CODES.get(getattr(owner, "name", None))
-    if code is None or kind.act is not owner.act or kind.reset is not owner.reset:
-        return None
-    return code
+def table_code(kind: type) -> int | None:
+    """This module's code for objects of the class ``kind``: the code of the kernel twin the registry gives that
+    exact class (``agents.registry.kernel_of``), ``None`` when it has none this module plays."""
+    return TABLE_KERNELS.get(registry.kernel_of(kind))
 
 
 class KernelOpponents:
     """The kernel twins of a ``SingleAgentEnv``'s opponents (``opponents[k]`` plays the ``k + 1``-th seat
-    to the learner's left, a code of :data:`TWIN_CODES` in ``kinds[k]``)."""
+    to the learner's left, a code of :data:`TABLE_KERNELS` in ``kinds[k]``)."""
 
     def __init__(self, opponents: list, kinds: list[int]) -> None:
         self._bots = list({id(policy): policy for policy in opponents}.values())  # one generator each

@@ -39,9 +39,10 @@ opponent; it returns a player or ``None``) are played by what it returns: an obj
 in turn, or does what that does: the seeds are drawn as for Python opponents), ``play(hand, action)``
 (the learner's action and every opponent move up to its next turn, raising ``IllegalActionError``
 for an illegal learner action with the hand unchanged) and ``play_opponents(hand)``, each on the
-environment's :class:`~skipbo_env.vector.single.CompiledHand`. ``agents``' ``GreedyBot`` and
-``RandomBot`` offer their kernel twins so (:mod:`agents.batched.table`): the same moves, draw for
-draw, in one compiled call per learner step. Any other opponent is asked ``act`` in Python.
+environment's :class:`~skipbo_env.vector.single.CompiledHand`. ``agents``' bots offer it
+(:mod:`agents.batched.table`): an opponent whose exact class ``agents.registry`` plays with a kernel
+twin the table runs (``GreedyBot``, ``RandomBot``) makes the same moves, draw for draw, in one
+compiled call per learner step. Any other opponent is asked ``act`` in Python.
 
 ## Rewards
 The learner's, paid when the hand ends: ``reward="win"`` +1 for a win (its team's, in a

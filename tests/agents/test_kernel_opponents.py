@@ -1,4 +1,5 @@
-"""GreedyBot and RandomBot opponents played by their kernel twins in SingleAgentEnv: the same episodes as in Python."""
+"""GreedyBot and RandomBot opponents played by their kernel twins in SingleAgentEnv: the same episodes as in Python;
+a class the registry does not give a kernel (a subclass of a kernel bot's included) is played in Python."""
 
 from __future__ import annotations
 
@@ -7,7 +8,8 @@ import pickle
 import numpy as np
 import pytest
 
-from agents.batched import table
+from agents import registry
+from agents.batched import greedy, table
 from agents.greedy import GreedyBot
 from agents.random_bot import RandomBot
 from skipbo_env import IllegalActionError, SingleAgentEnv
@@ -128,3 +130,68 @@ def test_a_bot_with_its_own_reset_plays_in_python_and_is_reset_every_hand():
     environment.reset(seed=0)
     environment.reset(seed=1)
     assert CountedGreedy.resets == 4
+
+
+class LastChoiceGreedy(GreedyBot):
+    """GreedyBot with its own ``choose`` (the last option, no draw): ``act`` and ``reset`` are greedy's, the moves
+    are not."""
+
+    def choose(self, options) -> int:
+        return int(options[-1])
+
+
+class RenamedGreedy(GreedyBot):
+    """GreedyBot under another name and nothing else (the registry test's ``EagerBot``)."""
+
+    name = "renamed"
+
+
+class Asked:
+    """A bot asked ``act`` and ``reset`` in Python whatever its class (it offers no hook)."""
+
+    def __init__(self, bot) -> None:
+        self.bot = bot
+
+    def act(self, observation: dict) -> int:
+        return self.bot.act(observation)
+
+    def reset(self, seed=None) -> None:
+        self.bot.reset(seed)
+
+
+def episodes(opponents, settings: dict, count: int = 6) -> list[dict]:
+    """The records of ``count`` episodes against ``opponents``, the learner playing at random (episode ``k``:
+    seed ``k``, its choices from ``default_rng(k)``)."""
+    environment = SingleAgentEnv(opponents=opponents, **settings)
+    records = []
+    for episode in range(count):
+        environment.reset(seed=episode)
+        rng = np.random.default_rng(episode)
+        done = False
+        while not done:
+            done = any(environment.step(int(rng.choice(np.flatnonzero(environment.action_masks()))))[2:4])
+        records.append(environment.game.record())
+    return records
+
+
+@pytest.mark.parametrize("settings", TABLES[:3], ids=["2p", "3p", "4p-partners"])
+def test_a_subclass_with_a_method_of_its_own_is_played_in_python_with_its_own_moves(settings):
+    seats = settings["num_players"] - 1
+    assert SingleAgentEnv(opponents=[LastChoiceGreedy(k) for k in range(seats)], **settings)._compiled is None
+    played = episodes([LastChoiceGreedy(k) for k in range(seats)], settings)
+    assert played == episodes([Asked(LastChoiceGreedy(k)) for k in range(seats)], settings)
+    by_greedy = episodes([GreedyBot(k) for k in range(seats)], settings)  # what greedy's kernel would have played
+    assert sum(mine != theirs for mine, theirs in zip(played, by_greedy)) == len(played)
+
+
+def test_only_a_registry_line_gives_a_class_a_kernel(monkeypatch):
+    settings = {"num_players": 3}
+    opponents = [RenamedGreedy(1), RenamedGreedy(2)]
+    assert registry.kernel_of(RenamedGreedy) is None and registry.kernel_of(GreedyBot) == greedy.__name__
+    assert SingleAgentEnv(opponents=opponents, **settings)._compiled is None
+    in_python = episodes(opponents, settings, count=3)
+    line = registry.RegisteredBot("renamed", RenamedGreedy, kernel=greedy.__name__)
+    monkeypatch.setattr(registry, "REGISTRY", (*registry.REGISTRY, line))
+    assert registry.kernel_of(RenamedGreedy) == greedy.__name__
+    assert SingleAgentEnv(opponents=opponents, **settings)._compiled is not None
+    assert episodes(opponents, settings, count=3) == in_python
