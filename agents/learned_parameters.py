@@ -6,10 +6,10 @@ from __future__ import annotations
 
 import json
 import math
-import os
 
 import numpy as np
 
+from agents.shipped import LEARNED, of_kind
 from skipbo_env.files import FileRefused, read_file_text
 
 NAME = "learned"
@@ -43,16 +43,15 @@ NUM_PARAMETERS = len(PARAMETERS)
  F_THREAT_ENDGAME, F_STALLED_THREAT, F_STALLED_THREAT_ENDGAME, F_PROSPECT, F_PROSPECT_ENDGAME, F_PARTNER,
  F_STALLED_PLAYS, F_STALLED_COMPLETED) = range(NUM_FEATURES)
 
-WEIGHTS_FILE = os.path.join(os.path.dirname(__file__), "pretrained", "learned-2p.json")
-"""The shipped parameters: ``{"parameters": {name: weight, ...}, ...}`` (see :func:`read_parameters`)."""
+PRETRAINED_WEIGHTS = of_kind(LEARNED)
+"""The shipped weights by name (``agents.load_policy("learned-2p")``), read from the table of shipped players
+(:mod:`agents.shipped`: how each was made, its other names): the learned bot with these weights, trained for two
+and for four players. ``learned`` plays the first."""
+WEIGHTS_FILE = next(iter(PRETRAINED_WEIGHTS.values()))
+"""The shipped parameters ``learned`` plays: ``{"parameters": {name: weight, ...}, ...}`` (see
+:func:`read_parameters`)."""
 MAX_WEIGHTS_BYTES = 2**20
 """The largest weights file read (the shipped ones are about 2 KB)."""
-PRETRAINED_WEIGHTS = {"learned-2p": WEIGHTS_FILE,
-                      "learned-4p": os.path.join(os.path.dirname(__file__), "pretrained", "learned-4p.json")}
-"""The shipped models by name (``agents.load_policy("learned-2p")``): the learned bot with these weights,
-trained for two and for four players (``skipbo train snes_2p``, ``skipbo train snes_4p``: the configs in
-``configs/``). ``learned`` plays the first; ``pretrained-2p`` and ``pretrained-4p`` name them too
-(``agents.spec_names.ALIASES``)."""
 
 
 def parameter_vector(weights: dict) -> np.ndarray:

@@ -5,9 +5,10 @@ Accepted specs:
 - a bot name: ``random``, ``greedy``, ``planner``, ``expert``, ``learned``, ``neural`` (see
   :data:`agents.registry.BOTS`;
   ``learned:weights=path.json`` plays other trained weights);
-- a shipped player by name: ``learned-2p``, ``learned-4p``, ``neural-2p``, ``td-scratch-2p``, ``ppo-2p``, or
-  another name of one, ``pretrained-2p`` (see :data:`PRETRAINED`: the learned bot's weights, the neural bot's
-  networks and a policy network, in ``agents/pretrained/``);
+- a shipped player by name: a row of the one table of them, :data:`agents.shipped.SHIPPED_PLAYERS` (``learned-2p``,
+  ``learned-4p``, ``neural-2p``, ``td-scratch-2p``, ``ppo-2p``: the learned bot's weights, the neural bot's networks
+  and a policy network, in ``agents/pretrained/``), or another name of one, ``pretrained-2p`` (:data:`PRETRAINED`);
+  an old name or an old file name of one still loads it, with a one-line note naming the new one;
 - a saved model file ending in ``.zip`` or ``.pt`` (loaded by ``agents.saved_model``);
 - ``package.module:ClassName``: a class importable from an installed module;
 - ``path/to/file.py:ClassName``: a class in a researcher's own file, loaded without installing.
@@ -38,23 +39,24 @@ import inspect
 import os
 import re
 import sys
+import warnings
 
 from agents.learned import LearnedBot
-from agents.learned_parameters import PRETRAINED_WEIGHTS
 from agents.registry import BOTS
-from agents.neural import SHIPPED_MODELS as NEURAL_MODELS, NeuralBot  # after the registry, which imports it
-from agents.spec_names import ALIASES, split_name, unaliased
+from agents.neural import NeuralBot  # after the registry, which imports it
+from agents.shipped import ALIASES, LEARNED, NEURAL, OLD_NAMES, SHIPPED as PLAYERS, SHIPPED_PLAYERS, renamed_file
+from agents.spec_names import split_name, unaliased
 
 MODEL_SUFFIXES = (".zip", ".pt")
-PPO_MODELS = {"ppo-2p": os.path.join(os.path.dirname(__file__), "pretrained", "skipbo-2p.zip")}
-"""The shipped policy network by name: masked PPO after cloning the planner (its file keeps the name earlier
-releases gave it, and loads by its path too)."""
-SHIPPED = {**PRETRAINED_WEIGHTS, **NEURAL_MODELS, **PPO_MODELS}
-"""Shipped player name -> its file: the learned bot's weights (``learned-2p``, ``learned-4p``), the neural bot's
-networks (``neural-2p``, ``td-scratch-2p``) and the policy network (``ppo-2p``)."""
+SHIPPED = {player.name: player.path for player in SHIPPED_PLAYERS}
+"""Shipped player name -> its file, from the one table of them (:data:`agents.shipped.SHIPPED_PLAYERS`): the learned
+bot's weights (``learned-2p``, ``learned-4p``), the neural bot's networks (``neural-2p``, ``td-scratch-2p``) and the
+policy network (``ppo-2p``)."""
 PRETRAINED = {**SHIPPED, **{alias: SHIPPED[name] for alias, name in ALIASES.items()}}
-"""Every name a shipped player is loaded by -> its file: :data:`SHIPPED` and the other names of
-``agents.spec_names.ALIASES`` (``pretrained-2p``: the strongest two-player player)."""
+"""Every name a shipped player is loaded by -> its file: :data:`SHIPPED` and the documented other names of
+``agents.shipped.ALIASES`` (``pretrained-2p``: the strongest two-player player). Old names
+(``agents.shipped.OLD_NAMES``) load too, with a note, and are not listed."""
+
 
 TAG_UNSAFE = re.compile(r"[^A-Za-z0-9_.-]")
 """The characters a TensorBoard tag part may not hold (:func:`tag_name` writes ``_`` for each)."""
@@ -105,15 +107,15 @@ def load_policy(spec, seed: int | None = None):
         if options:
             raise PolicySpecError(f"policy spec {spec!r}: a saved model file takes no options")
         return _load_saved_model(target)
-    if target in PRETRAINED:
+    if target in PRETRAINED or target in OLD_NAMES:
         if options:
             raise PolicySpecError(f"policy spec {spec!r}: a shipped model takes no options")
         name = unaliased(target)
-        if name in NEURAL_MODELS:
-            return NeuralBot(seed, model=NEURAL_MODELS[name])
-        if name in PPO_MODELS:
-            return _load_saved_model(PPO_MODELS[name])
-        return LearnedBot(seed, weights=PRETRAINED_WEIGHTS[name])
+        if PLAYERS[name].kind == NEURAL:
+            return NeuralBot(seed, model=SHIPPED[name])
+        if PLAYERS[name].kind == LEARNED:
+            return LearnedBot(seed, weights=SHIPPED[name])
+        return _load_saved_model(SHIPPED[name])
     if target in BOTS:
         return _instantiate(BOTS[target], spec, options, seed)
     if ":" in target:
@@ -151,6 +153,11 @@ def _parse_value(text: str):
 
 
 def _load_saved_model(path: str):
+    renamed = renamed_file(path)
+    if renamed is not None:
+        warnings.warn(f"note: {path} is now {os.path.join(os.path.dirname(path), renamed.file)} (the shipped player "
+                      f"{renamed.name!r}; the old path still works)", FutureWarning, stacklevel=3)
+        path = renamed.path
     if not os.path.exists(path):
         raise PolicySpecError(f"saved model {path!r} does not exist (no such file)")
     if os.path.isdir(path):

@@ -101,7 +101,7 @@ class NetworkPolicy:
         """Refuse, in one line (``ValueError``), a table larger than the one the model was trained for (its
         metadata's ``rules.num_players``) when the network reads none of the values of the seat that table adds
         (trained with ``network.inputs: table``: it would play blind to that seat). A network that reads the
-        whole observation (``network.inputs: all``, the default, as the shipped ``skipbo-2p.zip``) reads every
+        whole observation (``network.inputs: all``, the default, as the shipped ``ppo-2p.zip``) reads every
         seat of any table, and so plays at every table size. Harnesses call it before the first game; ``act``
         checks every observation's table size as well."""
         declared = self.metadata.get("rules", {}).get("num_players") if isinstance(self.metadata.get("rules"),

@@ -19,12 +19,12 @@ call).
 from __future__ import annotations
 
 import json
-import os
 
 import numpy as np
 
 from agents.batched.neural import FIRST_SHIFT, MULTIPLIER, SECOND_SHIFT, decide, decide_rows, input_indices
 from agents.policy import Bot
+from agents.shipped import NEURAL as NEURAL_KIND, of_kind
 from skipbo_env.cards import CARDS_PER_DECK
 from skipbo_env.encoding import GLOBAL_OFFSETS, OBS_HIGH, OBS_SIZE
 from skipbo_env.files import read_file_text
@@ -32,10 +32,10 @@ from skipbo_env.rules import MAX_COUNTER, MAX_DECKS, MAX_PLAYERS, MIN_PLAYERS
 
 NAME = "neural"
 FORMAT = "skipbo-neural/1"
-SHIPPED_MODELS = {name: os.path.join(os.path.dirname(__file__), "pretrained", f"{name}.json")
-                  for name in ("neural-2p", "td-scratch-2p")}
-"""The shipped networks by name (``agents.load_policy("neural-2p")``): ``skipbo train neural_2p``'s model and
-``td-scratch-2p``, the network TD(λ) taught from self-play results alone (``skipbo train td_scratch_2p``)."""
+SHIPPED_MODELS = of_kind(NEURAL_KIND)
+"""The shipped networks by name (``agents.load_policy("neural-2p")``), read from the table of shipped players
+(:mod:`agents.shipped`): ``skipbo train neural_2p``'s model and ``td-scratch-2p``, the network TD(λ) taught from
+self-play results alone (``skipbo train td_scratch_2p``)."""
 MAX_MODEL_BYTES = 16 * 1024 * 1024
 """The largest model file read (a 512-wide first layer at six seats is about 6 MB)."""
 MAX_WIDTH = 1024

@@ -1,4 +1,5 @@
-"""Names of policy specs: short names (``name=spec``) and the other names of shipped players (:data:`ALIASES`).
+"""Names of policy specs: short names (``name=spec``) and the other and old names of shipped players (:data:`ALIASES`,
+read from the table of shipped players, :mod:`agents.shipped`).
 
 A short name is letters, digits, ``_``, ``.`` and ``-``, starting with a letter or ``_``; tournament reports,
 ``skipbo play``'s table and TensorBoard tags show it instead of the spec. Both the spec loader
@@ -8,16 +9,14 @@ A short name is letters, digits, ``_``, ``.`` and ``-``, starting with a letter 
 from __future__ import annotations
 
 import re
+import warnings
+
+from agents.shipped import ALIASES, OLD_NAMES
 
 NAMED_SPEC = re.compile(r"([A-Za-z_][A-Za-z0-9_.-]*)=(.+)", re.DOTALL)
 """``name=spec``; the name has no ``:`` or ``/``, so ``planner:hold_wilds=false`` is not a name."""
 
-ALIASES = {
-    "pretrained-2p": "learned-2p",  # the strongest two-player player, whichever it is (issue 38 keeps this name)
-    "pretrained-4p": "learned-4p",  # the earlier name of the four-player learned weights
-}
-"""Other names of shipped players -> the name that says what each is (``docs/bots.md``, "Shipped players").
-Every spec parser accepts both; reports show the name a spec was given."""
+__all__ = ["ALIASES", "OLD_NAMES", "NAMED_SPEC", "split_name", "unaliased"]
 
 
 def split_name(spec: str) -> tuple[str | None, str]:
@@ -27,5 +26,10 @@ def split_name(spec: str) -> tuple[str | None, str]:
 
 
 def unaliased(name: str) -> str:
-    """The name a shipped player's other name (:data:`ALIASES`) stands for; any other name as it is."""
+    """The name a shipped player's other name (:data:`ALIASES`, silently) or old name (:data:`OLD_NAMES`, with a
+    one-line note naming the new name) stands for; any other name as it is."""
+    if name in OLD_NAMES:
+        warnings.warn(f"note: the player {name!r} is now called {OLD_NAMES[name]!r} (the old name still works)",
+                      FutureWarning, stacklevel=2)
+        return OLD_NAMES[name]
     return ALIASES.get(name, name)

@@ -16,7 +16,7 @@ second rollout (the first pays for numba compilation and warm-up).
 - mixes: the opponent pool (``opponents.mix``) is ``greedy`` only, ``planner`` only, or
   ``snapshots`` only (one frozen copy of the learner, sampling).
 - networks: ``quickstart`` (configs/quickstart.yaml's ``network.hidden``) and ``shipped`` (the
-  network of agents/pretrained/skipbo-2p.zip, read from its metadata); the PPO settings are
+  network of agents/pretrained/ppo-2p.zip, read from its metadata); the PPO settings are
   configs/quickstart.yaml's, with ``ppo.n_steps`` 256 on the dummy path.
 
 The first lines are ``skipbo_env.provenance.header`` (command, seed, versions, load). ``--json``
@@ -42,7 +42,7 @@ from skipbo_cli.script import ScriptParser, positive_seconds, run  # noqa: E402
 from skipbo_env.provenance import header  # noqa: E402
 
 QUICKSTART = ROOT / "configs" / "quickstart.yaml"
-SHIPPED = ROOT / "agents" / "pretrained" / "skipbo-2p.zip"
+SHIPPED = ROOT / "agents" / "pretrained" / "ppo-2p.zip"
 MIXES = ("greedy", "planner", "snapshots")
 PATHS = ("vector", "dummy")
 DUMMY_ENVS, DUMMY_STEPS = 8, 256

@@ -2,20 +2,16 @@
 
 Each ``docs/leaderboard/*.json`` is the ``--json`` file of one complete ``skipbo benchmark`` run; the page's
 tables (one per table set, best rating first) are :func:`render` of them, between two marker lines. Below
-them, one row for each training backend's shipped config (:data:`MADE_BY`): its backend, the row of what it
-made, and the compute that made it, read from the file its run wrote (:func:`compute`). A test keeps the page
-in step with the files: after adding or replacing a file, run ``python -m evaluation.leaderboard --write``.
+them, the table of how each training backend's shipped config made its player, with the compute read from the
+file its run wrote (:func:`compute`): that table names the training backends, so it is drawn one layer up,
+by ``training.leaderboard``, which also writes the page. A test keeps the page in step with the files: after
+adding or replacing a file, run ``python -m training.leaderboard --write``.
 """
 
 from __future__ import annotations
 
-import argparse
-import dataclasses
 import json
-import sys
 from pathlib import Path
-
-import yaml
 
 from agents.saved_model import read_model
 from evaluation.benchmark import PROTOCOL, TABLE_SETS
@@ -23,33 +19,9 @@ from evaluation.benchmark import PROTOCOL, TABLE_SETS
 ROOT = Path(__file__).resolve().parents[1]
 FOLDER = ROOT / "docs" / "leaderboard"
 PAGE = ROOT / "docs" / "leaderboard.md"
-BEGIN = "<!-- leaderboard: drawn from docs/leaderboard/*.json by `python -m evaluation.leaderboard --write` -->"
+BEGIN = "<!-- leaderboard: drawn from docs/leaderboard/*.json by `python -m training.leaderboard --write` -->"
 END = "<!-- end of leaderboard -->"
 
-
-@dataclasses.dataclass(frozen=True)
-class Made:
-    """A training backend's shipped config, the leaderboard row of the player it made, and the file its run
-    wrote with the counts and the time of that run (paths from the repository root)."""
-
-    config: str
-    result: str
-    """The player's file in ``docs/leaderboard/``."""
-    record: str
-    """The model file or the run record that holds the compute (:data:`COMPUTE_FIELDS`)."""
-
-
-MADE_BY = (
-    Made("configs/ppo_from_planner_2p.yaml", "ppo-skipbo-2p-2p.json", "agents/pretrained/skipbo-2p.zip"),
-    Made("configs/rllib_2p.yaml", "rllib-2p-2p.json", "docs/leaderboard/trained/rllib-2p.json"),
-    Made("configs/snes_2p.yaml", "pretrained-2p-2p.json", "agents/pretrained/learned-2p.json"),
-    Made("configs/snes_4p.yaml", "pretrained-4p-4p.json", "agents/pretrained/learned-4p.json"),
-    Made("configs/neural_2p.yaml", "neural-2p-2p.json", "agents/pretrained/neural-2p.json"),
-    Made("configs/td_scratch_2p.yaml", "td-scratch-2p-2p.json", "agents/pretrained/td-scratch-2p.json"),
-)
-"""Every training backend's shipped config and what it made (``skipbo train --list-configs``)."""
-DEFAULT_BACKEND = "sb3"
-"""The backend of a config without a ``backend:`` key (``training.config``'s default; a test checks it)."""
 
 COMPUTE_FIELDS = (
     ("timesteps", lambda n: f"{n:,} PPO steps"),
@@ -100,28 +72,7 @@ def render(records: list[dict]) -> str:
                          + f" | {_milliseconds(record['ms_per_decision'])} | {_cpu_time(record['cpu_seconds'])} "
                          f"| [{record['file']}](leaderboard/{record['file']}) |")
         parts.append("")
-    parts += ["### How the training backends' shipped configs made their players\n", render_made(records)]
     return "\n".join(parts).rstrip() + "\n"
-
-
-def render_made(records: list[dict]) -> str:
-    """The table of the training backends' shipped configs: backend, config, the row of what each made (its
-    tier and rating), and the compute read from its run's record."""
-    by_file = {record["file"]: record for record in records}
-    parts = ["| backend | config | player | tier | rating | compute | from |", "|---|---|---|---|---|---|---|"]
-    for made in MADE_BY:
-        record = by_file.get(made.result)
-        player = (f"[`{record['policy']['spec']}`](leaderboard/{made.result})" if record
-                  else f"no result file ({made.result})")
-        tier, rating = (record["tier"], f"{record['rating']['ordinal']:.1f}") if record else ("", "")
-        parts.append(f"| {backend(ROOT / made.config)} | `{made.config}` | {player} | {tier} | {rating} "
-                     f"| {compute(ROOT / made.record)} | `{made.record}` |")
-    return "\n".join(parts) + "\n"
-
-
-def backend(config: Path) -> str:
-    """A config file's ``backend:``."""
-    return yaml.safe_load(config.read_text()).get("backend", DEFAULT_BACKEND)
 
 
 def compute(record: Path) -> str:
@@ -167,24 +118,8 @@ def table_in(page: str) -> str:
     return page.split(BEGIN + "\n", 1)[1].split(END, 1)[0]
 
 
-def write_page(page: Path = PAGE, folder: Path = FOLDER) -> None:
-    """Replace the generated part of ``page`` by :func:`render` of ``folder``'s files."""
-    text = page.read_text()
-    before, rest = text.split(BEGIN + "\n", 1)
+def write_page(text: str, page: Path = PAGE) -> None:
+    """Replace the generated part of ``page`` (between the marker lines) by ``text``."""
+    before, rest = page.read_text().split(BEGIN + "\n", 1)
     after = rest.split(END, 1)[1]
-    page.write_text(before + BEGIN + "\n" + render(load_records(folder)) + END + after)
-
-
-def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--write", action="store_true", help="rewrite the tables of docs/leaderboard.md")
-    args = parser.parse_args(argv)
-    if args.write:
-        write_page()
-    else:
-        sys.stdout.write(render(load_records()))
-    return 0
-
-
-if __name__ == "__main__":
-    sys.exit(main())
+    page.write_text(before + BEGIN + "\n" + text + END + after)

@@ -23,6 +23,7 @@ import os
 import sys
 
 import skipbo_env
+from training.backend_names import backend_names
 
 SUBCOMMANDS = {
     "demo": ("skipbo_cli.demo", "play and print one seeded game"),
@@ -30,9 +31,8 @@ SUBCOMMANDS = {
     "replay": ("skipbo_cli.replay", "step through a saved game move by move"),
     "evaluate": ("skipbo_cli.evaluate", "play a seeded tournament between policies and report win rates"),
     "benchmark": ("skipbo_cli.benchmark", "score one policy on the fixed protocol skipbo-bench-v1 against the ladder"),
-    "train": ("skipbo_cli.train", "train an agent by self-play from a YAML config: masked PPO (backend sb3 or "
-                                  "rllib), the learned bot's weights (snes), the neural bot's network from a teacher "
-                                  "(neural) or from self-play results by TD(λ) (td)"),
+    "train": ("skipbo_cli.train", "train an agent by self-play from a YAML config with a training backend "
+                                  "({backends}; skipbo train --help says what each trains)"),
     "import-sb3": ("skipbo_cli.import_sb3", "convert a MaskablePPO archive into a safe skipbo model file"),
     "serve": ("skipbo_web.serve", "play the agents and watch saved games in a browser"),
 }
@@ -55,6 +55,7 @@ def build_parser(command: str | None = None) -> argparse.ArgumentParser:
     parser.add_argument("--version", action="version", version=f"skipbo-lab {skipbo_env.__version__}")
     commands = parser.add_subparsers(dest="command", metavar="COMMAND")
     for name, (module_name, summary) in SUBCOMMANDS.items():
+        summary = summary.format(backends=", ".join(backend_names()))  # read now: the backends' one line each
         sub = commands.add_parser(name, help=summary, description=summary)
         sub.set_defaults(_module=module_name, _parser=sub)
         if command in (name, "all"):

@@ -9,13 +9,19 @@ import argparse
 import shlex
 import sys
 
+import yaml
+
 from agents.loading import RUNS_CODE
 from skipbo_env.files import read_file_text
-from training.config import MAX_CONFIG_BYTES, describe_schema, shipped_configs
+from training.backends import BACKENDS
+from training.config import DEFAULT_BACKEND, MAX_CONFIG_BYTES, describe_schema, shipped_configs
 from training.run import train
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
+    parser.description = (f"{parser.description}. The backends (a config's backend:, {DEFAULT_BACKEND} when it has "
+                          "none): " + "; ".join(f"{name}: {backend.summary}" for name, backend in BACKENDS.items())
+                          + ".")
     parser.epilog = (f"Safety: the policy specs of a config (opponents.mix, evaluation, pretrain.teacher) are "
                      f"agents.load_policy specs: {RUNS_CODE}. That holds for a config file and for the saved "
                      "config of a run folder given to --resume: train only configs and run folders you trust.")
@@ -55,11 +61,20 @@ def run(args: argparse.Namespace) -> int:
 
 
 def describe_shipped_configs() -> str:
-    """One line per shipped config: its name, what its first comment line says it trains, its file."""
-    lines = []
+    """The shipped configs by backend (:data:`training.backends.BACKENDS`, in order; a backend without one says
+    so): a line naming the backend and what it trains, then per config its name, what its first comment line says
+    it trains, and its file."""
+    by_backend: dict[str, list[str]] = {name: [] for name in BACKENDS}
     for name, path in shipped_configs().items():
-        summary = first_comment(read_file_text(path, max_bytes=MAX_CONFIG_BYTES, what="config file"))
-        lines.append(f"{name:<14} {summary}\n{'':<14} {path}")
+        text = read_file_text(path, max_bytes=MAX_CONFIG_BYTES, what="config file")
+        data = yaml.safe_load(text)
+        backend = data.get("backend", DEFAULT_BACKEND) if isinstance(data, dict) else DEFAULT_BACKEND
+        by_backend.setdefault(backend, []).append(f"{name:<14} {first_comment(text)}\n{'':<14} {path}")
+    lines = []
+    for backend, configs in by_backend.items():
+        summary = BACKENDS[backend].summary if backend in BACKENDS else "not a backend of this installation"
+        lines.append(f"backend {backend}: {summary}" + ("" if configs else " (no shipped config)"))
+        lines += configs
     return "\n".join(lines)
 
 

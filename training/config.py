@@ -16,11 +16,13 @@ trained.
 Sections (see ``configs/quickstart.yaml`` for a commented example):
 
 - the keys every backend shares (:mod:`training.sections`): ``name``, ``seed``, ``device``, ``output_dir``,
-  ``threads``; ``rules`` (any ``skipbo_env.Rules`` setting, RULES.md, checked by ``Rules`` itself); ``budget``;
-  ``checkpoint``; ``ray`` (where ``backend: snes`` and ``backend: neural`` play their games: this process, or Ray
-  tasks on a local instance or a cluster, :mod:`training.distributed`; the result for a seed is the same); and
-  the sections of the two PPO backends: ``env``, ``opponents`` (the self-play pool), ``network``, ``ppo``,
-  ``evaluation``;
+  ``threads``; ``rules`` (any ``skipbo_env.Rules`` setting, RULES.md, checked by ``Rules`` itself);
+  ``budget.max_minutes``; ``checkpoint``; ``ray`` (where ``backend: snes`` and ``backend: neural`` play their
+  games: this process, or Ray tasks on a local instance or a cluster, :mod:`training.distributed`; the result for a
+  seed is the same);
+- the sections some backends declare (``Backend.sections``, :func:`declared_sections`): the two PPO backends'
+  ``env``, ``opponents`` (the self-play pool), ``network``, ``ppo``, ``evaluation`` and ``budget.total_timesteps``
+  (:mod:`training.ppo_sections`), each added once, a ``budget`` key to the shared ``budget`` section;
 - ``backend``: which backend trains (:mod:`training.backends`: ``sb3``, the default, ``rllib``, ``snes``,
   ``neural``, ``td``), and one section per backend, declared in its package's ``config.py``: ``pretrain``
   (:mod:`training.sb3.config`), ``rllib`` (:mod:`training.rllib.config`), ``snes`` (:mod:`training.snes.config`),
@@ -31,6 +33,7 @@ from __future__ import annotations
 
 import copy
 import dataclasses
+import typing
 from pathlib import Path
 from typing import Literal
 
@@ -44,15 +47,67 @@ from training.sections import SharedSettings, check_shared
 MAX_CONFIG_BYTES = 2**20
 """The largest config file read (a config is a few kilobytes)."""
 
+DEFAULT_BACKEND = next(iter(BACKENDS))
+"""The backend of a config without a ``backend:`` key: the first of :data:`training.backends.BACKEND_PACKAGES`."""
+
+
+
+def backend_help(backends: dict = BACKENDS) -> str:
+    """The help of the ``backend`` key: each backend's name and summary."""
+    return "; ".join(f"{name}: {backend.summary}" for name, backend in backends.items())
+
+
+def declared_sections(backends: dict = BACKENDS) -> dict[str, list[type]]:
+    """``{key: [dataclass, ...]}`` of the sections the backends declare beyond their own (``Backend.sections``),
+    each dataclass once however many backends declare it, in the order they are first declared."""
+    declared: dict[str, list[type]] = {}
+    for backend in backends.values():
+        for key, cls in backend.sections:
+            if cls not in declared.setdefault(key, []):
+                declared[key].append(cls)
+    return declared
+
+
+def _fields_of(cls: type) -> list[tuple]:
+    """``(name, type, field)`` copies of the fields of the dataclass ``cls``, for a section made of several."""
+    hints = typing.get_type_hints(cls)
+    fields = []
+    for field in dataclasses.fields(cls):
+        kept = {"metadata": field.metadata}
+        if field.default is not dataclasses.MISSING:
+            kept["default"] = field.default
+        if field.default_factory is not dataclasses.MISSING:
+            kept["default_factory"] = field.default_factory
+        fields.append((field.name, hints[field.name], dataclasses.field(**kept)))
+    return fields
+
+
+def section_of(key: str, classes: list[type]) -> type:
+    """The section ``key`` of a whole config: the one dataclass declaring it, or one holding the keys of all of
+    them (the shared section of that name first, :class:`training.sections.SharedSettings`)."""
+    shared = typing.get_type_hints(SharedSettings).get(key)
+    parts = ([shared] if shared is not None else []) + classes
+    if len(parts) == 1:
+        return parts[0]
+    fields = [field for part in parts for field in _fields_of(part)]
+    names = [name for name, _, _ in fields]
+    if len(set(names)) != len(names):
+        raise TypeError(f"the section {key} is declared twice with the same key: {sorted(names)}")
+    return dataclasses.make_dataclass(parts[0].__name__, fields, namespace={"__module__": __name__})
+
+
 TrainConfig = dataclasses.make_dataclass(
     "TrainConfig",
-    [("backend", Literal[tuple(BACKENDS)], setting(next(iter(BACKENDS)), "; ".join(
-        f"{name}: {backend.summary}" for name, backend in BACKENDS.items())))]
+    [("backend", Literal[tuple(BACKENDS)], setting(DEFAULT_BACKEND, backend_help()))]
+    + [(key, section, dataclasses.field(default_factory=section))
+       for key, section in ((key, section_of(key, classes)) for key, classes in declared_sections().items())]
     + [(backend.section, backend.settings, dataclasses.field(default_factory=backend.settings))
        for backend in BACKENDS.values()],
     bases=(SharedSettings,), namespace={"__module__": __name__, "__doc__": (
-        "A whole run's config: the shared keys (:class:`training.sections.SharedSettings`), ``backend`` and "
-        "every backend's section (:data:`training.backends.BACKENDS`).")})
+        "A whole run's config: the shared keys (:class:`training.sections.SharedSettings`), ``backend``, the "
+        "sections some backends declare (``Backend.sections``, :func:`declared_sections`) and every backend's "
+        "section (:data:`training.backends.BACKENDS`). It holds every section whichever backend runs, so a config "
+        "may keep another backend's keys.")})
 
 
 # ---------------------------------------------------------------------- the shipped configs
@@ -173,5 +228,22 @@ def dump_config(config: TrainConfig) -> str:
 
 
 def describe_schema() -> str:
-    """Every key with its default and help, for ``skipbo train --list-keys``."""
-    return "\n".join(describe_section(TrainConfig))
+    """Every key with its default and help, for ``skipbo train --list-keys``: the keys every backend reads, then
+    ``backend``, then under each backend of :data:`training.backends.BACKENDS` (read now) its own section and the
+    sections it declares (those an earlier backend declared too are named, not listed again)."""
+    lines = describe_section(SharedSettings)
+    lines.append(f"{'backend':28s} {DEFAULT_BACKEND!r:36s} {backend_help()}")
+    listed: dict[tuple[str, type], str] = {}
+    for name, backend in BACKENDS.items():
+        lines.append(f"-- backend: {name}: {backend.summary}")
+        lines += describe_section(backend.settings, backend.section + ".")
+        again: dict[str, list[str]] = {}
+        for key, cls in backend.sections:
+            if (key, cls) in listed:
+                again.setdefault(listed[key, cls], []).append(key)
+            else:
+                listed[key, cls] = name
+                lines += describe_section(cls, key + ".")
+        lines += [f"-- backend: {name} reads {', '.join(keys)} too, as listed under backend: {first}"
+                  for first, keys in again.items()]
+    return "\n".join(lines)

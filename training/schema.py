@@ -118,6 +118,10 @@ class Backend:
     any work; ``None`` when the trainer checks its budget itself."""
     reads_ray: bool = False
     """Whether it plays its games where the ``ray`` section says (``ray.address``)."""
+    sections: tuple = ()
+    """``(key, dataclass)`` of the top-level sections it reads beyond its own and those every backend reads
+    (``training.sections``), shared with the other backends that declare the same dataclass (the PPO backends'
+    ``training.ppo_sections.PPO_SECTIONS``); a key of a shared section (``budget``) adds its keys to that section."""
 
 
 def is_kernel_bot(spec: str) -> bool:

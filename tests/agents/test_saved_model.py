@@ -161,7 +161,7 @@ def test_load_policy_loads_a_model_file(tmp_path):
 def test_the_shipped_two_player_model_loads_and_plays():
     from agents.loading import load_policy
 
-    policy = load_policy("agents/pretrained/skipbo-2p.zip")
+    policy = load_policy("agents/pretrained/ppo-2p.zip")
     assert policy.metadata["rules"]["num_players"] == 2 and policy.metadata["obs_size"] == 731  # an earlier layout
     game = Game.new(Rules(), seed=4)
     while not game.is_over and game.turn < 20:

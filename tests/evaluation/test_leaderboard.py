@@ -12,15 +12,14 @@ from agents.loading import PRETRAINED
 from agents.saved_model import read_model
 from agents.spec_names import split_name
 from evaluation.benchmark import PROTOCOL, TABLE_SETS, deal_hash
-from evaluation.leaderboard import (
-    DEFAULT_BACKEND, FOLDER, MADE_BY, PAGE, ROOT, backend, compute, load_records, render, table_in, write_page,
-)
+from evaluation.leaderboard import FOLDER, PAGE, ROOT, compute, load_records, render, table_in, write_page
 from training.backends import BACKENDS
-from training.config import load_config
+from training.config import DEFAULT_BACKEND, load_config
+from training.leaderboard import backend, made_by, render_page
 
 
 def test_the_page_shows_exactly_the_result_files():
-    assert table_in(PAGE.read_text()) == render(load_records()), "run: python -m evaluation.leaderboard --write"
+    assert table_in(PAGE.read_text()) == render_page(load_records()), "run: python -m training.leaderboard --write"
 
 
 def test_every_result_file_is_a_complete_run_on_the_pinned_deals_against_the_ladder():
@@ -52,7 +51,7 @@ def test_a_partial_run_or_a_changed_figure_is_caught(tmp_path):
 def test_writing_the_page_replaces_only_the_tables(tmp_path):
     page = tmp_path / "leaderboard.md"
     page.write_text(PAGE.read_text().replace(table_in(PAGE.read_text()), "stale\n"))
-    write_page(page, FOLDER)
+    write_page(render_page(load_records(FOLDER)), page)
     assert page.read_text() == PAGE.read_text()
     assert PROTOCOL in page.read_text()
 
@@ -66,11 +65,13 @@ def model_file(spec: str) -> Path:
     return (ROOT / spec.removeprefix("neural:model=")).resolve()
 
 
-def test_every_training_backend_has_a_shipped_config_with_its_row_and_its_record():
-    assert {backend(ROOT / made.config) for made in MADE_BY} == set(BACKENDS)
+def test_every_player_a_backend_made_has_its_shipped_config_its_row_and_its_record():
+    """A backend that made no player has a row saying so (tests/training/test_backend_registry.py); every row
+    names a backend, a config, a result file and the record of its compute."""
+    assert {backend(ROOT / made.config) for made in made_by()} <= set(BACKENDS)
     assert DEFAULT_BACKEND == load_config(ROOT / "configs" / "ppo_2p.yaml").backend
     records = {record["file"]: record for record in load_records()}
-    for made in MADE_BY:
+    for made in made_by():
         config = load_config(ROOT / made.config)
         assert backend(ROOT / made.config) == config.backend
         assert made.result in records, f"{made.config}: its player's result file {made.result} is not in {FOLDER}"
@@ -97,4 +98,4 @@ def test_the_compute_is_read_from_the_record(tmp_path):
     assert compute(tmp_path / "run.json") == "10 hands, 0.50 CPU-hours"
     (tmp_path / "run.json").write_text(json.dumps({"timesteps": 5}))
     assert compute(tmp_path / "run.json") == "5 PPO steps, no time recorded"
-    assert "3,002,368 PPO steps" in compute(ROOT / "agents/pretrained/skipbo-2p.zip")
+    assert "3,002,368 PPO steps" in compute(ROOT / "agents/pretrained/ppo-2p.zip")

@@ -16,7 +16,7 @@ from training.config import TrainConfig, describe_schema
 
 ROOT = Path(__file__).resolve().parents[2]
 SHARED_MODULES = ("training/run.py", "training/config.py", "training/checkpoint.py", "training/common.py",
-                  "training/sections.py", "training/schema.py", "training/backends.py")
+                  "training/sections.py", "training/schema.py", "training/backends.py", "training/leaderboard.py")
 
 
 def test_every_backend_is_a_package_whose_config_declares_it():
@@ -70,6 +70,7 @@ def test_every_numeric_key_of_every_backend_has_a_maximum():
     from training.sections import SharedSettings
 
     sections = [(SharedSettings, "")] + [(backend.settings, backend.section + ".") for backend in BACKENDS.values()]
+    sections += [(cls, key + ".") for backend in BACKENDS.values() for key, cls in backend.sections]
     keys = [(key, checks) for cls, prefix in sections for key, checks in numeric_settings(cls, prefix)]
     assert {"seed", "budget.total_timesteps", "snes.population", "neural.hidden"} <= {key for key, _ in keys}
     assert [key for key, checks in keys if "max" not in checks] == []

@@ -94,7 +94,7 @@ def test_the_largest_ppo_config_writes_tensor_files_its_resume_reads(backend):
     from agents.network import parameter_shapes
     from skipbo_env.encoding import OBS_SIZE
     from training.checkpoint import MAX_TENSOR_BYTES
-    from training.sections import TENSOR_OVERHEAD
+    from training.ppo_sections import TENSOR_OVERHEAD
 
     def data(hidden, snapshots):
         return {"backend": backend, "network": {"hidden": hidden}, "opponents": {"max_snapshots": snapshots}}
@@ -150,7 +150,7 @@ def test_the_largest_ppo_history_accepted_fits_the_state_its_resume_reads(oppone
     widest) fits the cap a resume reads (issue 39: the history grows with total_timesteps / every_steps)."""
     from training.checkpoint import compact_json
     from training.schema import STEPS
-    from training.sections import PPO_STATE_BYTES, ppo_state_bytes
+    from training.ppo_sections import PPO_STATE_BYTES, ppo_state_bytes
     from training.state_checks import MAX_STATE_BYTES
 
     def data(steps):

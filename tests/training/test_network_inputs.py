@@ -13,7 +13,7 @@ from skipbo_env import Rules
 from skipbo_env.actions import NUM_ACTIONS
 from skipbo_env.encoding import OBS_HIGH, OBS_LOW, OBS_SIZE, observe, table_inputs
 from skipbo_env.game import Game
-from training.sections import NetworkConfig
+from training.ppo_sections import NetworkConfig
 from training.sb3.network import policy_kwargs
 from training.sb3.trainer import learner_weights
 

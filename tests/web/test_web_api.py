@@ -25,7 +25,7 @@ from skipbo_cli.main import main  # noqa: E402
 
 SHORT = {"stock_size": 3}
 BASE = "http://127.0.0.1:8000"  # the address create_app serves by default (its Host check holds)
-PRETRAINED = Path(__file__).resolve().parents[2] / "agents" / "pretrained" / "skipbo-2p.zip"
+PRETRAINED = Path(__file__).resolve().parents[2] / "agents" / "pretrained" / "ppo-2p.zip"
 
 
 class Clock:
@@ -137,7 +137,7 @@ def test_an_action_id_outside_the_range_is_refused_by_the_engine(client):
 @pytest.mark.parametrize("body, words", [
     ({"opponents": ["/etc/passwd"]}, "unknown opponent"),
     ({"opponents": ["agents.greedy:GreedyBot"]}, "unknown opponent"),
-    ({"opponents": ["../agents/pretrained/skipbo-2p.zip"]}, "unknown opponent"),
+    ({"opponents": ["../agents/pretrained/ppo-2p.zip"]}, "unknown opponent"),
     ({"opponents": []}, "non-empty list"),
     ({"rules": {"num_players": 9}}, "num_players=9"),
     ({"rules": {"stock_size": 0}}, "stock_size=0"),

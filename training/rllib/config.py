@@ -1,5 +1,5 @@
 """``backend: rllib``'s config: its section (``rllib``: where and how RLlib trains), its checks and its resume
-state. It reads the shared PPO sections too (:mod:`training.sections`); ``ray`` is not its: ``rllib.address``
+state. It declares the PPO sections it reads, as ``backend: sb3`` does (:mod:`training.ppo_sections`); ``ray`` is not its: ``rllib.address``
 says where it trains."""
 
 from __future__ import annotations
@@ -8,7 +8,7 @@ import dataclasses
 from typing import Optional
 
 from training.schema import BATCH, PROCESSES, Backend, ConfigError, setting
-from training.sections import check_ppo_sections
+from training.ppo_sections import PPO_SECTIONS, check_ppo_sections
 from training.state_checks import COUNT, TEXT, optional
 
 
@@ -66,4 +66,5 @@ def check_resume(config, folder) -> None:
 
 BACKEND = Backend(
     name="rllib", summary="RLlib PPO, locally or on a Ray cluster (see the rllib section)", section="rllib",
-    settings=RLlibConfig, check=check, trainer="training.rllib.trainer:RLlibTrainer", check_resume=check_resume)
+    settings=RLlibConfig, check=check, trainer="training.rllib.trainer:RLlibTrainer", check_resume=check_resume,
+    sections=PPO_SECTIONS)

@@ -66,7 +66,7 @@ def ppo_settings(config: TrainConfig) -> dict:
 def warm_start_weights(config: TrainConfig) -> dict[str, np.ndarray] | None:
     """The policy weights of ``rllib.warm_start``, checked against ``network``; ``ConfigError`` if they do not fit.
 
-    A model of an earlier observation layout (``agents/pretrained/skipbo-2p.zip`` reads 731
+    A model of an earlier observation layout (``agents/pretrained/ppo-2p.zip`` reads 731
     values) starts the learner with the same logits (:func:`training.rllib.module.read_whole_observation`).
     """
     from agents.saved_model import SavedModelError

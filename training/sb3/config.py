@@ -1,6 +1,6 @@
 """``backend: sb3``'s config: its section (``pretrain``: behaviour cloning before PPO), its checks and its resume
-state. It reads the shared PPO sections too (:mod:`training.sections`: ``env``, ``opponents``, ``network``,
-``ppo``, ``evaluation``, ``budget``, ``checkpoint``)."""
+state. It declares the PPO sections it reads, as ``backend: rllib`` does (:mod:`training.ppo_sections`: ``env``,
+``opponents``, ``network``, ``ppo``, ``evaluation``, ``budget.total_timesteps``)."""
 
 from __future__ import annotations
 
@@ -10,7 +10,7 @@ from typing import Optional
 from training.schema import (
     BATCH, LEARNING_RATE, MINUTES, PASSES, RECORDED_HANDS, SELF, Backend, ConfigError, setting,
 )
-from training.sections import MAX_PYTHON_ENVS, check_ppo_sections
+from training.ppo_sections import MAX_PYTHON_ENVS, PPO_SECTIONS, check_ppo_sections
 from training.state_checks import MAPPING, SECONDS, one_of, optional
 
 
@@ -78,4 +78,4 @@ def check_resume(config, folder) -> None:
 
 BACKEND = Backend(
     name="sb3", summary="MaskablePPO on one machine", section="pretrain", settings=PretrainConfig, check=check,
-    trainer="training.sb3.trainer:Trainer", check_resume=check_resume)
+    trainer="training.sb3.trainer:Trainer", check_resume=check_resume, sections=PPO_SECTIONS)
