@@ -96,9 +96,15 @@ def run_backend(config: TrainConfig, folder: RunFolder, progress: bool, out: Tex
     return trainer(config, folder, progress=progress, out=out).run()
 
 
+def reads(config: TrainConfig, section: str) -> bool:
+    """Whether the run's backend reads ``section`` beyond the shared ones (declared in ``Backend.sections``)."""
+    return any(key == section for key, _ in BACKENDS[config.backend].sections)
+
+
 def check_same_network(config: TrainConfig, saved: TrainConfig, folder: RunFolder) -> None:
-    """On ``--resume`` the checkpoint's weights fix the network: an override may not change it."""
-    if config.network != saved.network:
+    """On ``--resume`` the checkpoint's weights fix the network (of a backend that reads ``network``): an
+    override may not change it."""
+    if reads(config, "network") and config.network != saved.network:
         raise ConfigError(f"network cannot change on --resume: the checkpoints of {folder.path} hold "
                           f"network.hidden={saved.network.hidden} with activation {saved.network.activation!r}")
 
@@ -113,10 +119,14 @@ def check_budget_left(config: TrainConfig, folder: RunFolder) -> None:
 
 
 def check_specs(config: TrainConfig) -> None:
-    """Load every bot the run will use once, so a bad name stops the run before it starts."""
-    specs = [("opponents.mix", kind) for kind in config.opponents.mix if kind not in (SNAPSHOTS, SELF)]
-    specs += [("evaluation.opponents", spec) for spec in config.evaluation.opponents]
-    specs += [("evaluation.final_opponents", spec) for spec in config.evaluation.final_opponents]
+    """Load every bot the run will use once, so a bad name stops the run before it starts (the sections its
+    backend reads: ``opponents`` and ``evaluation`` are the PPO backends')."""
+    specs = []
+    if reads(config, "opponents"):
+        specs += [("opponents.mix", kind) for kind in config.opponents.mix if kind not in (SNAPSHOTS, SELF)]
+    if reads(config, "evaluation"):
+        specs += [("evaluation.opponents", spec) for spec in config.evaluation.opponents]
+        specs += [("evaluation.final_opponents", spec) for spec in config.evaluation.final_opponents]
     if config.pretrain.enabled:
         specs.append(("pretrain.teacher", config.pretrain.teacher))
     for key, spec in specs:
