@@ -9,7 +9,11 @@ discards the card whose turn end the network values most. It draws nothing at ra
 
 Its weights are learned by self-play (``backend: neural``, ``training/neural/trainer.py``) and saved as a JSON
 file of integers (:func:`read_model`, numbers only: loading a file cannot run code; a file whose weights could
-make a sum of the kernels pass :data:`MAX_SUM`, :func:`largest_sum`, is refused, so every sum is exact). A network
+make a sum of the kernels pass :data:`MAX_SUM`, :func:`largest_sum`, is refused, so every sum is exact). The file names
+the observation fields its first layer reads (``inputs``: ``{"field", "size"}`` of the encoding's layout table,
+``skipbo_env.encoding.FIELDS``, then ``pending_discard``), and loading maps them to today's offsets
+(:func:`rows_of_today`): a field added to the observation since reads with zero weights, and a moved one where it
+is now, so the network plays the same moves on any layout that has its fields. A network
 reads the seats of the table size it was trained for, and refuses to play at another. The kernel that
 decides reads only the observation and the legal mask, so the bot plays the same on the rules engine
 (:meth:`NeuralBot.act`) and on the batched engine (:meth:`NeuralBot.act_batch`, a whole batch in one
@@ -22,16 +26,23 @@ import json
 
 import numpy as np
 
-from agents.batched.neural import FIRST_SHIFT, MULTIPLIER, SECOND_SHIFT, decide, decide_rows, input_indices
+from agents.batched.neural import (
+    EXTRA_INPUTS, FIRST_SHIFT, INPUT_SLOTS, MULTIPLIER, SECOND_SHIFT, decide, decide_rows, input_fields, input_indices,
+    input_size,
+)
 from agents.policy import Bot
 from agents.shipped import NEURAL as NEURAL_KIND, of_kind
 from skipbo_env.cards import CARDS_PER_DECK
-from skipbo_env.encoding import GLOBAL_OFFSETS, OBS_HIGH, OBS_SIZE
+from skipbo_env.encoding import FIELDS, GLOBAL_OFFSETS, LAYOUT_ROWS, OBS_HIGH
 from skipbo_env.files import read_file_text
 from skipbo_env.rules import MAX_COUNTER, MAX_DECKS, MAX_PLAYERS, MIN_PLAYERS
 
 NAME = "neural"
-FORMAT = "skipbo-neural/1"
+FORMAT = "skipbo-neural/2"
+"""The model file's format: ``inputs`` names the first layer's rows by field (:func:`input_list`)."""
+FIRST_FORMAT = "skipbo-neural/1"
+"""The first format: ``inputs`` lists observation indices of layout 3 (:data:`FIRST_FORMAT_LAYOUT`), then 812 for
+``pending_discard``; read by converting the indices to the fields they fall in."""
 SHIPPED_MODELS = of_kind(NEURAL_KIND)
 """The shipped networks by name (``agents.load_policy("neural-2p")``), read from the table of shipped players
 (:mod:`agents.shipped`): ``skipbo train neural_2p``'s model and ``td-scratch-2p``, the network TD(λ) taught from
@@ -50,17 +61,32 @@ COUNTER_MAX = 2 * (MAX_COUNTER + 1)
 go up to ``skipbo_env.rules.MAX_COUNTER`` (2**31 - 1), and the float32 encoding rounds them by a few hundred."""
 PLAYERS_AT = GLOBAL_OFFSETS["num_players"]
 COUNTERS = ("max_turns", "max_turn_plays", "turn", "plays_this_turn", "turn_plays_left")
+_SEAT_FIELDS = (("present", 1), ("is_partner", 1), ("to_act", 1), ("stock_top", 13), ("stock_size", 1),
+                ("hand_size", 1), ("discard_size", 4), ("discard_top", 52), ("discard_cards", 32))
+FIRST_FORMAT_LAYOUT = (
+    ("num_players", 5), ("partners", 1), ("team_win_either", 1), ("team_stock_shared", 1),
+    ("exhausted_draw_draw", 1), ("decks", 1), ("stock_size", 1), ("max_turns", 1), ("turn", 1),
+    ("plays_this_turn", 1), ("quiet_turns", 1), ("draw_pile_size", 1), ("completed_size", 1), ("hand", 13),
+    ("unseen", 13), ("building_next", 48), ("building_size", 4),
+    *((f"seat{seat}.{name}", size) for seat in range(6) for name, size in _SEAT_FIELDS),
+    ("max_turn_plays", 1), ("turn_plays_left", 1), ("turn_play_limit_reached", 1),
+    *((f"buried_discards_{seat}", 13) for seat in range(6)),
+    ("pending_discard", 1),
+)
+"""``(field, size)`` of observation layout 3 (``skipbo_env.encoding.LAYOUT_VERSION`` 3, 812 values) in vector order,
+then ``pending_discard`` at 812: what a :data:`FIRST_FORMAT` file's indices meant, frozen here."""
 
 
 class Network:
     """A quantized network as the kernels read it: ``arrays`` is
-    ``(first, first_bias, second, second_bias, output, output_bias, input_of)`` (int64)."""
+    ``(first, first_bias, second, second_bias, output, output_bias, input_of)`` (int64). ``inputs``: the index of
+    each first-layer row's input today (:func:`agents.batched.neural.input_indices`)."""
 
     def __init__(self, num_players: int, inputs: np.ndarray, first, first_bias, second, second_bias, output,
                  output_bias) -> None:
         self.num_players = num_players
         self.inputs = np.asarray(inputs, dtype=np.int64)
-        input_of = np.full(OBS_SIZE + 1, -1, dtype=np.int64)
+        input_of = np.full(INPUT_SLOTS, -1, dtype=np.int64)
         input_of[self.inputs] = np.arange(len(self.inputs))
         self.arrays = tuple(np.ascontiguousarray(a, dtype=np.int64) for a in (
             first, first_bias, second, second_bias, output, np.array([output_bias]), input_of))
@@ -71,7 +97,7 @@ class Network:
 
     def to_dict(self) -> dict:
         first, first_bias, second, second_bias, output, output_bias, _ = self.arrays
-        return {"format": FORMAT, "num_players": self.num_players, "inputs": self.inputs.tolist(),
+        return {"format": FORMAT, "num_players": self.num_players, "inputs": input_list(self.inputs),
                 "hidden": list(self.hidden), "first": first.tolist(), "first_bias": first_bias.tolist(),
                 "second": second.tolist(), "second_bias": second_bias.tolist(), "output": output.tolist(),
                 "output_bias": int(output_bias[0])}
@@ -83,26 +109,26 @@ def network_from_dict(data, source: str = "model") -> Network:
     def fail(message: str):
         raise ValueError(f"neural model {source}: {message}")
 
-    if not isinstance(data, dict) or data.get("format") != FORMAT:
-        fail(f"expected a JSON object with \"format\": \"{FORMAT}\"")
+    if not isinstance(data, dict) or data.get("format") not in (FORMAT, FIRST_FORMAT):
+        fail(f"expected a JSON object with \"format\": \"{FORMAT}\" (or \"{FIRST_FORMAT}\")")
     players = data.get("num_players")
     if not isinstance(players, int) or isinstance(players, bool) or not MIN_PLAYERS <= players <= MAX_PLAYERS:
         fail(f"num_players must be an integer from {MIN_PLAYERS} to {MAX_PLAYERS}")
-    expected_inputs = input_indices(players)
-    if data.get("inputs") != expected_inputs.tolist():
-        fail(f"inputs must be the {len(expected_inputs)} input indices of a {players}-seat table")
+    inputs = first_format_inputs(data.get("inputs"), fail) if data["format"] == FIRST_FORMAT else data.get("inputs")
+    fields = named_inputs(inputs, fail)
     hidden = data.get("hidden")
     if (not isinstance(hidden, list) or len(hidden) != 2
             or not all(isinstance(h, int) and not isinstance(h, bool) and 1 <= h <= MAX_WIDTH for h in hidden)):
         fail(f"hidden must be two layer widths from 1 to {MAX_WIDTH}")
     width, second_width = hidden
-    shapes = {"first": (len(expected_inputs), width), "first_bias": (width,), "second": (second_width, width),
-              "second_bias": (second_width,), "output": (second_width,)}
+    shapes = {"first": (sum(size for _, size in fields), width), "first_bias": (width,),
+              "second": (second_width, width), "second_bias": (second_width,), "output": (second_width,)}
     arrays = {name: integer_array(data.get(name), shape, name, fail) for name, shape in shapes.items()}
+    arrays["first"] = rows_of_today(fields, arrays["first"], players, fail)
     bias = data.get("output_bias")
     if not isinstance(bias, int) or isinstance(bias, bool) or abs(bias) > MAX_WEIGHT:
         fail(f"output_bias must be an integer of magnitude at most {MAX_WEIGHT}")
-    network = Network(players, expected_inputs, output_bias=bias, **arrays)
+    network = Network(players, input_indices(players), output_bias=bias, **arrays)
     reach = largest_sum(network)
     if reach > MAX_SUM:
         fail(f"its weights are too large to be summed exactly in 64-bit integers: a sum of the network could "
@@ -110,14 +136,100 @@ def network_from_dict(data, source: str = "model") -> Network:
     return network
 
 
+def input_list(inputs: np.ndarray) -> list[dict]:
+    """A model file's ``inputs``: ``{"field": name, "size": values}`` for each field (of the encoding's layout table,
+    ``skipbo_env.encoding.FIELDS``, or an extra input such as ``pending_discard``) the first layer's rows read, in
+    the rows' order, from the index of each row's input (whole fields only)."""
+    owner = {start + k: name for name, start, size in LAYOUT_ROWS for k in range(size)}
+    owner.update({index: name for name, index in EXTRA_INPUTS.items()})
+    listed, at = [], 0
+    while at < len(inputs):
+        name = owner[int(inputs[at])]
+        size = input_size(name)
+        if not np.array_equal(inputs[at:at + size], input_indices_of(name)):
+            raise ValueError(f"the network reads part of the field {name!r}; a model file names whole fields")
+        listed.append({"field": name, "size": size})
+        at += size
+    return listed
+
+
+def input_indices_of(name: str) -> np.ndarray:
+    """The indices of the input ``name`` today."""
+    if name in EXTRA_INPUTS:
+        return np.array([EXTRA_INPUTS[name]])
+    start, size = FIELDS[name]
+    return np.arange(start, start + size)
+
+
+def named_inputs(inputs, fail) -> list[tuple[str, int]]:
+    """``(field, size)`` of each entry of a model file's ``inputs`` (:func:`input_list`'s layout); ``fail`` says why
+    for anything else."""
+    if (not isinstance(inputs, list) or not all(isinstance(entry, dict) and set(entry) == {"field", "size"}
+                                                and isinstance(entry["field"], str) for entry in inputs)
+            or not all(isinstance(entry["size"], int) and not isinstance(entry["size"], bool)
+                       and 1 <= entry["size"] <= INPUT_SLOTS for entry in inputs)):
+        fail('inputs must be a list of {"field": name, "size": values}, one per field the first layer reads')
+    fields = [(entry["field"], entry["size"]) for entry in inputs]
+    names = [name for name, _ in fields]
+    if len(set(names)) != len(names):
+        fail(f"inputs must name each field once ({next(n for n in names if names.count(n) > 1)!r} is named twice)")
+    return fields
+
+
+def first_format_inputs(indices, fail) -> list[dict]:
+    """The :data:`FIRST_FORMAT` file's input indices (of layout 3, :data:`FIRST_FORMAT_LAYOUT`) as fields."""
+    owner, starts, at = {}, {}, 0
+    for name, size in FIRST_FORMAT_LAYOUT:
+        starts[name] = at
+        owner.update({at + k: name for k in range(size)})
+        at += size
+    sizes = dict(FIRST_FORMAT_LAYOUT)
+    listed, k = [], 0
+    if not isinstance(indices, list) or not all(isinstance(i, int) and i in owner for i in indices):
+        fail(f"inputs must be the input indices of layout 3 (0 to {at - 1}) in a {FIRST_FORMAT} file")
+    while k < len(indices):
+        name = owner[indices[k]]
+        if indices[k:k + sizes[name]] != list(range(starts[name], starts[name] + sizes[name])):
+            fail(f"inputs must cover whole fields in order; {name!r} (indices {starts[name]} to "
+                 f"{starts[name] + sizes[name] - 1}) is read in part")
+        listed.append({"field": name, "size": sizes[name]})
+        k += sizes[name]
+    return listed
+
+
+def rows_of_today(fields: list[tuple[str, int]], first: np.ndarray, players: int, fail) -> np.ndarray:
+    """``first`` (a row per value of ``fields``, in their order) as the rows of today's inputs of a ``players`` table
+    (:func:`agents.batched.neural.input_fields`): each field's rows where today's layout reads it, zero rows for a
+    field the model does not read (one added after it was trained); a field today's table does not have is
+    dropped when its rows are zero (the network never used it), refused otherwise."""
+    today = input_fields(players)
+    start, at = {}, 0
+    for name in today:
+        start[name] = at
+        at += input_size(name)
+    rows = np.zeros((at, first.shape[1]), dtype=np.int64)
+    read = 0
+    for name, size in fields:
+        if name in start:
+            if size != input_size(name):
+                fail(f"inputs: the field {name!r} has {size} values in the model and {input_size(name)} in today's "
+                     "observation layout; the model does not fit")
+            rows[start[name]:start[name] + size] = first[read:read + size]
+        elif first[read:read + size].any():
+            fail(f"inputs: the model reads the field {name!r}, which the observation of a {players}-seat table does "
+                 "not have today; it does not fit")
+        read += size
+    return rows
+
+
 def input_maxima() -> np.ndarray:
-    """float64[OBS_SIZE + 1]: the largest integer each network input can take (the kernels' ``q``): 1 for a flag
+    """float64[INPUT_SLOTS]: the largest integer each network input can take (the kernels' ``q``): 1 for a flag
     or one-hot value (and ``pending_discard``), :data:`COUNTER_MAX` for the turn counters, ``MAX_DECKS`` for
     ``decks``, and every card of the largest deck for the other counts; times the input's ``MULTIPLIER``."""
     maxima = np.where(OBS_HIGH == 1, 1.0, float(MAX_DECKS * CARDS_PER_DECK))
     maxima[GLOBAL_OFFSETS["decks"]] = MAX_DECKS
     maxima[[GLOBAL_OFFSETS[name] for name in COUNTERS]] = COUNTER_MAX
-    return np.append(maxima, 1.0) * MULTIPLIER
+    return np.append(maxima, np.ones(len(EXTRA_INPUTS))) * MULTIPLIER
 
 
 def largest_sum(network: Network, maxima: np.ndarray | None = None) -> float:

@@ -9,9 +9,12 @@ config, seed, steps, library versions). Two containers, the same content:
 - ``model.pt``: one ``torch.save`` file of ``{"format", "metadata" (a JSON string), "state_dict"}``.
 
 Loading uses ``torch.load(..., weights_only=True)``, which accepts tensors and plain containers
-only, so a file from a stranger cannot run code. A model trained on an earlier observation layout
-(``skipbo_env.encoding.EARLIER_OBS_SIZES``, each a prefix of the current vector) loads and reads
-that prefix. A file that is not a model, a model for another observation size, or a
+only, so a file from a stranger cannot run code. The network reads raw positions of the observation vector, so a
+model is pinned to the observation layout it was trained on: its metadata's ``layout_version``
+(``skipbo_env.encoding.LAYOUT_VERSION`` when it was written; a file that records only its ``obs_size`` is of the
+layout of that size, ``LAYOUT_SIZES``). It loads on that layout, or on a later one of which its layout is a prefix
+(``PREFIX_LAYOUTS``: it reads that prefix), and is refused in one line on any other. A file that is not a model, a
+model of another layout, or a
 Stable-Baselines3 archive (whose ``data`` entry is cloudpickled) is refused with
 :class:`SavedModelError` saying why, and so is every damaged or hostile file: a path that is not a
 regular file (a FIFO or a device is refused before it is opened; a number is not a path), a file or zip
@@ -35,6 +38,7 @@ import numpy as np
 
 from agents.network import ACTIVATIONS, NetworkPolicy, parameter_shapes
 from skipbo_env.actions import NUM_ACTIONS
+from skipbo_env.encoding import LAYOUT_SIZES, LAYOUT_VERSION, OBS_SIZE, PREFIX_LAYOUTS
 from skipbo_env.files import FileRefused, read_file_bytes, write_bytes_atomically
 
 MODEL_FORMAT = "skipbo-model/1"
@@ -72,6 +76,8 @@ def encode_model(state_dict: dict, metadata: dict, suffix: str = ".zip", name: s
     import torch
 
     metadata = {"format": MODEL_FORMAT, "num_actions": NUM_ACTIONS, **metadata}
+    if "layout_version" not in metadata and metadata.get("obs_size") in SIZE_LAYOUTS:
+        metadata["layout_version"] = SIZE_LAYOUTS[metadata["obs_size"]]
     tensors = {key: torch.as_tensor(np.asarray(value, dtype=np.float32)).clone()
                for key, value in state_dict.items()}
     _check_weights(tensors, metadata, name)
@@ -204,24 +210,39 @@ def _parse_metadata(raw: bytes | str, name: str) -> dict:
 
 
 def _checked(tensors, metadata: dict, name: str) -> tuple[dict, dict]:
-    from skipbo_env.encoding import EARLIER_OBS_SIZES, OBS_SIZE
-
     hidden, activation, obs_size = metadata.get("hidden"), metadata.get("activation"), metadata.get("obs_size")
     if not isinstance(hidden, list) or not hidden or \
             not all(isinstance(h, int) and not isinstance(h, bool) and h > 0 for h in hidden):
         raise SavedModelError(f"{name}: metadata 'hidden' must be a list of layer sizes, not {hidden!r}")
     if activation not in ACTIVATIONS:
         raise SavedModelError(f"{name}: metadata 'activation' must be one of {ACTIVATIONS}, not {activation!r}")
-    if obs_size != OBS_SIZE and obs_size not in EARLIER_OBS_SIZES:
-        raise SavedModelError(
-            f"{name} was trained on observations of size {obs_size!r}, but this version of skipbo_env "
-            f"encodes observations of size {OBS_SIZE} (and reads models of the earlier layouts of size "
-            f"{', '.join(map(str, EARLIER_OBS_SIZES))}): the model does not fit; retrain it"
-        )
+    check_layout(metadata.get("layout_version", SIZE_LAYOUTS.get(obs_size)), obs_size, name)
     if metadata.get("num_actions") != NUM_ACTIONS:
         raise SavedModelError(f"{name}: the model has {metadata.get('num_actions')!r} actions, not {NUM_ACTIONS}")
     _check_weights(tensors, metadata, name)
     return tensors, metadata
+
+
+SIZE_LAYOUTS = {size: version for version, size in LAYOUT_SIZES.items()}
+"""The layout version of each vector size (a model file written before ``layout_version`` was recorded)."""
+
+
+def check_layout(version, obs_size, name: str) -> None:
+    """Refuse, in one line naming ``name``, the model's layout ``version`` and today's, a model of ``obs_size`` inputs
+    trained on another layout than today's (:data:`skipbo_env.encoding.LAYOUT_VERSION`) or a prefix of it
+    (``PREFIX_LAYOUTS``), or whose size is not its layout's."""
+    readable = (LAYOUT_VERSION, *PREFIX_LAYOUTS)
+    if version is None or isinstance(version, bool) or version not in readable:
+        trained = (f"observation layout {version!r}" if version is not None
+                   else f"observations of size {obs_size!r}, of no layout of this project")
+        raise SavedModelError(
+            f"{name} was trained on {trained}, but this version of skipbo_env encodes layout {LAYOUT_VERSION} "
+            f"(observations of size {OBS_SIZE}) and reads models of layouts "
+            f"{', '.join(f'{v} ({LAYOUT_SIZES[v]} values)' for v in sorted(readable))}: a network of raw positions "
+            f"does not fit another layout; retrain it")
+    if obs_size != LAYOUT_SIZES[version]:
+        raise SavedModelError(f"{name}: the model reads {obs_size!r} inputs, but observation layout {version} has "
+                              f"{LAYOUT_SIZES[version]}")
 
 
 def _check_weights(tensors, metadata: dict, name: str) -> None:

@@ -9,7 +9,8 @@ hostile archive cannot run code here.
 
 Accepted: an ``MlpPolicy`` (``MaskableActorCriticPolicy`` or ``ActorCriticPolicy``) with a
 flattening features extractor (no weights of its own), ReLU or Tanh activations (Tanh is SB3's
-default), over the flat observation vector (``OBS_SIZE`` or an earlier layout) and the 145 ids.
+default), over the flat observation vector and the 145 ids. An archive records no layout: its input width names
+it (``agents.saved_model.SIZE_LAYOUTS``), and the model file written records that ``layout_version``.
 Its actor, ``mlp_extractor.policy_net.*`` and ``action_net.*``, becomes ``policy_net.*`` and
 ``action_net.*`` of :mod:`agents.network`; the critic is dropped. Anything else (a CNN or a dict
 observation, other activations, shared layers in ``net_arch``) is refused with why.
@@ -23,10 +24,9 @@ import re
 import zipfile
 from pathlib import Path
 
-from agents.saved_model import (DAMAGED_ZIP, MAX_MODEL_BYTES, SavedModelError, is_zip, load_tensor_bytes,
-                                read_model_bytes, read_zip_member)
+from agents.saved_model import (DAMAGED_ZIP, MAX_MODEL_BYTES, SIZE_LAYOUTS, SavedModelError, check_layout, is_zip,
+                                load_tensor_bytes, read_model_bytes, read_zip_member)
 from skipbo_env.actions import NUM_ACTIONS
-from skipbo_env.encoding import EARLIER_OBS_SIZES, OBS_SIZE
 
 SB3_WEIGHTS = "policy.pth"
 SB3_DATA = "data"
@@ -60,7 +60,8 @@ def read_sb3_policy(path: str | Path) -> tuple[dict, dict]:
     state_dict, hidden = _actor_weights(tensors, name)
     obs_size = int(state_dict["policy_net.0.weight"].shape[1])
     _check_observation(record, obs_size, name)
-    metadata = {"obs_size": obs_size, "hidden": hidden, "activation": activation,
+    metadata = {"obs_size": obs_size, "layout_version": SIZE_LAYOUTS[obs_size], "hidden": hidden,
+                "activation": activation,
                 "imported_from": {"library": "stable-baselines3", "version": version, "file": Path(name).name,
                                   "num_timesteps": record.get("num_timesteps")}}
     return state_dict, metadata
@@ -136,7 +137,4 @@ def _check_observation(record: dict, obs_size: int, name: str) -> None:
     shape = space.get("_shape") if isinstance(space, dict) else None
     if shape is not None and shape != [obs_size]:
         raise SavedModelError(f"{name}: its observation space has shape {shape}; only the flat vector can be imported")
-    if obs_size != OBS_SIZE and obs_size not in EARLIER_OBS_SIZES:
-        raise SavedModelError(f"{name}: the network reads {obs_size} inputs; this project's observation has "
-                              f"{OBS_SIZE} (earlier layouts {', '.join(map(str, EARLIER_OBS_SIZES))}): it was "
-                              "trained on another observation")
+    check_layout(SIZE_LAYOUTS.get(obs_size), obs_size, name)

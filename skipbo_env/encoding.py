@@ -71,11 +71,13 @@ the turn-limit and buried-card features come after the seat blocks, see "Earlier
 stockpile cards under the tops. It is the deck minus my hand, every stockpile top, every
 discard pile (all of it), the building piles and the completed piles.
 
-Earlier layouts: ``EARLIER_OBS_SIZES = (731, 734)``. The first 731 entries are the layout before
-``max_turn_plays`` existed, the first 734 the layout before the buried discard cards were
-counted, unchanged; new features are only ever appended, so a model trained
-on an earlier layout reads the prefix of that size (``agents.saved_model`` accepts such a model
-and ``agents.network.NetworkPolicy`` slices the vector).
+Earlier layouts: this table is layout ``LAYOUT_VERSION = 3`` (``LAYOUT_SIZES`` has every version's size). The
+first 731 entries are layout 1, before ``max_turn_plays`` existed, the first 734 layout 2, before the buried
+discard cards were counted, unchanged (``PREFIX_LAYOUTS = (1, 2)``, ``EARLIER_OBS_SIZES = (731, 734)``), so a
+saved model trained on an earlier layout reads the prefix of that size (``agents.saved_model`` accepts such a
+model and ``agents.network.NetworkPolicy`` slices the vector). Every field has a name (``FIELDS``, the table's
+names, ``seat<r>.<field>`` for a seat block's); a network that names the fields it reads (``agents.neural``)
+reads them wherever a later layout puts them.
 
 The observation box is the same for every table (so a saved model loads on any table): low 0,
 high 1 for flags and one-hot groups, the largest float32 for the counts (they are unbounded:
@@ -103,14 +105,24 @@ class _Layout:
         self.scales: list[float] = []
         self.one_hot: list[bool] = []
         self.rows: list[tuple[str, int, int]] = []
+        self.seat_of: dict[str, int] = {}
 
-    def add(self, name: str, size: int, scale: float | list[float] = 1.0, one_hot: bool = False) -> int:
+    def add(self, name: str, size: int, scale: float | list[float] = 1.0, one_hot: bool = False,
+            seat: int | None = None) -> int:
+        """The field ``name`` of ``size`` values; ``seat``: the relative seat it describes (absent seats: zero)."""
         start = self.size
         self.scales.extend(scale if isinstance(scale, list) else [scale] * size)
         self.one_hot.extend([one_hot] * size)
         self.rows.append((name, start, size))
+        if seat is not None:
+            self.seat_of[name] = seat
         self.size += size
         return start
+
+
+def seat_field(seat: int, name: str) -> str:
+    """The layout's name of a seat block's field: ``seat_field(1, "hand_size")`` is ``"seat1.hand_size"``."""
+    return f"seat{seat}.{name}"
 
 
 def _build_layout() -> tuple[_Layout, dict[str, int], dict[str, int]]:
@@ -138,15 +150,17 @@ def _build_layout() -> tuple[_Layout, dict[str, int], dict[str, int]]:
     for seat in range(MAX_SEATS):
         base = layout.size
         fields = {
-            "present": layout.add(f"seat{seat}.present", 1, one_hot=True),
-            "is_partner": layout.add(f"seat{seat}.is_partner", 1, one_hot=True),
-            "to_act": layout.add(f"seat{seat}.to_act", 1, one_hot=True),
-            "stock_top": layout.add(f"seat{seat}.stock_top", NUM_VALUES, one_hot=True),
-            "stock_size": layout.add(f"seat{seat}.stock_size", 1, 1 / 30),
-            "hand_size": layout.add(f"seat{seat}.hand_size", 1, 1 / 5),
-            "discard_size": layout.add(f"seat{seat}.discard_size", NUM_DISCARD_PILES, 1 / 10),
-            "discard_top": layout.add(f"seat{seat}.discard_top", NUM_DISCARD_PILES * NUM_VALUES, one_hot=True),
-            "discard_cards": layout.add(f"seat{seat}.discard_cards", NUM_DISCARD_PILES * DISCARD_DEPTH, 1 / 13),
+            "present": layout.add(seat_field(seat, "present"), 1, one_hot=True, seat=seat),
+            "is_partner": layout.add(seat_field(seat, "is_partner"), 1, one_hot=True, seat=seat),
+            "to_act": layout.add(seat_field(seat, "to_act"), 1, one_hot=True, seat=seat),
+            "stock_top": layout.add(seat_field(seat, "stock_top"), NUM_VALUES, one_hot=True, seat=seat),
+            "stock_size": layout.add(seat_field(seat, "stock_size"), 1, 1 / 30, seat=seat),
+            "hand_size": layout.add(seat_field(seat, "hand_size"), 1, 1 / 5, seat=seat),
+            "discard_size": layout.add(seat_field(seat, "discard_size"), NUM_DISCARD_PILES, 1 / 10, seat=seat),
+            "discard_top": layout.add(seat_field(seat, "discard_top"), NUM_DISCARD_PILES * NUM_VALUES, one_hot=True,
+                                      seat=seat),
+            "discard_cards": layout.add(seat_field(seat, "discard_cards"), NUM_DISCARD_PILES * DISCARD_DEPTH, 1 / 13,
+                                        seat=seat),
         }
         if seat == 0:
             seat_fields = {name: start - base for name, start in fields.items()}
@@ -154,14 +168,24 @@ def _build_layout() -> tuple[_Layout, dict[str, int], dict[str, int]]:
     glob["turn_plays_left"] = layout.add("turn_plays_left", 1, 1 / 100)
     glob["turn_play_limit_reached"] = layout.add("turn_play_limit_reached", 1, one_hot=True)
     for seat in range(MAX_SEATS):
-        glob[f"buried_discards_{seat}"] = layout.add(f"buried_discards_{seat}", NUM_VALUES, 1 / 12)
+        glob[f"buried_discards_{seat}"] = layout.add(f"buried_discards_{seat}", NUM_VALUES, 1 / 12, seat=seat)
     return layout, glob, seat_fields
 
 
 _LAYOUT, GLOBAL_OFFSETS, SEAT_OFFSETS = _build_layout()
 OBS_SIZE = _LAYOUT.size
-EARLIER_OBS_SIZES = (731, 734)
-"""Sizes of earlier layouts, each a prefix of this one (module docstring, "Earlier layouts")."""
+LAYOUT_VERSION = 3
+"""The version of the layout table: it moves with every change of the table (a field added, moved, removed,
+resized or rescaled). A saved model of the project's SB3 format, which reads raw positions, records it and loads
+only on its own layout or on a prefix layout (:data:`PREFIX_LAYOUTS`); the neural format names its inputs by field
+instead (``agents.neural``), so it loads on any layout that has its fields."""
+LAYOUT_SIZES = {1: 731, 2: 734, 3: 812}
+"""The vector size of every layout version (a model file that records only its size is of the version of it)."""
+PREFIX_LAYOUTS = (1, 2)
+"""The earlier layout versions whose vector is a prefix of this one's (module docstring, "Earlier layouts"): a
+model of one of them reads that prefix. A layout that moves or removes a field has none."""
+EARLIER_OBS_SIZES = tuple(LAYOUT_SIZES[version] for version in PREFIX_LAYOUTS)
+"""Sizes of the :data:`PREFIX_LAYOUTS`, each a prefix of this one."""
 SEAT_BLOCK = SEAT_OFFSETS["discard_cards"] + NUM_DISCARD_PILES * DISCARD_DEPTH
 SEAT_START = GLOBAL_OFFSETS["building_size"] + NUM_BUILDING_PILES
 SCALE = np.array(_LAYOUT.scales, dtype=np.float32)
@@ -169,6 +193,11 @@ OBS_LOW = np.zeros(OBS_SIZE, dtype=np.float32)
 OBS_HIGH = np.where(np.array(_LAYOUT.one_hot), np.float32(1.0), np.finfo(np.float32).max).astype(np.float32)
 LAYOUT_ROWS = tuple(_LAYOUT.rows)
 """(name, offset, size) of every field, in vector order; the module docstring's table."""
+FIELDS = {name: (start, size) for name, start, size in LAYOUT_ROWS}
+"""The layout table by field name: ``FIELDS["seat1.hand_size"]`` is its ``(offset, size)``. A network names what it
+reads by these names (``agents.neural``), so it reads the same values wherever the layout puts them."""
+FIELD_SEATS = dict(_LAYOUT.seat_of)
+"""The relative seat each seat field describes (a seat block's fields and ``buried_discards_<seat>``)."""
 
 _G = GLOBAL_OFFSETS
 _S = SEAT_OFFSETS
@@ -191,16 +220,24 @@ _BURIED = [_G[f"buried_discards_{r}"] for r in range(MAX_SEATS)]
 _BURIED_START = _BURIED[0]
 
 
+def field_indices(names) -> np.ndarray:
+    """The vector indices of the fields ``names`` (of :data:`FIELDS`), field after field; ``KeyError`` for a name
+    the layout does not have."""
+    index = [np.arange(FIELDS[name][0], FIELDS[name][0] + FIELDS[name][1]) for name in names]
+    return np.concatenate(index).astype(np.int64) if index else np.zeros(0, dtype=np.int64)
+
+
+def table_fields(num_players: int) -> tuple[str, ...]:
+    """The fields a table of ``num_players`` seats can set, in vector order: all but the seat fields of the absent
+    seats (their blocks and buried-card counts), which are always zero there."""
+    return tuple(name for name, _, _ in LAYOUT_ROWS if FIELD_SEATS.get(name, 0) < num_players)
+
+
 def table_inputs(num_players: int) -> np.ndarray:
-    """Indices of the observation values a table of ``num_players`` seats can set: all but the seat
-    blocks and buried-card counts of the absent seats, which are always zero there. A network for
-    one table size may read only these (``training`` does); it plays the same on the whole vector
-    with zero weights for the rest."""
-    absent = np.zeros(OBS_SIZE, dtype=bool)
-    for r in range(num_players, MAX_SEATS):
-        absent[_SEAT_BASES[r]:_SEAT_BASES[r] + SEAT_BLOCK] = True
-        absent[_BURIED[r]:_BURIED[r] + NUM_VALUES] = True
-    return np.flatnonzero(~absent)
+    """Indices of the observation values a table of ``num_players`` seats can set (:func:`table_fields`). A network
+    for one table size may read only these (``training`` does); it plays the same on the whole vector with zero
+    weights for the rest."""
+    return field_indices(table_fields(num_players))
 
 
 def _buried_counts(piles) -> np.ndarray | None:
@@ -482,8 +519,9 @@ def layout_table() -> str:
 
 
 __all__ = [
-    "DISCARD_DEPTH", "EARLIER_OBS_SIZES", "LAYOUT_ROWS", "MAX_SEATS", "OBS_HIGH", "OBS_LOW", "OBS_SIZE", "SCALE",
-    "SEAT_BLOCK", "SEAT_START", "STATE_HIGH", "STATE_SIZE", "action_mask", "as_action_id",
-    "decode_hand", "decode_observation", "encode_observation", "encode_state",
-    "layout_table", "observe", "table_inputs",
+    "DISCARD_DEPTH", "EARLIER_OBS_SIZES", "FIELDS", "FIELD_SEATS", "LAYOUT_ROWS", "LAYOUT_SIZES", "LAYOUT_VERSION",
+    "MAX_SEATS", "OBS_HIGH", "OBS_LOW", "OBS_SIZE", "PREFIX_LAYOUTS", "SCALE", "SEAT_BLOCK", "SEAT_START",
+    "STATE_HIGH", "STATE_SIZE", "action_mask", "as_action_id", "decode_hand", "decode_observation",
+    "encode_observation", "encode_state", "field_indices", "layout_table", "observe", "seat_field", "table_fields",
+    "table_inputs",
 ]

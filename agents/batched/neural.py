@@ -44,7 +44,8 @@ from skipbo_env.actions import (
 )
 from skipbo_env.cards import HAND_SIZE, NUM_BUILDING_PILES, NUM_DISCARD_PILES, NUM_VALUES, TOP_VALUE, WILD
 from skipbo_env.encoding import (
-    DISCARD_DEPTH, GLOBAL_OFFSETS, MAX_SEATS, OBS_SIZE, SCALE, SEAT_BLOCK, SEAT_OFFSETS, SEAT_START, table_inputs,
+    DISCARD_DEPTH, FIELDS, GLOBAL_OFFSETS, MAX_SEATS, OBS_SIZE, SCALE, SEAT_BLOCK, SEAT_OFFSETS, SEAT_START,
+    seat_field, table_fields,
 )
 from skipbo_env.vector.jit import discard_value_of, exact_sum_jit, jit, pile_of, source_of
 from agents.batched.search import (
@@ -88,21 +89,45 @@ HAND_SIZE_AT = _S["hand_size"]
 DISCARD_SIZE_AT = _S["discard_size"]
 DISCARD_TOP_AT = _S["discard_top"]
 DISCARD_CARDS_AT = _S["discard_cards"]
-PENDING = OBS_SIZE
-"""The index of the extra input ``pending_discard`` (after the observation's values)."""
+EXTRA_INPUTS = {"pending_discard": OBS_SIZE}
+"""The inputs that are not observation fields, by name, and the index each takes after the observation's values
+(``input_of`` has one entry per observation value, then one per extra input): ``pending_discard``, 1 at a stop
+whose discard is still to make, 0 at a turn end."""
+PENDING = EXTRA_INPUTS["pending_discard"]
+"""The index of the extra input ``pending_discard``."""
+INPUT_SLOTS = OBS_SIZE + len(EXTRA_INPUTS)
+"""The length of ``input_of``: every observation value, then every extra input."""
+
+
+def input_fields(num_players: int) -> tuple[str, ...]:
+    """The names of what the network of a ``num_players`` table reads, in the order of its first layer's rows: the
+    fields the table can set (``skipbo_env.encoding.table_fields``) less :data:`TURN_COUNTERS` and the seats'
+    ``to_act`` flags, then the :data:`EXTRA_INPUTS`."""
+    skipped = set(TURN_COUNTERS) | {seat_field(seat, "to_act") for seat in range(MAX_SEATS)}
+    return tuple(name for name in table_fields(num_players) if name not in skipped) + tuple(EXTRA_INPUTS)
+
+
+def input_size(name: str) -> int:
+    """How many values the input ``name`` (an observation field or an extra input) has; ``KeyError`` for another."""
+    return 1 if name in EXTRA_INPUTS else FIELDS[name][1]
+
+
+def field_inputs(names) -> np.ndarray:
+    """The indices of the inputs ``names`` today (fields through the encoding's layout table, then
+    :data:`EXTRA_INPUTS`), name after name: what the kernels' ``input_of`` maps to the first layer's rows."""
+    index = [[EXTRA_INPUTS[name]] if name in EXTRA_INPUTS else range(FIELDS[name][0], sum(FIELDS[name]))
+             for name in names]
+    return np.array([i for part in index for i in part], dtype=np.int64)
 
 
 def input_indices(num_players: int) -> np.ndarray:
-    """The observation indices the network of a ``num_players`` table reads, then :data:`PENDING`."""
-    excluded = {_G[name] for name in TURN_COUNTERS}
-    excluded |= {SEAT_START + SEAT_BLOCK * seat + _S["to_act"] for seat in range(num_players)}
-    kept = [int(i) for i in table_inputs(num_players) if int(i) not in excluded]
-    return np.array(kept + [PENDING], dtype=np.int64)
+    """The indices of :func:`input_fields` (the observation's values the network reads, then :data:`PENDING`)."""
+    return field_inputs(input_fields(num_players))
 
 
 def expectation_inputs() -> np.ndarray:
-    """bool[OBS_SIZE + 1]: the values that can hold an expectation (stored times :data:`SUBUNITS`)."""
-    out = np.zeros(OBS_SIZE + 1, dtype=bool)
+    """bool[INPUT_SLOTS]: the values that can hold an expectation (stored times :data:`SUBUNITS`)."""
+    out = np.zeros(INPUT_SLOTS, dtype=bool)
     out[HAND_AT:HAND_AT + NUM_VALUES] = True
     for rel in range(MAX_SEATS):
         start = SEAT_START + SEAT_BLOCK * rel + STOCK_TOP_AT
@@ -111,11 +136,11 @@ def expectation_inputs() -> np.ndarray:
 
 
 MULTIPLIER = np.where(expectation_inputs(), SUBUNITS, 1).astype(np.int64)
-"""int64[OBS_SIZE + 1]: what an input's raw integer is multiplied by."""
-RAW_PER_VALUE = np.concatenate([1.0 / SCALE.astype(np.float64), [1.0]])
-"""float64[OBS_SIZE + 1]: raw integer per unit of the observation's value."""
-INPUT_SCALE = np.concatenate([SCALE.astype(np.float64), [1.0]]) / MULTIPLIER
-"""float64[OBS_SIZE + 1]: the observation's value per integer step of an input (what the float network reads)."""
+"""int64[INPUT_SLOTS]: what an input's raw integer is multiplied by."""
+RAW_PER_VALUE = np.concatenate([1.0 / SCALE.astype(np.float64), np.ones(len(EXTRA_INPUTS))])
+"""float64[INPUT_SLOTS]: raw integer per unit of the observation's value."""
+INPUT_SCALE = np.concatenate([SCALE.astype(np.float64), np.ones(len(EXTRA_INPUTS))]) / MULTIPLIER
+"""float64[INPUT_SLOTS]: the observation's value per integer step of an input (what the float network reads)."""
 
 
 # ---------------------------------------------------------------------------------- the network
@@ -954,7 +979,7 @@ def warm_up(observations: np.ndarray, masks: np.ndarray) -> None:
     on a few positions (``observations`` float32 ``[k, OBS_SIZE]``, ``masks`` bool ``[k, NUM_ACTIONS]`` of a
     two-seat table), with a small network of zeros."""
     count, width, second_width = len(input_indices(2)), 4, 2
-    input_of = np.full(OBS_SIZE + 1, -1, dtype=np.int64)
+    input_of = np.full(INPUT_SLOTS, -1, dtype=np.int64)
     input_of[input_indices(2)] = np.arange(count)
     net = (np.zeros((count, width), dtype=np.int64), np.zeros(width, dtype=np.int64),
            np.zeros((second_width, width), dtype=np.int64), np.zeros(second_width, dtype=np.int64),

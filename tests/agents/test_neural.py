@@ -162,7 +162,7 @@ def test_the_neural_bot_is_legal_and_deterministic_at_four_seats(model_file, tmp
     first = run_tournament([bot, "greedy", "greedy", "greedy"], rules, games=8, seed=2, engine="vector")
     again = run_tournament([bot, "greedy", "greedy", "greedy"], rules, games=8, seed=2, engine="vector")
     assert first.complete and [g.winners for g in first.games] == [g.winners for g in again.games]
-    with pytest.raises(ValueError, match="inputs must be"):
+    with pytest.raises(ValueError, match="reads the field 'seat2.present', which the observation of a 2-seat table"):
         two_seat = json.loads(path.read_text())
         two_seat["num_players"] = 2
         from agents.neural import network_from_dict
@@ -177,7 +177,8 @@ def test_the_neural_bot_is_legal_and_deterministic_at_four_seats(model_file, tmp
     (lambda d: d["output"].__setitem__(0, 2**50), "output must hold integers of magnitude"),
     (lambda d: d.update(output_bias="x"), "output_bias must be an integer"),
     (lambda d: d.update(num_players=7), "num_players must be"),
-    (lambda d: d["inputs"].reverse(), "inputs must be"),
+    (lambda d: d["inputs"].__setitem__(0, 5), "inputs must be a list of"),
+    (lambda d: d["inputs"].append(d["inputs"][0]), "inputs must name each field once"),
 ])
 def test_a_damaged_model_file_is_one_line_naming_the_field(model_file, tmp_path, damage, message):
     data = json.loads(open(model_file).read())

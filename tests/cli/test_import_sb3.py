@@ -120,7 +120,8 @@ def test_other_architectures_are_refused_with_why(relu_model, tmp_path):
         t["mlp_extractor.policy_net.0.weight"] = torch.zeros(32, 100)
         return t
 
-    with pytest.raises(SavedModelError, match="the network reads 100 inputs; this project's observation has 812"):
+    with pytest.raises(SavedModelError, match="trained on observations of size 100, of no layout of this project, but this version of "
+                       "skipbo_env encodes layout 3"):
         read_sb3_policy(rewrite(path, tmp_path / "obs.zip", data=lambda d: {**d, "observation_space": {}},
                                 tensors=other_obs))
 
