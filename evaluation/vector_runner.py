@@ -29,12 +29,13 @@ import numpy as np
 
 from skipbo_env.actions import NUM_ACTIONS
 from skipbo_env.rules import Rules
+from agents.registry import KERNEL_SPECS
 from evaluation.errors import AgentError, EngineError
 from evaluation.results import GameResult, TournamentResult
 from evaluation.schedule import NETWORK_KEY, GameSpec, derived_seed
 
 ENGINES = ("auto", "python", "vector")
-VECTOR_PLAYERS = ("random, greedy, planner[:options], expert[:options] and learned (played inside its kernels), "
+VECTOR_PLAYERS = (f"the kernel bots ({KERNEL_SPECS}: played inside their kernels), "
                   "networks (saved .zip/.pt models, policies with logits(observations)), played with one batched forward pass "
                   "per step, batch players (act_batch(observations, masks) without act, or a callable "
                   "f(observations, masks)) and record players (act_rows(engine, rows, observations, masks): they "

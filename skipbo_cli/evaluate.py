@@ -13,6 +13,7 @@ import shlex
 import sys
 
 from agents.loading import RUNS_CODE
+from agents.registry import BOTS, KERNEL_SPECS
 from evaluation import ENGINES, run_tournament
 from evaluation.schedule import SEAT_ORDERS
 from evaluation.report import print_report, write_json, write_plot
@@ -24,7 +25,7 @@ MAX_WORKERS = 256
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--agents", nargs="+", required=True, metavar="SPEC",
-                        help="policies to compare: bot names (random, greedy, planner, expert, learned), saved model files, "
+                        help=f"policies to compare: bot names ({', '.join(BOTS)}), saved model files, "
                              f"package.module:Class or path/to/file.py:Class, each optionally named for the report: "
                              f"mine=bots/mybot.py:StockFirst; {RUNS_CODE}")
     parser.add_argument("--games", type=arguments.bounded_int(1, arguments.MAX_GAMES), default=200, metavar="G",
@@ -50,8 +51,8 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                         help="replace what is already there: the game files of --save-games DIR (removed first), "
                              "the --json and --plot files")
     parser.add_argument("--engine", choices=ENGINES, default="auto",
-                        help="python: the rules engine, any policy; vector: the batched engine, for random, greedy, "
-                             "planner, expert, learned and saved networks (--workers are then the threads of its deal "
+                        help="python: the rules engine, any policy; vector: the batched engine, for the kernel bots "
+                             f"({KERNEL_SPECS}) and saved networks (--workers are then the threads of its deal "
                              "and step kernels; no --save-games); auto (default): vector when every agent plays there and no records "
                              "are saved, else python")
     parser.add_argument("--ray", nargs="?", const="local", metavar="ADDRESS",

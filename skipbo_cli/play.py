@@ -49,6 +49,7 @@ from rich.console import Console
 from rich.text import Text
 
 from agents.loading import RUNS_CODE, load_policy, short_name
+from agents.registry import BOTS
 from skipbo_env import Game, IllegalActionError, Match, Rules
 from skipbo_env.actions import PARTNER_STOCK_SOURCE, STOCK_SOURCE, is_play, play_source
 from skipbo_env.encoding import observe
@@ -79,7 +80,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.epilog = (f"In the game:\n{HELP_TEXT}\n\nThe game is saved when it ends or when you leave; "
                      "watch it again with: skipbo replay FILE")
     parser.add_argument("--opponents", nargs="+", default=["greedy"], metavar="POLICY",
-                        help="the other seats, in order: bot names (random, greedy, planner, expert, learned), saved model files, "
+                        help=f"the other seats, in order: bot names ({', '.join(BOTS)}), saved model files, "
                              f"module:Class or file.py:Class, each optionally named: mine=bots/mybot.py:StockFirst "
                              f"(default: greedy); {RUNS_CODE}")
     parser.add_argument("--seat", type=int, default=0, metavar="N", help="your seat, 0 to players-1 (default 0)")

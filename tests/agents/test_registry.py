@@ -18,6 +18,7 @@ from agents.loading import PRETRAINED, SHIPPED
 from agents.registry import KERNEL_BOTS, KERNEL_SPECS, REGISTRY, RegisteredBot
 from agents.spec_names import ALIASES
 from skipbo_env import Rules
+from skipbo_cli.main import main
 from skipbo_env.vector import VectorGame
 from training.config import ConfigError, config_from_dict
 
@@ -126,3 +127,21 @@ def test_a_new_registry_line_gets_the_next_codes_and_its_kernel_plays_them():
                          by_greedy)
         assert by_eager.tolist() == by_greedy.tolist()
         engine.step(by_eager)
+
+
+@pytest.mark.parametrize("command", ["evaluate", "play"])
+def test_the_help_texts_list_the_registered_bots(command, capsys):
+    with pytest.raises(SystemExit):
+        main([command, "--help"])
+    text = " ".join(capsys.readouterr().out.split())
+    assert f"bot names ({', '.join(BOTS)})" in text
+    if command == "evaluate":
+        assert f"for the kernel bots ({KERNEL_SPECS})" in text
+
+
+@pytest.mark.parametrize("section", [{"td": {"curve_opponents": ["nobody"]}}, {"td": {"opponents": {"nobody": 1.0}}},
+                                     {"neural": {"tables": [["nobody"]]}}, {"neural": {"curve_opponents": ["nobody"]}}],
+                         ids=["td.curve_opponents", "td.opponents", "neural.tables", "neural.curve_opponents"])
+def test_the_config_errors_name_the_registered_kernel_bots(section):
+    with pytest.raises(ConfigError, match=KERNEL_SPECS.replace("[", r"\[").replace("]", r"\]")):
+        config_from_dict({"backend": next(iter(section)), **section})

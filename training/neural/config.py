@@ -10,6 +10,7 @@ import dataclasses
 from typing import Optional
 
 from agents.neural import MAX_WIDTH
+from agents.registry import KERNEL_SPECS
 from training.schema import (
     BATCH, GENERATIONS, KEPT, LEARNING_RATE, LOSS_WEIGHT, PASSES, PAST, PLAYED_GAMES, POPULATION, RECORDED_HANDS, SELF,
     TEMPERATURE, Backend, ConfigError, is_kernel_bot, setting,
@@ -51,7 +52,7 @@ class NeuralConfig:
         [[SELF], [SELF], ["planner"], ["pretrained-2p"]],
         "who sits in the other seats, hand by hand in turn (the network takes every seat in turn): "
         f"{SELF!r} (the current network, its positions recorded too), {PAST!r} (an earlier generation's) or a "
-        "kernel bot (random, greedy, planner[:options], expert[:options], learned, pretrained-2p, ...)",
+        f"kernel bot ({KERNEL_SPECS}, pretrained-2p, ...)",
         max_items=MAX_TABLES)
     explore: float = setting(0.03, "share of a recorded seat's decisions taken at random (the lists then cover "
                                     "positions its own choices avoid, such as stopping before a stockpile play)",
@@ -190,8 +191,7 @@ def check(config) -> None:
         for spec in table:
             if spec not in (SELF, PAST) and not is_kernel_bot(spec):
                 raise ConfigError(f"neural.tables[{index}]: {spec!r} is not allowed: use {SELF!r}, {PAST!r} or a "
-                                  "kernel bot (random, greedy, planner[:options], expert[:options], learned, "
-                                  "pretrained-2p, ...)")
+                                  f"kernel bot ({KERNEL_SPECS}, pretrained-2p, ...)")
     if settings.start is not None:
         from agents.neural import model_path, read_model
 
@@ -220,8 +220,8 @@ def check(config) -> None:
         for spec in specs:
             bots = table_seats(spec)
             if not all(is_kernel_bot(bot) for bot in bots):
-                raise ConfigError(f"neural.{key}: {spec!r} is not allowed: use kernel bots (random, greedy, "
-                                  "planner[:options], expert[:options], learned, pretrained-2p, ...), or a table "
+                raise ConfigError(f"neural.{key}: {spec!r} is not allowed: use kernel bots ({KERNEL_SPECS}, "
+                                  "pretrained-2p, ...), or a table "
                                   f"of the {seats} other seats' bots joined by {TABLE_JOIN!r} (planner+greedy+greedy)")
             if len(bots) > 1 and len(bots) != seats:
                 raise ConfigError(f"neural.{key}: the table {spec!r} is not allowed: a table of rules.num_players="

@@ -11,6 +11,7 @@ import dataclasses
 from typing import Literal
 
 from agents.neural import MAX_WIDTH
+from agents.registry import KERNEL_SPECS
 from agents.residual import MAX_SEARCH_TOP
 from skipbo_env.rules import Rules
 from training.schema import (
@@ -75,7 +76,7 @@ class TDConfig:
     opponents: dict[str, float] = setting(
         {SELF: 1.0}, f"share of each iteration's hands by who sits in the other seats: {SELF!r} (the network in "
                      f"every seat, every seat learned from), {SNAPSHOTS!r} (a past copy of the network drawn from "
-                     "the pool; played as self while the pool is empty) or a kernel bot (greedy, planner, "
+                     f"the pool; played as self while the pool is empty) or a kernel bot ({KERNEL_SPECS}, "
                      "pretrained-2p, ...); against a snapshot or a bot the network sits in one seat, in turn, the "
                      "only one learned from", min=0.0, max=1.0)
     snapshot_every: int = setting(8192, f"hands between two snapshots: a copy of the network's float weights joins "
@@ -179,13 +180,13 @@ def check(config) -> None:
     for spec in settings.opponents:
         if spec not in (SELF, SNAPSHOTS) and not is_kernel_bot(spec):
             raise ConfigError(f"td.opponents: {spec!r} is not allowed: use {SELF!r}, {SNAPSHOTS!r} or a kernel bot "
-                              "(random, greedy, planner[:options], expert[:options], learned, pretrained-2p, ...)")
+                              f"({KERNEL_SPECS}, pretrained-2p, ...)")
     if not settings.curve_opponents:
         raise ConfigError("td.curve_opponents is empty: give at least one kernel bot, e.g. [planner]")
     for spec in settings.curve_opponents:
         if not is_kernel_bot(spec):
-            raise ConfigError(f"td.curve_opponents: {spec!r} is not allowed: use kernel bots (random, greedy, "
-                              "planner[:options], expert[:options], learned, pretrained-2p, ...)")
+            raise ConfigError(f"td.curve_opponents: {spec!r} is not allowed: use kernel bots ({KERNEL_SPECS}, "
+                              "pretrained-2p, ...)")
 
 
 BACKEND = Backend(name="td", summary="the neural bot's value network by TD(λ) from self-play results (see the td "
