@@ -57,7 +57,7 @@ import numpy as np
 import torch
 
 from agents.batched import bots
-from agents.batched.neural import decide_rows, decision_arrays, root_inputs, turn_end_inputs
+from agents.batched.neural import decide_rows, decision_arrays, input_fields, root_inputs, turn_end_inputs
 from agents.neural import NeuralBot
 from agents.residual import ResidualBot
 from skipbo_env.actions import END_TURN, FIRST_DISCARD
@@ -449,11 +449,13 @@ class TDRun:
         return buffer.getvalue()
 
     def state_fields(self) -> dict:
-        """The numbers of the run's state: the counters, the CPU seconds, numpy's generator and the hands at which
-        each snapshot of the pool was taken (oldest first)."""
+        """The numbers of the run's state: the counters, the CPU seconds, numpy's generator, the hands at which
+        each snapshot of the pool was taken (oldest first) and the fields whose values the first layers' rows
+        read, in order (``inputs``: the arrays of :meth:`state_arrays` fit only that list)."""
         return {**{name: getattr(self, name) for name in COUNTERS}, "cpu_seconds": self.cpu_seconds,
                 "numpy_generator": self.rng.bit_generator.state,
-                "snapshot_hands": [snapshot.hands for snapshot in self.pool]}
+                "snapshot_hands": [snapshot.hands for snapshot in self.pool],
+                "inputs": list(input_fields(self.settings.num_players))}
 
     def restore(self, arrays: dict[str, np.ndarray], fields: dict) -> None:
         """Continue from a state of :meth:`state_arrays` (read back as arrays by name, already checked to be the

@@ -1,6 +1,7 @@
 """What a ``backend: td`` checkpoint holds, checked on ``--resume``: ``state.json`` (the learner's counters, its CPU
 seconds and numpy generator, the hands at which each snapshot of the pool was taken, the run's wall clock, the curve
-and its best point; :data:`STATE_FIELDS`, :func:`checked_state`) and ``learner.npz``, the float weights, Adam's
+and its best point, the fields the learner's rows read; :data:`STATE_FIELDS`, :func:`checked_state`,
+:func:`check_inputs`) and ``learner.npz``, the float weights, Adam's
 moments, the pool's float weights and torch's generator (:func:`read_learner_arrays`). Numbers only: a checkpoint
 of a 128x32 network at two seats is about 0.6 MB, and 0.19 MB more a snapshot (2.1 MB with 8)."""
 
@@ -14,7 +15,8 @@ import numpy as np
 from skipbo_env.files import FileRefused, read_file_bytes
 from training.checkpoint import RESULTS, check_step
 from training.state_checks import (
-    COUNT, PROBABILITY, SECONDS, CheckpointError, check_fields, generator_state, list_of, optional, record, shown,
+    COUNT, PROBABILITY, SECONDS, TEXT, CheckpointError, check_fields, generator_state, list_of, optional, record,
+    shown,
 )
 from training.td.config import MAX_LEARNER_BYTES
 from training.td.learner import COUNTERS, TDRun
@@ -25,7 +27,7 @@ STATE_FIELDS = {**{name: COUNT for name in COUNTERS}, "cpu_seconds": SECONDS, "w
                 "numpy_generator": generator_state(),
                 "history": list_of(record({"timesteps": COUNT, "cpu_hours": SECONDS, "results": RESULTS})),
                 "best": optional(record({"score": PROBABILITY, "timesteps": COUNT})),
-                "evaluation": optional(record({}))}
+                "evaluation": optional(record({})), "inputs": optional(list_of(TEXT))}
 """What a ``backend: td`` checkpoint's ``state.json`` holds, beside ``snapshot_hands`` (:func:`checked_state`)."""
 
 
@@ -35,6 +37,7 @@ def checked_state(state: dict, checkpoint: Path, max_snapshots: int) -> dict:
     ``CheckpointError`` naming the file and the field. A state saved before the pool existed has none."""
     path = checkpoint / "state.json"
     state.setdefault("snapshot_hands", [])
+    state.setdefault("inputs", None)  # saved before the learner's rows were named
     check_fields(state, {**STATE_FIELDS, "snapshot_hands": list_of(COUNT, max_length=max_snapshots)}, path)
     check_step(state["hands_played"], checkpoint, "hands_played")
     taken = state["snapshot_hands"]
@@ -43,6 +46,20 @@ def checked_state(state: dict, checkpoint: Path, max_snapshots: int) -> dict:
         raise CheckpointError(f"cannot resume from {path}: 'snapshot_hands' must be increasing hands no later than "
                               f"'hands_played' ({state['hands_played']}), not {shown(taken)}")
     return state
+
+
+def check_inputs(state: dict, checkpoint: Path, inputs) -> None:
+    """Refuse, naming the file, a state whose ``inputs`` (the fields the learner's arrays have rows for, in order)
+    are not ``inputs``, today's (``agents.batched.neural.input_fields``): the observation layout changed under the
+    run, and its arrays would be read at other fields."""
+    saved, today = state["inputs"], list(inputs)
+    if saved is not None and saved != today:
+        at = next((k for k, (a, b) in enumerate(zip(saved, today)) if a != b), min(len(saved), len(today)))
+        raise CheckpointError(
+            f"cannot resume from {checkpoint / 'state.json'}: its learner's arrays have rows for the fields in "
+            f"'inputs', and today's network reads others (at input {at}: "
+            f"{saved[at] if at < len(saved) else 'none'!r} there, {today[at] if at < len(today) else 'none'!r} "
+            "today): the observation layout changed since the run was saved")
 
 
 def read_learner_arrays(path: Path, run: TDRun, snapshots: int) -> dict[str, np.ndarray]:

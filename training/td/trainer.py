@@ -31,6 +31,7 @@ from typing import TextIO
 
 from skipbo_env.files import write_bytes_atomically, write_json_atomically
 from skipbo_env.provenance import versions
+from agents.batched.neural import input_fields
 from training.checkpoint import RunFolder, compact_json
 from training.common import (
     RunLog, TrainResult, clock, evaluate_policy, evaluation_line, keep_if_best, print_summary, progress_bar,
@@ -41,7 +42,7 @@ from training.distributed import WorkPool
 from training.schema import SNAPSHOTS, ConfigError
 from training.state_checks import read_json_object
 from training.td.learner import TDRun, TDSettings, crossed
-from training.td.state import LEARNER_FILE, checked_state, read_learner_arrays
+from training.td.state import LEARNER_FILE, check_inputs, checked_state, read_learner_arrays
 from training.learning_curve import draw_learning_curve
 
 MODEL_FILE = "model.json"
@@ -82,6 +83,7 @@ class TDTrainer:
         if checkpoint is None:
             return learner, {"wall_seconds": 0.0, "history": [], "best": None, "evaluation": None}
         state = checked_state(read_json_object(checkpoint / "state.json"), checkpoint, self.settings.max_snapshots)
+        check_inputs(state, checkpoint, input_fields(self.rules.num_players))
         learner.restore(read_learner_arrays(checkpoint / LEARNER_FILE, learner, len(state["snapshot_hands"])), state)
         return learner, state
 
