@@ -40,6 +40,9 @@ sys.path.insert(0, str(ROOT))
 from skipbo_cli.arguments import positive_int, seed  # noqa: E402
 from skipbo_cli.script import ScriptParser, positive_seconds, run  # noqa: E402
 from skipbo_env.provenance import header  # noqa: E402
+from agents.saved_model import read_model  # noqa: E402
+from training.config import load_config  # noqa: E402
+from training.sb3.trainer import env_factory, vector_selfplay_env, learner_weights, limit_threads  # noqa: E402
 
 QUICKSTART = ROOT / "configs" / "quickstart.yaml"
 SHIPPED = ROOT / "agents" / "pretrained" / "ppo-2p.zip"
@@ -49,14 +52,10 @@ DUMMY_ENVS, DUMMY_STEPS = 8, 256
 
 
 def shipped_hidden() -> list[int]:
-    from agents.saved_model import read_model
-
     return list(read_model(SHIPPED)[1]["hidden"])
 
 
 def cell_config(path: str, mix: str, hidden: list[int], seed: int, n_steps: int | None = None):
-    from training.config import load_config
-
     overrides = [f"seed={seed}", f"opponents.mix={{{mix}: 1.0}}", f"network.hidden={json.dumps(hidden)}",
                  f"env.vec_env={path}", "pretrain.enabled=false"]
     if path == "dummy":
@@ -74,8 +73,6 @@ def measure(path: str, mix: str, hidden: list[int], seconds: float, seed: int, n
     from stable_baselines3.common.vec_env import DummyVecEnv, VecMonitor
 
     from training.sb3.network import policy_kwargs
-    from training.sb3.trainer import env_factory, vector_selfplay_env, learner_weights, limit_threads
-
     config = cell_config(path, mix, hidden, seed, n_steps)
     rules = config.make_rules()
     limit_threads(config.threads)
@@ -126,8 +123,6 @@ def main(argv: list[str] | None = None) -> int:
                         help=f"ppo.n_steps of every cell (default: the config's; {DUMMY_STEPS} on the dummy path)")
     parser.add_argument("--json", action="store_true", help="print one JSON line last")
     args = parser.parse_args(argv)
-    from training.config import load_config
-
     print(header(" ".join(["python", *map(shlex.quote, sys.argv)]), args.seed), flush=True)
     networks = {"quickstart": list(load_config(QUICKSTART).network.hidden), "shipped": shipped_hidden()}
     tables: dict[str, dict] = {}

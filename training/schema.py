@@ -15,6 +15,7 @@ import dataclasses
 import math
 import typing
 from typing import Any, Callable, Literal, Optional
+from agents.batched.bots import kernel_bot_code
 
 SNAPSHOTS = "snapshots"
 """``opponents.mix`` and ``td.opponents`` kind: the frozen copies of the learner (the PPO backends' and the TD
@@ -126,8 +127,6 @@ class Backend:
 
 def is_kernel_bot(spec: str) -> bool:
     """Whether ``spec`` names a bot the batched engine plays in its kernels (``agents.batched.bots``)."""
-    from agents.batched.bots import kernel_bot_code
-
     try:
         return kernel_bot_code(spec) is not None
     except ValueError:

@@ -15,6 +15,12 @@ from training.schema import (
     BATCH, GENERATIONS, KEPT, LEARNING_RATE, LOSS_WEIGHT, PASSES, PAST, PLAYED_GAMES, POPULATION, RECORDED_HANDS, SELF,
     TEMPERATURE, Backend, ConfigError, is_kernel_bot, setting,
 )
+from agents.batched.neural import input_indices
+from training.state_checks import MAX_STATE_BYTES
+from agents.learned_parameters import NAME as LEARNED, PRETRAINED_WEIGHTS
+from agents.spec_names import unaliased
+from agents.neural import MAX_MODEL_BYTES, model_path, read_model
+from evaluation.schedule import SEAT_ORDERS
 
 TABLE_JOIN = "+"
 """Joins the bots of one table in ``neural.curve_opponents`` (``planner+greedy+greedy``: the other three seats)."""
@@ -126,8 +132,6 @@ beside the names of the other seats."""
 
 def network_weights(hidden: list[int], players: int) -> int:
     """The weights of a value network of layers ``hidden`` at ``players`` seats."""
-    from agents.batched.neural import input_indices
-
     first, second = hidden
     return len(input_indices(players)) * first + first + first * second + second + second + 1
 
@@ -150,9 +154,6 @@ def check_files_fit(settings, players: int) -> None:
     """Refuse a config whose files a resume could not read back: the model file (``model.json``, at most
     ``agents.neural.MAX_MODEL_BYTES``) and a checkpoint's ``state.json`` (at most
     ``training.state_checks.MAX_STATE_BYTES``, :func:`state_bytes`)."""
-    from agents.neural import MAX_MODEL_BYTES
-    from training.state_checks import MAX_STATE_BYTES
-
     weights = network_weights(settings.hidden, players)
     model, state = weights * WEIGHT_CHARS, state_bytes(settings, players)
     if model > MAX_MODEL_BYTES:
@@ -175,9 +176,6 @@ def check(config) -> None:
         raise ConfigError(f"neural.hidden={settings.hidden!r} is not allowed: give two layer widths from 1 to 1024, "
                           "e.g. [128, 32]")
     check_files_fit(settings, seats + 1)
-    from agents.learned_parameters import NAME as LEARNED, PRETRAINED_WEIGHTS
-    from agents.spec_names import unaliased
-
     teachers = [LEARNED, *PRETRAINED_WEIGHTS]
     if unaliased(settings.teacher) not in teachers:
         raise ConfigError(f"neural.teacher: {settings.teacher!r} is not allowed: use a learned bot "
@@ -193,8 +191,6 @@ def check(config) -> None:
                 raise ConfigError(f"neural.tables[{index}]: {spec!r} is not allowed: use {SELF!r}, {PAST!r} or a "
                                   f"kernel bot ({KERNEL_SPECS}, pretrained-2p, ...)")
     if settings.start is not None:
-        from agents.neural import model_path, read_model
-
         try:
             network = read_model(model_path(settings.start))
         except (OSError, ValueError) as error:
@@ -206,8 +202,6 @@ def check(config) -> None:
     if settings.es_population % 2:
         raise ConfigError(f"neural.es_population={settings.es_population} is not allowed: use an even number "
                           "(mirrored pairs)")
-    from evaluation.schedule import SEAT_ORDERS
-
     if settings.seat_orders not in SEAT_ORDERS:
         raise ConfigError(f"neural.seat_orders={settings.seat_orders!r} is not allowed: use one of "
                           f"{', '.join(SEAT_ORDERS)}")

@@ -10,6 +10,7 @@ from typing import Optional
 from training.schema import BATCH, PROCESSES, Backend, ConfigError, setting
 from training.ppo_sections import PPO_SECTIONS, check_ppo_sections
 from training.state_checks import COUNT, TEXT, optional
+from training.checkpoint import check_ppo_budget_left
 
 
 @dataclasses.dataclass
@@ -59,8 +60,6 @@ RLLIB_STATE = {"snapshots_added": COUNT, "warm_start": optional(TEXT)}
 
 def check_resume(config, folder) -> None:
     """``--resume``: refuse a finished run whose steps or wall minutes (``wall_seconds``) are spent."""
-    from training.checkpoint import check_ppo_budget_left
-
     check_ppo_budget_left(config, folder, STATE_COUNTERS, RLLIB_STATE, clock="wall_seconds")
 
 

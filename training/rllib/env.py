@@ -21,6 +21,8 @@ from __future__ import annotations
 from ray.rllib.env.wrappers.pettingzoo_env import PettingZooEnv
 from ray.tune.registry import register_env
 from skipbo_env.envs.registration import ENV_ID
+import skipbo_env
+from agents.environments import single_agent_env
 
 ENV_NAME = "skipbo"
 SINGLE_AGENT_ID = ENV_ID
@@ -31,8 +33,6 @@ class SkipBoMultiAgentEnv(PettingZooEnv):
     ``turns`` and ``illegal_move``."""
 
     def __init__(self, env_config: dict | None = None) -> None:
-        import skipbo_env
-
         super().__init__(skipbo_env.env(**dict(env_config or {})))
 
     def step(self, action):
@@ -46,8 +46,6 @@ class SkipBoMultiAgentEnv(PettingZooEnv):
 
 
 def make_single_agent_env(env_config: dict | None = None):
-    from agents.environments import single_agent_env
-
     return single_agent_env(**dict(env_config or {}))
 
 

@@ -47,6 +47,10 @@ from training.common import (
 from training.config import ConfigError, TrainConfig
 from training.rllib.config import RLLIB_STATE, STATE_COUNTERS
 from training.rllib.seating import LEARNER, SeatDrawer, bot_modules, snapshot_module
+from agents.saved_model import SavedModelError
+from skipbo_env.actions import NUM_ACTIONS
+from evaluation.ray_runner import RayConnectionError, connect_ray
+from skipbo_env.envs.aec import observation_space
 
 LEARNER_STATE = "learner.pt"
 
@@ -69,7 +73,6 @@ def warm_start_weights(config: TrainConfig) -> dict[str, np.ndarray] | None:
     A model of an earlier observation layout (``agents/pretrained/ppo-2p.zip`` reads 731
     values) starts the learner with the same logits (:func:`training.rllib.module.read_whole_observation`).
     """
-    from agents.saved_model import SavedModelError
     from training.rllib.module import check_policy_weights, read_whole_observation
 
     path = config.rllib.warm_start
@@ -93,8 +96,6 @@ def build_algorithm_config(config: TrainConfig, drawer: SeatDrawer):
     from ray.rllib.algorithms.ppo import PPOConfig
     from ray.rllib.core.rl_module.multi_rl_module import MultiRLModuleSpec
 
-    from skipbo_env.actions import NUM_ACTIONS
-    from skipbo_env.envs.aec import observation_space
     from training.rllib.env import ENV_NAME
     from training.rllib.metrics import SelfPlayMetrics
     from training.rllib.module import bot_spec, policy_spec
@@ -161,8 +162,6 @@ class RLlibTrainer:
     # ------------------------------------------------------------------ the run
     def run(self) -> TrainResult:
         import ray
-
-        from evaluation.ray_runner import RayConnectionError, connect_ray
 
         warm_start = warm_start_weights(self.config)
         try:

@@ -12,6 +12,7 @@ from training.schema import (
 )
 from training.ppo_sections import MAX_PYTHON_ENVS, PPO_SECTIONS, check_ppo_sections
 from training.state_checks import MAPPING, SECONDS, one_of, optional
+from training.checkpoint import check_ppo_budget_left
 
 
 @dataclasses.dataclass
@@ -71,8 +72,6 @@ SB3_STATE = {"training_seconds": SECONDS, "pretrain": optional(MAPPING), "stoppe
 
 def check_resume(config, folder) -> None:
     """``--resume``: refuse a finished run whose steps or minutes of PPO (``training_seconds``) are spent."""
-    from training.checkpoint import check_ppo_budget_left
-
     check_ppo_budget_left(config, folder, STATE_COUNTERS, SB3_STATE, clock="training_seconds")
 
 

@@ -17,6 +17,10 @@ from skipbo_env.rules import Rules
 from training.schema import (
     KEPT, LEARNING_RATE, PLAYED_GAMES, SELF, SNAPSHOTS, Backend, ConfigError, is_kernel_bot, setting,
 )
+from agents.batched.neural import input_indices
+from training.neural.config import WEIGHT_CHARS
+from agents.learned_parameters import NUM_FEATURES
+from agents.neural import MAX_MODEL_BYTES
 
 HANDS = dict(min=1, max=10**10)
 """Bounds of a count of hands: at least one; at most ten billion (centuries of CPU at today's speed)."""
@@ -104,10 +108,6 @@ def file_sizes(hidden: list[int], players: int, snapshots: int, start: str = "sc
     """Bounds of the bytes of a network's model file (each weight at its widest) and of a checkpoint's
     ``learner.npz`` (the weights, a turn baseline's among them, Adam's two moments and ``snapshots`` past copies of
     the weights, float32, with :data:`NETWORK_ARRAYS_ROOM` a copy for the headers)."""
-    from agents.batched.neural import input_indices
-    from training.neural.config import WEIGHT_CHARS
-
-    from agents.learned_parameters import NUM_FEATURES
     from training.td.turn_change import BASELINE_HIDDEN
 
     first, second = hidden
@@ -122,8 +122,6 @@ def check_files_fit(hidden: list[int], players: int, snapshots: int, start: str 
                     turn_baseline: bool = False) -> None:
     """Refuse layers whose files (:func:`file_sizes`) a resume could not read back: the model file at most
     ``agents.neural.MAX_MODEL_BYTES``, a checkpoint's ``learner.npz`` at most :data:`MAX_LEARNER_BYTES`."""
-    from agents.neural import MAX_MODEL_BYTES
-
     model, learner = file_sizes(hidden, players, snapshots, start, turn_baseline)
     if model > MAX_MODEL_BYTES or learner > MAX_LEARNER_BYTES:
         raise ConfigError(f"td.hidden={hidden!r} is not allowed at {players} seats: its model file takes up to "
