@@ -27,13 +27,13 @@ import json
 import numpy as np
 
 from agents.batched.neural import (
-    EXTRA_INPUTS, FIRST_SHIFT, INPUT_SLOTS, MULTIPLIER, SECOND_SHIFT, decide, decide_rows, input_fields, input_indices,
-    input_size,
+    EXTRA_INPUTS, FIRST_SHIFT, INPUT_SLOTS, MULTIPLIER, SECOND_SHIFT, decide, decide_rows, field_inputs, input_fields,
+    input_indices, input_size,
 )
 from agents.policy import Bot
 from agents.shipped import NEURAL as NEURAL_KIND, of_kind
 from skipbo_env.cards import CARDS_PER_DECK
-from skipbo_env.encoding import FIELDS, GLOBAL_OFFSETS, LAYOUT_ROWS, OBS_HIGH
+from skipbo_env.encoding import GLOBAL_OFFSETS, LAYOUT_ROWS, OBS_HIGH
 from skipbo_env.files import read_file_text
 from skipbo_env.rules import MAX_COUNTER, MAX_DECKS, MAX_PLAYERS, MIN_PLAYERS
 
@@ -146,19 +146,11 @@ def input_list(inputs: np.ndarray) -> list[dict]:
     while at < len(inputs):
         name = owner[int(inputs[at])]
         size = input_size(name)
-        if not np.array_equal(inputs[at:at + size], input_indices_of(name)):
+        if not np.array_equal(inputs[at:at + size], field_inputs([name])):
             raise ValueError(f"the network reads part of the field {name!r}; a model file names whole fields")
         listed.append({"field": name, "size": size})
         at += size
     return listed
-
-
-def input_indices_of(name: str) -> np.ndarray:
-    """The indices of the input ``name`` today."""
-    if name in EXTRA_INPUTS:
-        return np.array([EXTRA_INPUTS[name]])
-    start, size = FIELDS[name]
-    return np.arange(start, start + size)
 
 
 def named_inputs(inputs, fail) -> list[tuple[str, int]]:
