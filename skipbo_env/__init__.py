@@ -1,7 +1,7 @@
 """skipbo_env: the Skip-Bo rules engine, its encodings and its environments.
 
 The rules engine (``Rules``, ``Game``, ``Match``) is pure Python and numpy; the
-environments are imported on first use so the engine never loads an RL library. The PettingZoo
+environments are imported when one is made, so the engine never loads an RL library. The PettingZoo
 environment is ``skipbo_v1`` (``from skipbo_env import skipbo_v1``; ``skipbo_v1.env()`` is
 ``skipbo_env.env()``); Gymnasium's id ``"skipbo/SkipBo-v1"`` is registered as soon as Gymnasium is
 imported (:mod:`skipbo_env.envs.registration`). The version history is in :mod:`skipbo_env.envs.aec`;
@@ -10,7 +10,7 @@ the retired ``v0`` names are refused with a message naming ``v1``.
 
 from skipbo_env.actions import NUM_ACTIONS, ActionParts, decode_action, describe_action
 from skipbo_env.encoding import OBS_SIZE, decode_observation, encode_observation, observe
-from skipbo_env.envs.registration import AEC_ENV_NAME, register_when_gymnasium_loads
+from skipbo_env.envs.registration import register_when_gymnasium_loads
 from skipbo_env.game import Game, IllegalActionError
 from skipbo_env.match import Match
 from skipbo_env.rules import Rules
@@ -19,23 +19,31 @@ __version__ = "0.1.0"
 
 register_when_gymnasium_loads()  # "skipbo/SkipBo-v1" for gymnasium.make, without importing Gymnasium here
 
-_LAZY = {"env": "skipbo_env.envs.aec", "raw_env": "skipbo_env.envs.aec", "SingleAgentEnv": "skipbo_env.envs.single_agent"}
 RETIRED_AEC_ENV_NAMES = ("skipbo_v0",)
 
 
-def __getattr__(name: str):
-    """The environments load gymnasium and pettingzoo, so they are imported on first use."""
-    import importlib
+# The environments load Gymnasium and PettingZoo, so these three import them only when an environment is made;
+# ``skipbo_v1`` is a module of its own (skipbo_env/skipbo_v1.py) and the retired ``skipbo_v0`` one that refuses.
+def env(*args, **kwargs):
+    """The PettingZoo AEC environment ``skipbo_v1``, wrapped as PettingZoo's classic ones are
+    (:func:`skipbo_env.envs.aec.env`)."""
+    from skipbo_env.envs.aec import env as wrapped_env
 
-    if name in _LAZY:
-        return getattr(importlib.import_module(_LAZY[name]), name)
-    if name == AEC_ENV_NAME:
-        return importlib.import_module("skipbo_env.envs.aec")
-    if name in RETIRED_AEC_ENV_NAMES:
-        # ImportError, not AttributeError: ``from skipbo_env import skipbo_v0`` then shows this message
-        raise ImportError(f"{name} is retired (its observation had 731 or 734 values); use {AEC_ENV_NAME}: "
-                          f"from skipbo_env import {AEC_ENV_NAME}")
-    raise AttributeError(f"module 'skipbo_env' has no attribute {name!r}")
+    return wrapped_env(*args, **kwargs)
+
+
+def raw_env(*args, **kwargs):
+    """The unwrapped AEC environment, an instance of :class:`skipbo_env.envs.aec.raw_env` (``skipbo_v1.raw_env``)."""
+    from skipbo_env.envs.aec import raw_env as unwrapped_env
+
+    return unwrapped_env(*args, **kwargs)
+
+
+def SingleAgentEnv(*args, **kwargs):  # noqa: N802 - named as the class it makes
+    """The single-agent Gymnasium environment, an instance of :class:`skipbo_env.envs.single_agent.SingleAgentEnv`."""
+    from skipbo_env.envs.single_agent import SingleAgentEnv as single_agent_env
+
+    return single_agent_env(*args, **kwargs)
 
 
 __all__ = [

@@ -19,6 +19,7 @@ LAYERS = (
     ("skipbo_env.vector", 1),     # the batched engine (rules and encoding as kernels)
     ("skipbo_env.envs", 2),       # PettingZoo, Gymnasium and SB3 environments
     ("skipbo_env.skipbo_v1", 2),  # the AEC environment by PettingZoo's versioned name (from skipbo_env import skipbo_v1)
+    ("skipbo_env.skipbo_v0", 2),  # the retired name, refused with the current one (envs.registration.AEC_ENV_NAME)
     ("agents", 3),                # policies, bots, model files, batched players
     ("evaluation", 4),            # tournaments
     ("training", 5),              # self-play training (may use evaluation, never the reverse)
