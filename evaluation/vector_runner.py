@@ -29,6 +29,12 @@ import numpy as np
 
 from skipbo_env.actions import NUM_ACTIONS
 from skipbo_env.rules import Rules
+from skipbo_env.vector import OUTCOME_NAMES, VectorGame
+from skipbo_env.vector.engine import SEARCH_ROWS_PER_THREAD
+from skipbo_env.vector.layout import RUNNING
+from agents.batched import bots
+from agents.batched.bots import kernel_bot_code
+from agents.batched.policies import KernelBot, batch_policy
 from agents.registry import KERNEL_SPECS
 from evaluation.errors import AgentError, EngineError
 from evaluation.results import GameResult, TournamentResult
@@ -57,8 +63,6 @@ def is_batch_player(agent) -> bool:
 def vector_kind(agent, policy) -> str | None:
     """How the batched engine plays an agent (its spec and its loaded policy): ``"kernel bot"``,
     ``"network"``, ``"batch player"``, or ``None`` when it cannot."""
-    from agents.batched.bots import kernel_bot_code
-
     if kernel_bot_code(agent) is not None:
         return "kernel bot"
     if callable(getattr(policy, "logits", None)):
@@ -122,12 +126,7 @@ class VectorTable:
 
     def __init__(self, specs: list[GameSpec], names: list[str], agents: Sequence, policies: Sequence,
                  rules: Rules, threads: int, seed: int) -> None:
-        from agents.batched import bots
-        from skipbo_env.vector import VectorGame
-        from skipbo_env.vector.engine import SEARCH_ROWS_PER_THREAD
-        from agents.batched.policies import KernelBot, batch_policy
-
-        self.kernel_bots = bots  # imported here: numba loads only when the vector engine plays
+        self.kernel_bots = bots
         self.search_rows = SEARCH_ROWS_PER_THREAD
         self.specs, self.names = specs, names
         self.players = [batch_policy(agent if vector_kind(agent, policy) == "kernel bot" else policy,
@@ -247,9 +246,6 @@ class VectorTable:
 
     def _collect(self, rows: np.ndarray, result: TournamentResult, bar) -> None:
         """Move the games of ``rows`` that ended into ``result`` and free their rows."""
-        from skipbo_env.vector import OUTCOME_NAMES
-        from skipbo_env.vector.layout import RUNNING
-
         over = rows[self.batch.games["outcome"][rows] != RUNNING]
         if not len(over):
             return
