@@ -3,7 +3,8 @@
 An import inside a function hides what a module needs and can hide an import circle
 (``test_import_cycles`` sees it, Python only when the function runs). The test reads every module
 of the project's code with ``ast`` and fails on an import of a project module inside a function
-(a method, a nested function, a lambda) unless the listed set below names that module and that
+(a method, a nested function, a lambda; an ``import`` statement, or ``importlib.import_module`` of a
+name the module writes as a string) unless the listed set below names that module and that
 import with its reason: a module that loads an optional or heavy library (Gymnasium and PettingZoo,
 which ``import skipbo_env`` never loads; torch and SB3; Ray; matplotlib; starlette) only on the path
 that needs it, or a subcommand's heavy modules loaded when it runs rather than for its ``--help``.
@@ -36,6 +37,12 @@ ALLOWED = {
     ("skipbo_cli/replay.py", "skipbo_env.envs.picture"): PICTURE,
     ("skipbo_cli/import_sb3.py", "agents.saved_model"): SUBCOMMAND,
     ("skipbo_cli/import_sb3.py", "agents.sb3_import"): SUBCOMMAND,
+    ("agents/loading.py", "agents.saved_model"): "an installation without agents/saved_model.py is refused in one "
+                                                 "line (tests/agents/test_load_policy.py takes the module away)",
+    ("agents/policy.py", "agents.batched.table"): "Bot's kernel hook, named rather than imported: agents.batched.table "
+                                                  "imports the registry, which imports the bots, which import "
+                                                  "agents.policy (issue 62: the table is to register itself "
+                                                  "from above instead)",
     ("skipbo_web/serve.py", "skipbo_web.app"): "starlette and uvicorn (the optional `web` extra) load when the "
                                                "server starts; a missing one is reported in one line",
     ("training/neural/state.py", "training.neural.value_net"): NEURAL_TORCH,
@@ -69,14 +76,32 @@ def resolved(node: ast.ImportFrom, module: str, path: Path) -> str:
 
 
 def imports_in_functions(tree: ast.AST):
-    """Every import statement inside a function, method or lambda of ``tree``."""
+    """Every import statement inside a function, method or lambda of ``tree``, and every
+    ``importlib.import_module(name)`` there whose ``name`` is a string written in the call or a string
+    constant of the module (an import by another spelling; a name computed at run time is not seen)."""
     def walk(node, inside):
         for child in ast.iter_child_nodes(node):
-            if inside and isinstance(child, (ast.Import, ast.ImportFrom)):
+            if inside and (isinstance(child, (ast.Import, ast.ImportFrom)) or named_import(child) is not None):
                 yield child
             yield from walk(child, inside or isinstance(child, (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda)))
 
     yield from walk(tree, False)
+
+
+def named_import(node: ast.AST) -> ast.expr | None:
+    """The argument of a call ``importlib.import_module(x)`` or ``import_module(x)``, else ``None``."""
+    if isinstance(node, ast.Call) and node.args and (
+            isinstance(node.func, ast.Attribute) and node.func.attr == "import_module"
+            or isinstance(node.func, ast.Name) and node.func.id == "import_module"):
+        return node.args[0]
+    return None
+
+
+def string_constants(tree: ast.Module) -> dict[str, str]:
+    """The module's top-level ``NAME = "text"`` assignments."""
+    return {target.id: node.value.value for node in tree.body if isinstance(node, ast.Assign)
+            and isinstance(node.value, ast.Constant) and isinstance(node.value.value, str)
+            for target in node.targets if isinstance(target, ast.Name)}
 
 
 def function_imports(root: Path = ROOT, packages=PACKAGES) -> list[tuple[str, int, str]]:
@@ -87,11 +112,18 @@ def function_imports(root: Path = ROOT, packages=PACKAGES) -> list[tuple[str, in
             relative = path.relative_to(root)
             parts = relative.with_suffix("").parts
             module = ".".join(parts[:-1] if parts[-1] == "__init__" else parts)
-            for node in imports_in_functions(ast.parse(path.read_text(), filename=str(path))):
+            tree = ast.parse(path.read_text(), filename=str(path))
+            constants = string_constants(tree)
+            for node in imports_in_functions(tree):
                 if isinstance(node, ast.Import):
                     names = [alias.name for alias in node.names]
-                else:
+                elif isinstance(node, ast.ImportFrom):
                     names = [resolved(node, module, path)]
+                else:
+                    argument = named_import(node)
+                    name = argument.value if isinstance(argument, ast.Constant) else \
+                        constants.get(argument.id) if isinstance(argument, ast.Name) else None
+                    names = [name] if isinstance(name, str) else []
                 found += [(relative.as_posix(), node.lineno, name) for name in names
                           if name.split(".")[0] in packages]
     return found
@@ -114,7 +146,7 @@ def test_every_listed_import_is_still_there():
     assert sorted(set(ALLOWED) - found) == []
 
 
-def test_the_check_sees_imports_in_functions_methods_and_lambdas(tmp_path):
+def test_the_check_sees_imports_in_functions_methods_lambdas_and_import_module_by_name(tmp_path):
     package = tmp_path / "pkg"
     (package / "sub").mkdir(parents=True)
     (package / "__init__.py").write_text("")
@@ -125,9 +157,11 @@ def test_the_check_sees_imports_in_functions_methods_and_lambdas(tmp_path):
     (package / "sub" / "inner.py").write_text(
         "def f():\n    import json\n    import pkg.top\n    def g():\n        from . import x\n"
         "class K:\n    def m(self):\n        from ..top import y\n"
-        "h = lambda: __import__('pkg')\n")
+        "h = lambda: __import__('pkg')\nNAME = 'pkg.top'\ndef k(name):\n    importlib.import_module(NAME)\n"
+        "    importlib.import_module('json')\n    return importlib.import_module(name) or import_module('pkg.sub')\n")
     assert function_imports(tmp_path, ("pkg",)) == [
-        ("pkg/sub/inner.py", 3, "pkg.top"), ("pkg/sub/inner.py", 5, "pkg.sub"), ("pkg/sub/inner.py", 8, "pkg.top")]
+        ("pkg/sub/inner.py", 3, "pkg.top"), ("pkg/sub/inner.py", 5, "pkg.sub"), ("pkg/sub/inner.py", 8, "pkg.top"),
+        ("pkg/sub/inner.py", 12, "pkg.top"), ("pkg/sub/inner.py", 14, "pkg.sub")]
     assert unlisted(tmp_path, ("pkg",), allowed={("pkg/sub/inner.py", "pkg.top"): "a reason"}) == [
-        "pkg/sub/inner.py:5: imports pkg.sub inside a function; import it at the top of the module (or list it, "
-        "with its reason, in test_function_imports.py)"]
+        f"pkg/sub/inner.py:{line}: imports pkg.sub inside a function; import it at the top of the module (or list "
+        "it, with its reason, in test_function_imports.py)" for line in (5, 14)]
