@@ -5,7 +5,7 @@ more file, its kernel twin ``agents/batched/<bot>.py``, which the line names (``
 kernel bot", walks it through). Everything that lists bots reads them here: ``agents.load_policy``
 (:data:`BOTS`), the kernel bots' codes, spec parser and dispatch (:mod:`agents.batched.bots`: each kernel bot
 takes a block of codes, in the order of :data:`REGISTRY`), the players of the batched engine
-(:mod:`agents.batched.policies`, :func:`agents.batched.compile_kernels`), the training config's checks and the
+(:mod:`agents.batched.policies`, :func:`agents.batched.seating.compile_kernels`), the training config's checks and the
 kernel-played opponents of a ``SingleAgentEnv`` (:mod:`agents.batched.table`, through :func:`kernel_of`: only the exact
 class a line names is played by its kernel).
 """
