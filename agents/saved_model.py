@@ -39,7 +39,7 @@ import numpy as np
 from agents.network import ACTIVATIONS, NetworkPolicy, parameter_shapes
 from skipbo_env.actions import NUM_ACTIONS
 from skipbo_env.encoding import LAYOUT_SIZES, LAYOUT_VERSION, OBS_SIZE, PREFIX_LAYOUTS
-from skipbo_env.files import FileRefused, read_file_bytes, write_bytes_atomically
+from skipbo_env.files import FileRefused, json_text, read_file_bytes, write_bytes_atomically
 
 MODEL_FORMAT = "skipbo-model/1"
 METADATA_ENTRY = "skipbo-model.json"
@@ -86,10 +86,10 @@ def encode_model(state_dict: dict, metadata: dict, suffix: str = ".zip", name: s
         weights = io.BytesIO()
         torch.save(tensors, weights)
         with zipfile.ZipFile(buffer, "w", zipfile.ZIP_DEFLATED) as archive:
-            archive.writestr(METADATA_ENTRY, json.dumps(metadata, indent=2, sort_keys=True))
+            archive.writestr(METADATA_ENTRY, json_text(metadata, indent=2, sort_keys=True))
             archive.writestr(WEIGHTS_ENTRY, weights.getvalue())
     elif suffix == ".pt":
-        torch.save({"format": MODEL_FORMAT, "metadata": json.dumps(metadata, sort_keys=True),
+        torch.save({"format": MODEL_FORMAT, "metadata": json_text(metadata, sort_keys=True),
                     "state_dict": tensors}, buffer)
     else:
         raise SavedModelError(f"cannot save a model as {name!r}: use a .zip or .pt file name")

@@ -2,7 +2,7 @@
 
     python benchmarks/neural_speed.py [--model neural-2p] [--hands 200] [--batch 50] [--stock-size 30] [--seed 0]
     python benchmarks/neural_speed.py --tiny      # a few small hands: seconds (what CI runs)
-    python benchmarks/neural_speed.py --hands 8 --residual-hands 32 --seed 1000   # docs/training.md's residual figures
+    python benchmarks/neural_speed.py --hands 8 --residual-hands 32 --seed 1000   # docs/research-log.md's residual figures
 
 The network (``--model``: a shipped name or a model file) plays every seat of ``--hands`` hands against
 itself on the batched engine (``skipbo_env.vector``, one thread), ``--batch`` hands at a time, each batch
@@ -28,7 +28,6 @@ slows the figures less than wall time would; the load averages before and after 
 
 from __future__ import annotations
 
-import json
 import os
 import shlex
 import sys
@@ -46,6 +45,7 @@ from agents.batched.residual import BOUND
 from agents.residual import ResidualBot, residual_dict
 from skipbo_cli.arguments import bounded_int
 from skipbo_cli.script import MAX_COUNT, ScriptParser, batch, count, run
+from skipbo_env.files import write_json_atomically
 from skipbo_env.provenance import header
 from skipbo_env.encoding import observe
 from skipbo_env.game import Game
@@ -136,8 +136,7 @@ def rules_engine_play(bot: ResidualBot, stock_size: int, hands: int, seed: int) 
     model loaded from a model file through ``agents.load_policy``; the decisions and the CPU seconds of ``act``."""
     with tempfile.TemporaryDirectory() as folder:
         path = os.path.join(folder, "model.json")
-        with open(path, "w") as file:
-            json.dump(residual_dict(bot.network, bot.scales, bot.search_top), file)
+        write_json_atomically(path, residual_dict(bot.network, bot.scales, bot.search_top))
         player = load_policy(f"residual:model={path}")
     totals = {"decisions": 0, "act_cpu": 0.0}
     for hand in range(hands):

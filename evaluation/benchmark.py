@@ -170,7 +170,7 @@ class RungCard:
             "rung": self.rung.spec, "anchor": self.rung.anchor, "engine": self.engine, "games": games,
             "deals": len(margins), "wins": wins, "draws": draws, "losses": games - wins - draws,
             "win_rate": wins / games, "win_ci95": list(wilson_interval(wins, games)),
-            "margin": mean, "margin_ci95": [mean - half, mean + half],
+            "margin": mean, "margin_ci95": [mean - half, mean + half] if math.isfinite(half) else None,
             "policy_decisions": actions, "ms_per_decision": 1000 * seconds / actions if actions else None,
         }
 

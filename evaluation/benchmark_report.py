@@ -7,7 +7,7 @@ import json
 import sys
 from pathlib import Path
 
-from skipbo_env.files import write_bytes_atomically, write_text_atomically
+from skipbo_env.files import json_text, write_bytes_atomically, write_text_atomically
 
 
 def print_scorecard(record: dict, file=None) -> None:
@@ -36,10 +36,11 @@ def print_scorecard(record: dict, file=None) -> None:
         table.add_column(column, justify="left" if column in ("rung", "engine") else "right")
     for rung in record["rungs"]:
         low, high = rung["win_ci95"]
-        margin_low, margin_high = rung["margin_ci95"]
+        margin_interval = rung["margin_ci95"]  # None: one deal, no interval
         table.add_row(rung["rung"], f"{rung['games']:,}", f"{rung['wins']:,}", f"{rung['draws']:,}",
                       f"{rung['win_rate']:.1%}", f"{low:.1%} - {high:.1%}", f"{rung['margin']:+.1f}",
-                      f"{margin_low:+.1f} .. {margin_high:+.1f}", _milliseconds(rung["ms_per_decision"]),
+                      f"{margin_interval[0]:+.1f} .. {margin_interval[1]:+.1f}" if margin_interval else "undefined",
+                      _milliseconds(rung["ms_per_decision"]),
                       rung["engine"])
     console.print(table)
     if record["rating"] is not None:
@@ -58,7 +59,7 @@ def _milliseconds(value: float | None) -> str:
 
 def write_scorecard_json(record: dict, path: str) -> None:
     """``record`` to ``path``, atomically."""
-    write_text_atomically(path, json.dumps(record, indent=1) + "\n")
+    write_text_atomically(path, json_text(record, indent=1) + "\n")
 
 
 def write_scorecard_plot(record: dict, path: str) -> None:
@@ -74,8 +75,9 @@ def write_scorecard_plot(record: dict, path: str) -> None:
     for axes, value, interval, colour in ((wins, "win_rate", "win_ci95", "#4C72B0"),
                                           (margins, "margin", "margin_ci95", "#DD8452")):
         values = [rung[value] for rung in rungs]
-        errors = [[max(0.0, v - rung[interval][0]) for v, rung in zip(values, rungs)],
-                  [max(0.0, rung[interval][1] - v) for v, rung in zip(values, rungs)]]
+        bounds = [rung[interval] or (v, v) for v, rung in zip(values, rungs)]  # no interval: no error bar
+        errors = [[max(0.0, v - low) for v, (low, _) in zip(values, bounds)],
+                  [max(0.0, high - v) for v, (_, high) in zip(values, bounds)]]
         axes.bar(labels, values, yerr=errors, capsize=6, color=colour)
         axes.tick_params(axis="x", labelrotation=20)
     wins.set_ylim(0, 1.05)

@@ -95,9 +95,9 @@ def _field(data: dict, field: str):
 def _cell(rung: dict) -> str:
     """Win rate [interval], then the margin ± its half width."""
     low, high = rung["win_ci95"]
-    half = (rung["margin_ci95"][1] - rung["margin_ci95"][0]) / 2
-    return (f"{100 * rung['win_rate']:.1f}% [{100 * low:.1f}, {100 * high:.1f}], "
-            f"{rung['margin']:+.1f} ± {half:.1f}")
+    interval = rung["margin_ci95"]  # None for a run of one deal
+    half = f"{(interval[1] - interval[0]) / 2:.1f}" if interval else "undefined"
+    return f"{100 * rung['win_rate']:.1f}% [{100 * low:.1f}, {100 * high:.1f}], {rung['margin']:+.1f} ± {half}"
 
 
 def _cpu_time(seconds: float) -> str:

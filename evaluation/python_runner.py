@@ -10,7 +10,6 @@ which plays chunks with :func:`init_worker` and :func:`play_chunk` as the worker
 
 from __future__ import annotations
 
-import json
 import multiprocessing
 import os
 import sys
@@ -23,7 +22,7 @@ from typing import Sequence
 
 from skipbo_env.actions import NUM_ACTIONS, action_id, safe_repr
 from skipbo_env.encoding import observe
-from skipbo_env.files import write_text_atomically
+from skipbo_env.files import json_text, write_text_atomically
 from skipbo_env.game import Game
 from skipbo_env.rules import Rules
 from agents.loading import load_policy
@@ -108,7 +107,7 @@ def _save_game(game: Game, result: GameResult, names: list[str], save_dir: str) 
     record["outcome"] = result.outcome
     record["winners"] = list(result.winners)
     record["points"] = list(result.points)
-    write_text_atomically(os.path.join(save_dir, f"game-{result.index:06d}.json"), json.dumps(record))
+    write_text_atomically(os.path.join(save_dir, f"game-{result.index:06d}.json"), json_text(record))
 
 
 _WORKER: dict = {}

@@ -13,7 +13,7 @@ import json
 import sys
 from pathlib import Path
 
-from skipbo_env.files import write_bytes_atomically, write_text_atomically
+from skipbo_env.files import json_text, write_bytes_atomically, write_text_atomically
 from skipbo_env.provenance import versions
 from evaluation.results import TournamentResult
 
@@ -150,4 +150,4 @@ def write_plot(result: TournamentResult, path: str) -> None:
 
 def write_json(result: TournamentResult, path: str, command: str | None = None) -> None:
     """Every figure of the tournament (:meth:`~evaluation.results.TournamentResult.to_json`) to ``path``, atomically."""
-    write_text_atomically(path, json.dumps(result.to_json(command), indent=1))
+    write_text_atomically(path, json_text(result.to_json(command), indent=1))

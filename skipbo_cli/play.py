@@ -38,7 +38,6 @@ state; a match: ``skipbo-match/1``, every hand). ``skipbo replay FILE`` shows ei
 from __future__ import annotations
 
 import argparse
-import json
 import signal
 import sys
 import time
@@ -54,7 +53,7 @@ from skipbo_env import Game, IllegalActionError, Match, Rules
 from skipbo_env.actions import PARTNER_STOCK_SOURCE, STOCK_SOURCE, is_play, play_source
 from skipbo_env.encoding import observe
 from skipbo_env.explain import move_words, outcome_sentence
-from skipbo_env.files import check_creatable
+from skipbo_env.files import check_creatable, json_text
 from skipbo_env.saved_games import finished_hand, hand_file, match_file
 from skipbo_cli.move_parser import HELP_TEXT, MoveInputError, key_for_action, parse_command
 from skipbo_cli import arguments
@@ -377,7 +376,7 @@ class PlaySession:
         path = self.save_path
         try:
             path.parent.mkdir(parents=True, exist_ok=True)
-            path.write_text(json.dumps(self.saved_data()) + "\n")
+            path.write_text(json_text(self.saved_data()) + "\n")
         except OSError as error:
             print(f"skipbo play: could not save the game to {path}: {error}", file=sys.stderr)
             return code or 1

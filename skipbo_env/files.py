@@ -49,8 +49,34 @@ def write_text_atomically(path: str | Path, text: str) -> None:
     write_bytes_atomically(path, text.encode())
 
 
+def json_text(data, *, indent: int | None = None, sort_keys: bool = False, compact: bool = False) -> str:
+    """``data`` as standard JSON (RFC 8259), the one way the project turns data into a JSON file: NaN and the
+    infinities are refused (``ValueError`` naming the first such value's place), since JSON has neither and strict
+    readers refuse a file holding one; a figure that is undefined (the interval of a single value) is ``None``,
+    written ``null``."""
+    place = _non_finite_place(data, "")
+    if place is not None:
+        raise ValueError(f"not standard JSON: {place or 'the value'} is NaN or infinite (write None for an undefined figure)")
+    return json.dumps(data, indent=indent, sort_keys=sort_keys, allow_nan=False,
+                      separators=(",", ":") if compact else None)
+
+
+def _non_finite_place(value, place: str) -> str | None:
+    """Where in ``value`` (``a.b[2]``) the first NaN or infinity sits, else ``None``."""
+    if isinstance(value, float):
+        return place if value != value or value in (float("inf"), float("-inf")) else None
+    if isinstance(value, dict):
+        items = ((f"{place}.{key}" if place else str(key), item) for key, item in value.items())
+    elif isinstance(value, (list, tuple)):
+        items = ((f"{place}[{index}]", item) for index, item in enumerate(value))
+    else:
+        return None
+    return next((found for found in (_non_finite_place(item, where) for where, item in items) if found is not None),
+                None)
+
+
 def write_json_atomically(path: str | Path, data) -> None:
-    write_text_atomically(path, json.dumps(data, indent=2, sort_keys=True) + "\n")
+    write_text_atomically(path, json_text(data, indent=2, sort_keys=True) + "\n")
 
 
 def current_umask() -> int:

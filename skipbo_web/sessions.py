@@ -19,7 +19,6 @@ refused (503) when every held game is still in play.
 
 from __future__ import annotations
 
-import json
 import logging
 import secrets
 import threading
@@ -31,7 +30,7 @@ import numpy as np
 
 from skipbo_env import Game, IllegalActionError, Match, Rules, observe
 from skipbo_env.explain import move_words
-from skipbo_env.files import write_text_atomically
+from skipbo_env.files import json_text, write_text_atomically
 from skipbo_env.saved_games import finished_hand, hand_file, match_file
 from skipbo_env.validation import excerpt
 from skipbo_web.table import action_from_move, move_of_action, seat_view
@@ -276,7 +275,7 @@ class GameSession:
         if self.saved_path is None:
             stamp = time.strftime("%Y%m%d-%H%M%S")
             self.saved_path = folder / f"web-{stamp}-seed{self.seed}-{self.id[:6]}.json"
-        write_text_atomically(self.saved_path, json.dumps(self.saved_data()) + "\n")
+        write_text_atomically(self.saved_path, json_text(self.saved_data()) + "\n")
         return self.saved_path
 
 

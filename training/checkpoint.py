@@ -36,7 +36,6 @@ from __future__ import annotations
 
 import datetime
 import io
-import json
 import os
 import re
 import shutil
@@ -46,6 +45,7 @@ from pathlib import Path
 from skipbo_env.files import (
     FileRefused,
     current_umask,
+    json_text,
     fsync_directory,
     read_file_bytes,
     write_bytes_atomically,
@@ -260,7 +260,7 @@ def compact_json(data) -> bytes:
     model files hold whole networks, which indentation would make several times larger than what a resume reads
     back (:data:`training.state_checks.MAX_STATE_BYTES`, ``agents.neural.MAX_MODEL_BYTES``; ``neural.hidden`` is
     checked against both)."""
-    return json.dumps(data, separators=(",", ":"), sort_keys=True).encode()
+    return json_text(data, sort_keys=True, compact=True).encode()
 
 
 def checkpoint_order(name: str) -> tuple[int, int]:

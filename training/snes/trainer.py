@@ -29,7 +29,6 @@ run stopped. ``skipbo train snes_2p`` (``configs/snes_2p.yaml``) trains the ship
 
 from __future__ import annotations
 
-import json
 import math
 import time
 from collections import Counter
@@ -41,7 +40,7 @@ from agents.batched import bots
 from agents.batched.learned import TABLE_CODES, learned_decision
 from agents.learned_parameters import NUM_PARAMETERS, PARAMETERS, parameter_dict, read_parameters
 from evaluation.results import wilson_interval
-from skipbo_env.files import write_json_atomically
+from skipbo_env.files import json_text, write_json_atomically
 from skipbo_env.provenance import versions
 from skipbo_env.rules import Rules
 from skipbo_env.vector import VectorGame
@@ -448,7 +447,7 @@ class SNESTrainer:
 
     def _checkpoint(self, state: dict, rng: np.random.Generator) -> None:
         state["rng"] = rng.bit_generator.state
-        weights = json.dumps(self.weights_document(state), indent=1).encode()
+        weights = json_text(self.weights_document(state), indent=1).encode()
         self.folder.save_checkpoint(state["generation"], {MODEL_FILE: weights}, state, self.config.checkpoint.keep)
 
     def _finish(self, state: dict) -> None:
