@@ -361,7 +361,7 @@ class TDRun:
         c (r(stop) - r(turn start)) + baseline``), but only its ``c (r(stop) - mean r(kept stops))`` carries a
         gradient. The stop was drawn uniformly, whatever else happened in the hand, so what moves ``r`` is how the
         target differs with the stop drawn: the choice's effect, not what goes with winning in the hands played
-        (docs/training.md)."""
+        (docs/research-log.md)."""
         order = self.rng.permutation(len(self.drawn))
         for begin in range(0, len(order), self.settings.minibatch):
             picked = order[begin:begin + self.settings.minibatch]

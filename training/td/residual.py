@@ -26,7 +26,7 @@ result, which is what the search compares. And a unit of ``r`` is worth a fixed 
 however the calibration moves, so its weight in the search grows only as its weights do, at Adam's step.
 
 **Why a bound.** Every teacher-start run whose correction spread past about one of the teacher's units in the
-search lost play, whatever fitted it and at whatever step (docs/training.md). With ``td.correction_bound`` ``B``
+search lost play, whatever fitted it and at whatever step (docs/research-log.md). With ``td.correction_bound`` ``B``
 (the teacher's units) a position's correction stays within ``±B``, so the search's choice can differ from the
 teacher's only among stops whose values are within ``2 B`` of each other: a wrong correction reorders near-ties
 and no more.
