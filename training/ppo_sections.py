@@ -117,8 +117,8 @@ def check_ppo_sections(config) -> None:
     if not mix:
         raise ConfigError("opponents.mix is empty: give at least one opponent kind with a weight > 0")
     for name, weight in mix.items():
-        if weight < 0:
-            raise ConfigError(f"opponents.mix.{name}={weight!r} is not allowed: use a weight >= 0")
+        if not (math.isfinite(weight) and weight >= 0):  # a NaN passes `< 0` and every sum check
+            raise ConfigError(f"opponents.mix.{name}={weight!r} is not allowed: use a finite weight >= 0")
     if sum(mix.values()) <= 0:
         raise ConfigError("opponents.mix: the weights sum to 0; give at least one a weight > 0")
     check_network(config.network.hidden)

@@ -99,6 +99,8 @@ def test_yaml_scientific_integers_are_accepted(tmp_path):
     ("rules:\n  num_players: 9\n", "num_players"),
     ("rules:\n  colour: red\n", "rules"),
     ("opponents:\n  mix: {greedy: -1}\n", "opponents.mix.greedy"),
+    ("opponents:\n  mix: {greedy: .nan, planner: 1}\n", "opponents.mix.greedy=nan is not allowed: use a finite weight"),
+    ("opponents:\n  mix: {greedy: .inf}\n", "opponents.mix.greedy=inf is not allowed: use a finite weight"),
     ("ppo:\n  batch_size: 100000\n", "ppo.batch_size"),
     ("evaluation:\n  opponents: greedy\n", "evaluation.opponents"),
     ("ppo: 3\n", "ppo"),

@@ -140,6 +140,8 @@ def test_a_broken_state_file_is_one_line_naming_the_file_and_the_field(tmp_path,
 
 @pytest.mark.parametrize("override, message", [
     ("td.opponents={self: 0.5}", "add up to 1"),
+    ("td.opponents={self: 1.0, greedy: .nan}", "every share must be a finite number >= 0"),
+    ("td.opponents={self: .inf}", "every share must be a finite number >= 0"),
     ("td.opponents={self: 0.5, nobody: 0.5}", "'nobody' is not allowed"),
     ("td.max_snapshots=0", "td.max_snapshots"),
     ("td.snapshot_every=0", "td.snapshot_every"),

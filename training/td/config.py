@@ -8,6 +8,7 @@ itself."""
 from __future__ import annotations
 
 import dataclasses
+import math
 from typing import Literal
 
 from agents.neural import MAX_WIDTH
@@ -170,8 +171,9 @@ def check(config) -> None:
             Rules(**{**config.make_rules().to_dict(), "stock_size": size})
         except ValueError as error:
             raise ConfigError(f"td.stock_sizes: {size!r} is not allowed: {error}") from None
-    if any(share < 0 for share in settings.opponents.values()):
-        raise ConfigError(f"td.opponents={settings.opponents!r} is not allowed: every share must be >= 0")
+    if not all(math.isfinite(share) and share >= 0 for share in settings.opponents.values()):  # NaN passes `< 0`
+        raise ConfigError(f"td.opponents={settings.opponents!r} is not allowed: every share must be a finite "
+                          "number >= 0")
     if not settings.opponents or abs(sum(settings.opponents.values()) - 1.0) > 1e-6:
         raise ConfigError(f"td.opponents={settings.opponents!r} is not allowed: give shares that add up to 1, "
                           f"e.g. {{{SELF}: 0.8, pretrained-2p: 0.2}}")
