@@ -314,6 +314,13 @@ def test_the_site_navigation_lists_every_page():
         assert str(page.relative_to(ROOT / "docs")) in navigation, page.name
 
 
+def test_the_home_page_lists_every_page():
+    home = read(ROOT / "docs" / "index.md")
+    for page in DOC_PAGES:
+        if page.name != "index.md":
+            assert f"]({page.name})" in home, page.name
+
+
 def test_the_api_reference_names_modules_that_exist():
     for page in sorted((ROOT / "docs" / "api").glob("*.md")):
         for module in re.findall(r"^::: (\S+)", read(page), re.M):
