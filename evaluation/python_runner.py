@@ -27,7 +27,7 @@ from skipbo_env.game import Game
 from skipbo_env.rules import Rules
 from agents.loading import load_policy
 from agents.policy import reset_policy
-from evaluation.errors import AgentError
+from evaluation.errors import POLICY_FAILURES, AgentError
 from evaluation.results import GameResult
 from evaluation.schedule import GameSpec
 
@@ -88,7 +88,7 @@ def _decide(policy, game: Game, seat: int, spec: GameSpec, table: PolicyTable) -
     start = time.perf_counter()
     try:
         action = policy.act(observation)
-    except Exception as error:  # the agent's own bug: reported with where it happened
+    except POLICY_FAILURES as error:  # the agent's own bug: reported with where it happened
         raise AgentError(f"{where} raised {type(error).__name__}: {error}") from error
     seconds = time.perf_counter() - start
     index = action_id(action)  # by value: the policy's own __eq__ never decides what is legal

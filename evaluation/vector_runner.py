@@ -36,7 +36,7 @@ from agents.batched import bots
 from agents.batched.bots import kernel_bot_code
 from agents.batched.policies import KernelBot, batch_policy
 from agents.registry import KERNEL_SPECS
-from evaluation.errors import AgentError, EngineError
+from evaluation.errors import POLICY_FAILURES, AgentError, EngineError
 from evaluation.results import GameResult, TournamentResult
 from evaluation.schedule import NETWORK_KEY, GameSpec, derived_seed
 
@@ -209,7 +209,7 @@ class VectorTable:
         start = time.perf_counter()
         try:
             actions = self._actions_of(player, rows, observations, masks)
-        except Exception as error:  # the agent's own bug: reported with where it happened
+        except POLICY_FAILURES as error:  # the agent's own bug: reported with where it happened
             raise AgentError(f"{self._where(agent, rows[0], seats[0])} raised {type(error).__name__}: {error} "
                              f"(asked for {len(rows)} games at once)") from error
         seconds = time.perf_counter() - start

@@ -156,6 +156,7 @@ def test_the_ten_line_policy_of_the_docs_runs_the_benchmark_and_writes_its_files
 
 RAISES = "class Broken:\n    def act(self, observation):\n        raise RuntimeError('oops')\n"
 ILLEGAL = "class Broken:\n    def act(self, observation):\n        return 143\n"
+EXITS = "import sys\n\n\nclass Broken:\n    def act(self, observation):\n        sys.exit(0)\n"
 
 
 @pytest.mark.parametrize("argv, expected", [
@@ -166,13 +167,17 @@ ILLEGAL = "class Broken:\n    def act(self, observation):\n        return 143\n"
     (["greedy", "--json", "{existing}"], "already exists"),
     (["bad={policy_raises}:Broken"], "raised RuntimeError: oops"),
     (["bad={policy_illegal}:Broken"], "returned the illegal action 143"),
-], ids=["unknown spec", "tier", "table size", "deals", "existing output", "policy raises", "illegal move"])
+    (["bad={policy_exits}:Broken"], "raised SystemExit: 0"),
+], ids=["unknown spec", "tier", "table size", "deals", "existing output", "policy raises", "illegal move",
+        "policy calls sys.exit(0)"])
 def test_bad_input_gets_one_line_and_exit_2(argv, expected, tmp_path, capsys):
     existing = tmp_path / "there.json"
     existing.write_text("{}")
     (tmp_path / "raises.py").write_text(RAISES)
     (tmp_path / "illegal.py").write_text(ILLEGAL)
-    paths = {"existing": existing, "policy_raises": tmp_path / "raises.py", "policy_illegal": tmp_path / "illegal.py"}
+    (tmp_path / "exits.py").write_text(EXITS)
+    paths = {"existing": existing, "policy_raises": tmp_path / "raises.py", "policy_illegal": tmp_path / "illegal.py",
+             "policy_exits": tmp_path / "exits.py"}
     argv = [word.format(**paths) for word in argv]
     try:
         code = main(["benchmark", *argv, "--no-progress"])
