@@ -61,7 +61,12 @@ def play_game(spec: GameSpec, table: PolicyTable, rules: Rules, save_dir: str | 
     game = Game.new(rules, seed=spec.seed)
     policies = table.for_seats(spec.seating)
     for seat, policy in enumerate(policies):
-        reset_policy(policy, spec.policy_seeds[seat])
+        try:
+            reset_policy(policy, spec.policy_seeds[seat])
+        except POLICY_FAILURES as error:  # the agent's own bug, as in act
+            name = table.names[spec.seating[seat]]
+            raise AgentError(f"agent {name!r} in seat {seat} of game #{spec.index} (game seed {spec.seed}): its "
+                             f"reset() raised {type(error).__name__}: {error}") from error
     n = rules.num_players
     seat_turns, seat_actions, seat_seconds = [0] * n, [0] * n, [0.0] * n
     turn_seen = -1

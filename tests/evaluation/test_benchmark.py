@@ -156,6 +156,8 @@ def test_the_ten_line_policy_of_the_docs_runs_the_benchmark_and_writes_its_files
 
 RAISES = "class Broken:\n    def act(self, observation):\n        raise RuntimeError('oops')\n"
 ILLEGAL = "class Broken:\n    def act(self, observation):\n        return 143\n"
+RESET_RAISES = ("class Broken:\n    def reset(self, seed):\n        raise ValueError('no reset')\n\n"
+                "    def act(self, observation):\n        return 144\n")
 EXITS = "import sys\n\n\nclass Broken:\n    def act(self, observation):\n        sys.exit(0)\n"
 
 
@@ -168,16 +170,18 @@ EXITS = "import sys\n\n\nclass Broken:\n    def act(self, observation):\n       
     (["bad={policy_raises}:Broken"], "raised RuntimeError: oops"),
     (["bad={policy_illegal}:Broken"], "returned the illegal action 143"),
     (["bad={policy_exits}:Broken"], "raised SystemExit: 0"),
+    (["bad={policy_reset_raises}:Broken"], "its reset() raised ValueError: no reset"),
 ], ids=["unknown spec", "tier", "table size", "deals", "existing output", "policy raises", "illegal move",
-        "policy calls sys.exit(0)"])
+        "policy calls sys.exit(0)", "policy's reset raises"])
 def test_bad_input_gets_one_line_and_exit_2(argv, expected, tmp_path, capsys):
     existing = tmp_path / "there.json"
     existing.write_text("{}")
     (tmp_path / "raises.py").write_text(RAISES)
     (tmp_path / "illegal.py").write_text(ILLEGAL)
     (tmp_path / "exits.py").write_text(EXITS)
+    (tmp_path / "reset_raises.py").write_text(RESET_RAISES)
     paths = {"existing": existing, "policy_raises": tmp_path / "raises.py", "policy_illegal": tmp_path / "illegal.py",
-             "policy_exits": tmp_path / "exits.py"}
+             "policy_exits": tmp_path / "exits.py", "policy_reset_raises": tmp_path / "reset_raises.py"}
     argv = [word.format(**paths) for word in argv]
     try:
         code = main(["benchmark", *argv, "--no-progress"])
