@@ -177,11 +177,15 @@ def _load_saved_model(path: str):
 def _find_attribute(location: str, attribute: str, spec: str):
     if location.endswith(".py"):
         module = _import_file(location, spec)
+    elif location.startswith("."):
+        raise PolicySpecError(f"policy spec {spec!r}: {location!r} is a relative module; give package.module:Class "
+                              "or path/to/file.py:Class")
     else:
         try:
             module = importlib.import_module(location)
-        except ImportError as error:
-            raise PolicySpecError(f"policy spec {spec!r}: cannot import module {location!r} ({error})") from None
+        except (Exception, SystemExit) as error:  # a missing module, or one whose own code fails as it loads
+            raise PolicySpecError(f"policy spec {spec!r}: cannot import module {location!r} "
+                                  f"({type(error).__name__}: {error})") from None
     try:
         return getattr(module, attribute)
     except AttributeError:
@@ -202,6 +206,10 @@ def _import_file(path: str, spec: str):
     sys.modules[module_name] = module
     try:
         module_spec.loader.exec_module(module)
+    except (Exception, SystemExit) as error:  # the file's own code (a syntax error, a missing import, sys.exit)
+        del sys.modules[module_name]
+        raise PolicySpecError(f"policy spec {spec!r}: importing {path!r} raised {type(error).__name__}: "
+                              f"{error}") from None
     except BaseException:
         del sys.modules[module_name]
         raise
@@ -228,6 +236,9 @@ def _instantiate(target, spec: str, options: dict, seed: int | None):
         policy = target(**kwargs)
     except (TypeError, ValueError) as error:
         raise PolicySpecError(f"policy spec {spec!r}: {target.__name__}(...) refused the options: {error}") from None
+    except (Exception, SystemExit) as error:  # the class's own constructor failed
+        raise PolicySpecError(f"policy spec {spec!r}: {target.__name__}(...) raised {type(error).__name__}: "
+                              f"{error}") from None
     return _checked_policy(policy, spec)
 
 

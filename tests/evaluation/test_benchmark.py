@@ -212,3 +212,21 @@ def test_the_anchors_are_a_fixed_point_that_averages_25_and_orders_the_rungs():
     assert anchors["strong"] > anchors["weak"]
     assert (anchors["strong"] + anchors["weak"]) / 2 == pytest.approx(25.0, abs=0.1)
     assert fixed_point_anchors(played, 80) == anchors
+
+
+@pytest.mark.parametrize("code, expected", [
+    ("def broken(:\n", "raised SyntaxError"),
+    ("import no_such_module_xyz\n", "raised ModuleNotFoundError: No module named 'no_such_module_xyz'"),
+    ("import sys\nsys.exit(0)\n", "raised SystemExit: 0"),
+    ("class P:\n    def __init__(self):\n        raise RuntimeError('ctor')\n", "P(...) raised RuntimeError: ctor"),
+], ids=["syntax error", "missing module", "sys.exit at import", "constructor raises"])
+def test_a_policy_that_fails_to_load_gets_one_line_and_exit_2(code, expected, tmp_path, capsys):
+    (tmp_path / "mine.py").write_text(code)
+    assert main(["benchmark", f"bad={tmp_path / 'mine.py'}:P", "--deals", "1", "--no-progress"]) == 2
+    error = capsys.readouterr().err.strip()
+    assert len(error.splitlines()) == 1 and expected in error, error
+
+
+def test_a_relative_module_spec_is_refused_in_one_line(capsys):
+    assert main(["benchmark", "bad=.foo:P", "--deals", "1", "--no-progress"]) == 2
+    assert "'.foo' is a relative module" in capsys.readouterr().err
